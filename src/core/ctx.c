@@ -1,0 +1,69 @@
+/* ctx.c: the context: resolved configuration, worker-thread count and the registered backends. Each
+ * context is independent (no process-wide singleton whose first caller's configuration wins). */
+#include "core/internal.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_init: ctx is NULL");
+    tdm_ctx *ctx = tdm_calloc(1, sizeof *ctx);
+    if (!ctx) return tdm_error(TDM_E_NOMEM, "tdm_init: no memory for the context");
+    if (cfg)
+        ctx->cfg = *cfg;
+    else
+        tdm_config_init(&ctx->cfg);
+    int rc = tdm_config_resolve(&ctx->cfg);
+    if (rc) {
+        tdm_free(ctx);
+        return rc;
+    }
+    tdm_log_set_level((tdm_log_level)ctx->cfg.log_level);
+    ctx->threads = ctx->cfg.threads > 0 ? ctx->cfg.threads : omp_get_num_procs();
+    rc = tdm_backend_cpu_create(&ctx->backends[0]);
+    if (rc) {
+        tdm_free(ctx);
+        return rc;
+    }
+    ctx->nbackends = 1;
+    if (ctx->cfg.device != TDM_DEVICE_CPU)
+        tdm_cuda_register(ctx);
+    if (ctx->cfg.device == TDM_DEVICE_CUDA && ctx->nbackends == 1) {
+        if (ctx->cfg.strict) {
+            tdm_destroy(ctx);
+            return tdm_error(TDM_E_CONFIG, "TANDEM_DEVICE=cuda but no usable CUDA device (TANDEM_STRICT=1)");
+        }
+        tdm_log(TDM_LOG_WARN, "TANDEM_DEVICE=cuda but no usable CUDA device: running on the CPU");
+    }
+    *out = ctx;
+    return TDM_OK;
+}
+
+void tdm_destroy(tdm_ctx *ctx) {
+    if (!ctx) return;
+    for (int i = ctx->nbackends - 1; i >= 0; i--)
+        if (ctx->backends[i] && ctx->backends[i]->destroy) ctx->backends[i]->destroy(ctx->backends[i]);
+    tdm_cuda_unload(ctx);
+    tdm_free(ctx);
+}
+
+const tdm_config *tdm_ctx_config(const tdm_ctx *ctx) { return &ctx->cfg; }
+
+int tdm_ctx_threads(const tdm_ctx *ctx) { return ctx->threads; }
+
+int tdm_grow(void **buf, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t ncap = *cap ? *cap : 16;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2) return -1;
+        ncap *= 2;
+    }
+    size_t bytes;
+    if (tdm_size_mul(ncap, elem, &bytes)) return -1;
+    void *p = tdm_realloc(*buf, bytes);
+    if (!p) return -1;
+    *buf = p;
+    *cap = ncap;
+    return 0;
+}

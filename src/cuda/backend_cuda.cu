@@ -1,0 +1,160 @@
+/* backend_cuda.cu: the CUDA backend module. It probes devices and gives each usable one a backend whose
+ * memory comes from the device's stream-ordered pool (cudaMallocAsync on a non-blocking stream). The
+ * sequence, ARC and lattice kernels attach their ops to this backend's supports switch as they land. */
+#include "cuda/module.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const tdm_cuda_host *H;
+
+typedef struct {
+    int dev;
+    cudaStream_t stream;
+    char name[16];
+} cuda_impl;
+
+static int fail(cudaError_t e, const char *what) {
+    int code = e == cudaErrorMemoryAllocation ? TDM_E_DEVICE_OOM : TDM_E_DEVICE;
+    return H->error(code, "cuda: %s: %s", what, cudaGetErrorString(e));
+}
+
+static int cu_supports(const tdm_backend *b, tdm_op op) {
+    switch (op) {
+    /* No exact GPU kernel has landed yet: every op stays on the CPU reference. */
+    case TDM_OP_SEQ_LCS:
+    case TDM_OP_SEQ_DIFFLIB:
+    case TDM_OP_SEQ_CHAR:
+    case TDM_OP_SEQ_PREFILTER:
+    case TDM_OP_SEQ_SELECT:
+    case TDM_OP_COUNT: return 0;
+    }
+    return 0;
+}
+
+static int cu_mem_info(const tdm_backend *b, size_t *free_bytes, size_t *total_bytes) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    cudaError_t e = cudaSetDevice(c->dev);
+    size_t f = 0, t = 0;
+    if (e == cudaSuccess) e = cudaMemGetInfo(&f, &t);
+    if (e != cudaSuccess) return fail(e, "cudaMemGetInfo");
+    if (free_bytes) *free_bytes = f;
+    if (total_bytes) *total_bytes = t;
+    return TDM_OK;
+}
+
+static int cu_alloc(const tdm_backend *b, size_t bytes, void **ptr) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    cudaError_t e = cudaSetDevice(c->dev);
+    if (e == cudaSuccess) e = cudaMallocAsync(ptr, bytes ? bytes : 1, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    if (e != cudaSuccess) return fail(e, "cudaMallocAsync");
+    return TDM_OK;
+}
+
+static int cu_release(const tdm_backend *b, void *ptr) {
+    if (!ptr) return TDM_OK;
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    cudaError_t e = cudaSetDevice(c->dev);
+    if (e == cudaSuccess) e = cudaFreeAsync(ptr, c->stream);
+    if (e != cudaSuccess) return fail(e, "cudaFreeAsync");
+    return TDM_OK;
+}
+
+static int cu_copy(const tdm_backend *b, void *dst, const void *src, size_t bytes, tdm_copy_kind kind) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    cudaMemcpyKind k = kind == TDM_COPY_H2D ? cudaMemcpyHostToDevice
+                       : kind == TDM_COPY_D2H ? cudaMemcpyDeviceToHost
+                                              : cudaMemcpyDeviceToDevice;
+    cudaError_t e = cudaSetDevice(c->dev);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(dst, src, bytes, k, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    if (e != cudaSuccess) return fail(e, "cudaMemcpyAsync");
+    return TDM_OK;
+}
+
+static int cu_sync(const tdm_backend *b) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    cudaError_t e = cudaStreamSynchronize(c->stream);
+    return e == cudaSuccess ? TDM_OK : fail(e, "cudaStreamSynchronize");
+}
+
+static void cu_destroy(tdm_backend *b) {
+    if (!b) return;
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (c) {
+        cudaSetDevice(c->dev);
+        cudaStreamSynchronize(c->stream);
+        cudaStreamDestroy(c->stream);
+        free(c);
+    }
+    free(b);
+}
+
+static void mod_init(const tdm_cuda_host *host) { H = host; }
+
+static int mod_device_count(int *n) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        *n = 0;
+        return fail(e, "cudaGetDeviceCount");
+    }
+    *n = count;
+    return TDM_OK;
+}
+
+static int mod_backend_create(int dev, tdm_backend **out) {
+    cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, dev);
+    if (e != cudaSuccess) return fail(e, "cudaGetDeviceProperties");
+    if (p.major * 10 + p.minor < 75)
+        return H->error(TDM_E_UNSUPPORTED, "cuda:%d (%s) has compute capability %d.%d; 7.5 or newer is needed",
+                        dev, p.name, p.major, p.minor);
+    tdm_backend *b = (tdm_backend *)calloc(1, sizeof *b);
+    cuda_impl *c = (cuda_impl *)calloc(1, sizeof *c);
+    if (!b || !c) {
+        free(b);
+        free(c);
+        return H->error(TDM_E_NOMEM, "cuda: no host memory for the backend");
+    }
+    c->dev = dev;
+    e = cudaSetDevice(dev);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) {
+        /* Keep freed blocks in the pool instead of returning them to the driver at every sync. */
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        e = cudaDeviceGetDefaultMemPool(&pool, dev);
+        if (e == cudaSuccess) e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    if (e != cudaSuccess) {
+        free(b);
+        free(c);
+        return fail(e, "device setup");
+    }
+    snprintf(c->name, sizeof c->name, "cuda:%d", dev);
+    b->name = c->name;
+    b->kind = TDM_BACKEND_CUDA;
+    b->device = dev;
+    snprintf(b->description, sizeof b->description, "%.64s, sm_%d%d, %d SMs, %.1f GiB", p.name, p.major, p.minor,
+             p.multiProcessorCount, p.totalGlobalMem / 1073741824.0);
+    b->impl = c;
+    b->supports = cu_supports;
+    b->mem_info = cu_mem_info;
+    b->alloc = cu_alloc;
+    b->release = cu_release;
+    b->copy = cu_copy;
+    b->sync = cu_sync;
+    b->destroy = cu_destroy;
+    *out = b;
+    return TDM_OK;
+}
+
+static const tdm_cuda_module module = {TDM_CUDA_MODULE_ABI, mod_init, mod_device_count, mod_backend_create};
+
+extern "C" __attribute__((visibility("default"))) const tdm_cuda_module *tdm_cuda_module_get(void) {
+    return &module;
+}

@@ -1,0 +1,37 @@
+/* module.h: the contract between the core library and the dlopen'd CUDA module. The module links no
+ * tandem code; the core hands it the few host functions it needs (error and log reporting). */
+#ifndef TANDEM_CUDA_MODULE_H
+#define TANDEM_CUDA_MODULE_H
+
+#include "tandem/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TDM_CUDA_MODULE_ABI 1
+
+typedef struct {
+    int (*error)(int status, const char *fmt, ...);
+    void (*log)(tdm_log_level level, const char *fmt, ...);
+} tdm_cuda_host;
+
+typedef struct {
+    int abi; /* TDM_CUDA_MODULE_ABI of the module */
+    /* Must be called first; host is borrowed for the module's lifetime. */
+    void (*init)(const tdm_cuda_host *host);
+    /* Usable devices (compute capability >= 7.5). On failure returns a negative status and the reason
+     * through host->error. */
+    int (*device_count)(int *n);
+    /* A backend for device ordinal dev; released by its destroy function. */
+    int (*backend_create)(int dev, tdm_backend **out);
+} tdm_cuda_module;
+
+/* The one symbol the core looks up with dlsym. */
+const tdm_cuda_module *tdm_cuda_module_get(void);
+#define TDM_CUDA_MODULE_SYMBOL "tdm_cuda_module_get"
+
+#ifdef __cplusplus
+}
+#endif
+#endif

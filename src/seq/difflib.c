@@ -1,0 +1,209 @@
+/* difflib.c: Ratcliff/Obershelp matching blocks exactly as CPython 3.11's difflib.SequenceMatcher with
+ * isjunk=None: the b2j index of seq2 (with the optional autojunk "popular element" purge),
+ * find_longest_match with its tie-break (earliest i, then earliest j) and its extension loops, the
+ * work list of get_matching_blocks, sorting and merging of adjacent blocks. Python dicts become arrays:
+ * j2len rows are two arrays told apart by generation stamps, so no row is ever cleared. */
+#include "seq/seq_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint32_t alo, ahi, blo, bhi;
+} range;
+
+struct tdm_seq_matcher {
+    uint32_t *b;
+    size_t nb;
+    /* b's distinct values: open-addressing table value -> slot+1 (0 = empty), tcap a power of two */
+    uint32_t *keys, *vals;
+    size_t tcap;
+    uint32_t nslots;
+    /* per slot: start[s]..start[s+1] in pos are its positions in b, ascending (none if purged) */
+    uint32_t *start, *cnt, *pos;
+    uint32_t *aslot; /* slot of each a[i] in b, UINT32_MAX if absent */
+    uint32_t *len[2], *stamp[2]; /* j2len rows, indexed by j+1 */
+    uint32_t gen;
+    tdm_seq_block *blocks;
+    range *queue;
+    size_t cap_b, cap_t, cap_slot, cap_a, cap_row, cap_blocks, cap_queue;
+};
+
+int tdm_seq_matcher_new(tdm_seq_matcher **out) {
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_matcher_new: out is NULL");
+    tdm_seq_matcher *m = tdm_calloc(1, sizeof *m);
+    if (!m) return tdm_error(TDM_E_NOMEM, "tdm_seq_matcher_new: no memory");
+    *out = m;
+    return TDM_OK;
+}
+
+void tdm_seq_matcher_free(tdm_seq_matcher *m) {
+    if (!m) return;
+    void *arrays[] = {m->b, m->keys, m->vals, m->start, m->cnt, m->pos, m->aslot,
+                      m->len[0], m->len[1], m->stamp[0], m->stamp[1], m->blocks, m->queue};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) tdm_free(arrays[i]);
+    tdm_free(m);
+}
+
+static inline uint32_t hash32(uint32_t v) { return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32); }
+
+static inline uint32_t slot_of(const tdm_seq_matcher *m, uint32_t v) {
+    size_t mask = m->tcap - 1;
+    for (size_t p = hash32(v) & mask;; p = (p + 1) & mask) {
+        if (!m->vals[p]) return UINT32_MAX;
+        if (m->keys[p] == v) return m->vals[p] - 1;
+    }
+}
+
+static int nomem(void) { return tdm_error(TDM_E_NOMEM, "difflib matcher: no memory"); }
+
+/* Grows n arrays of one element size to hold need elements; they share the capacity *cap. */
+static int grow_all(void **arrays[], int n, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    for (int i = 0; i < n; i++) {
+        void *p = tdm_realloc(*arrays[i], ncap * elem);
+        if (!p) return -1;
+        *arrays[i] = p;
+    }
+    *cap = ncap;
+    return 1;
+}
+
+int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int autojunk) {
+    if (!m || (nb && !b)) return tdm_error(TDM_E_INVAL, "tdm_seq_matcher_set_b: NULL argument");
+    if (nb >= UINT32_MAX - 1) return tdm_error(TDM_E_OVERFLOW, "difflib: sequence of %zu elements", nb);
+    size_t tcap = 16;
+    while (tcap < 2 * nb) tcap *= 2;
+    void **tb[] = {(void **)&m->keys, (void **)&m->vals};
+    void **sl[] = {(void **)&m->start, (void **)&m->cnt, (void **)&m->pos};
+    void **rows[] = {(void **)&m->len[0], (void **)&m->len[1], (void **)&m->stamp[0], (void **)&m->stamp[1]};
+    int grown;
+    if (grow_all((void **[]){(void **)&m->b}, 1, &m->cap_b, nb, sizeof *m->b) < 0 ||
+        grow_all(tb, 2, &m->cap_t, tcap, sizeof(uint32_t)) < 0 ||
+        grow_all(sl, 3, &m->cap_slot, nb + 1, sizeof(uint32_t)) < 0 ||
+        (grown = grow_all(rows, 4, &m->cap_row, nb + 1, sizeof(uint32_t))) < 0)
+        return nomem();
+    if (grown) { /* fresh rows hold garbage stamps: clear them and restart the generations */
+        memset(m->stamp[0], 0, m->cap_row * sizeof(uint32_t));
+        memset(m->stamp[1], 0, m->cap_row * sizeof(uint32_t));
+        m->gen = 0;
+    }
+    if (nb) memcpy(m->b, b, nb * sizeof *b);
+    m->nb = nb;
+    m->tcap = tcap;
+    memset(m->vals, 0, tcap * sizeof *m->vals);
+    m->nslots = 0;
+    for (size_t j = 0; j < nb; j++) {
+        size_t mask = tcap - 1, p = hash32(b[j]) & mask;
+        while (m->vals[p] && m->keys[p] != b[j]) p = (p + 1) & mask;
+        if (!m->vals[p]) {
+            m->keys[p] = b[j];
+            m->vals[p] = ++m->nslots;
+            m->cnt[m->nslots - 1] = 0;
+        }
+        m->cnt[m->vals[p] - 1]++;
+    }
+    /* CPython purges "popular" elements (more than 1 + n//100 occurrences) when n >= 200. A purged value
+     * keeps its slot with no positions, so lookups find nothing, as with the deleted b2j key. */
+    uint32_t ntest = autojunk && nb >= 200 ? (uint32_t)(nb / 100 + 1) : UINT32_MAX;
+    uint32_t acc = 0;
+    for (uint32_t s = 0; s < m->nslots; s++) {
+        m->start[s] = acc;
+        if (m->cnt[s] > ntest) m->cnt[s] = 0;
+        acc += m->cnt[s];
+        m->cnt[s] = m->start[s]; /* from here on: the fill cursor */
+    }
+    m->start[m->nslots] = acc;
+    for (size_t j = 0; j < nb; j++) {
+        uint32_t s = slot_of(m, b[j]);
+        if (m->cnt[s] < m->start[s + 1]) m->pos[m->cnt[s]++] = (uint32_t)j;
+    }
+    return TDM_OK;
+}
+
+/* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. */
+static tdm_seq_block longest(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo, uint32_t ahi, uint32_t blo,
+                             uint32_t bhi) {
+    uint32_t besti = alo, bestj = blo, bestsize = 0;
+    const uint32_t *b = m->b;
+    int cur = 0;
+    uint32_t prev_gen = 0; /* no row yet: stamps never equal 0 after a fresh start */
+    for (uint32_t i = alo; i < ahi; i++) {
+        if (++m->gen == 0) { /* generation counter wrapped: forget every stamp */
+            memset(m->stamp[0], 0, m->cap_row * sizeof(uint32_t));
+            memset(m->stamp[1], 0, m->cap_row * sizeof(uint32_t));
+            m->gen = 1;
+            prev_gen = 0;
+        }
+        uint32_t g = m->gen, s = m->aslot[i];
+        uint32_t *plen = m->len[cur ^ 1], *pst = m->stamp[cur ^ 1];
+        uint32_t *clen = m->len[cur], *cst = m->stamp[cur];
+        if (s != UINT32_MAX) {
+            for (uint32_t q = m->start[s], qe = m->start[s + 1]; q < qe; q++) {
+                uint32_t j = m->pos[q];
+                if (j < blo) continue;
+                if (j >= bhi) break;
+                uint32_t k = (pst[j] == prev_gen && prev_gen ? plen[j] : 0) + 1; /* j2len[j-1] at index j */
+                clen[j + 1] = k;
+                cst[j + 1] = g;
+                if (k > bestsize) {
+                    besti = i - k + 1;
+                    bestj = j - k + 1;
+                    bestsize = k;
+                }
+            }
+        }
+        prev_gen = g;
+        cur ^= 1;
+    }
+    /* Extension loops: with no junk only the first pair can move, over elements the autojunk purge
+     * removed from b2j. */
+    while (besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1]) besti--, bestj--, bestsize++;
+    while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] == b[bestj + bestsize]) bestsize++;
+    return (tdm_seq_block){besti, bestj, bestsize};
+}
+
+static int cmp_block(const void *x, const void *y) {
+    const tdm_seq_block *p = x, *q = y;
+    if (p->i != q->i) return p->i < q->i ? -1 : 1;
+    if (p->j != q->j) return p->j < q->j ? -1 : 1;
+    return p->n < q->n ? -1 : p->n > q->n;
+}
+
+int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, const tdm_seq_block **blocks,
+                           size_t *nblocks, size_t *matches) {
+    if (!m || (na && !a) || !blocks || !nblocks) return tdm_error(TDM_E_INVAL, "tdm_seq_matcher_blocks: NULL argument");
+    if (na >= UINT32_MAX - 1) return tdm_error(TDM_E_OVERFLOW, "difflib: sequence of %zu elements", na);
+    if (grow_all((void **[]){(void **)&m->aslot}, 1, &m->cap_a, na + 1, sizeof *m->aslot) < 0) return nomem();
+    for (size_t i = 0; i < na; i++) m->aslot[i] = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
+    size_t nq = 0, nbk = 0, maxq = na < m->nb ? na + 1 : m->nb + 1;
+    if (grow_all((void **[]){(void **)&m->queue}, 1, &m->cap_queue, maxq + 1, sizeof *m->queue) < 0 ||
+        grow_all((void **[]){(void **)&m->blocks}, 1, &m->cap_blocks, maxq + 1, sizeof *m->blocks) < 0)
+        return nomem();
+    m->queue[nq++] = (range){0, (uint32_t)na, 0, (uint32_t)m->nb};
+    while (nq) {
+        range r = m->queue[--nq];
+        tdm_seq_block x = longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
+        if (!x.n) continue;
+        m->blocks[nbk++] = x;
+        if (r.alo < x.i && r.blo < x.j) m->queue[nq++] = (range){r.alo, x.i, r.blo, x.j};
+        if (x.i + x.n < r.ahi && x.j + x.n < r.bhi) m->queue[nq++] = (range){x.i + x.n, r.ahi, x.j + x.n, r.bhi};
+    }
+    qsort(m->blocks, nbk, sizeof *m->blocks, cmp_block);
+    /* Merge adjacent blocks, as get_matching_blocks does before appending the sentinel. */
+    size_t out = 0, total = 0;
+    for (size_t k = 0; k < nbk; k++) {
+        tdm_seq_block x = m->blocks[k];
+        if (out && m->blocks[out - 1].i + m->blocks[out - 1].n == x.i && m->blocks[out - 1].j + m->blocks[out - 1].n == x.j)
+            m->blocks[out - 1].n += x.n;
+        else
+            m->blocks[out++] = x;
+        total += x.n;
+    }
+    *blocks = m->blocks;
+    *nblocks = out;
+    if (matches) *matches = total;
+    return TDM_OK;
+}

@@ -1,0 +1,357 @@
+/* query.c: one STM against the whole store. Exact prefilters run in order of cost: the length bound
+ * skips whole length buckets, the symbol-multiset overlap bound is computed in the same pass that maps a
+ * pattern's symbols onto the query (so it costs almost nothing), and for difflib the bit-parallel LCS
+ * bounds Ratcliff/Obershelp (RO <= LCS <= overlap). Every bound feeds the metric's own monotone formula,
+ * so a pattern is dropped only when even the bound fails the threshold: filtered and unfiltered queries
+ * return the same set. Work is split into chunks of ids spread over OpenMP threads; the final order is
+ * similarity descending, then id ascending, whatever the thread count. */
+#include "seq/seq_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHUNK 2048
+
+void tdm_seq_query_opts_init(tdm_seq_query_opts *o) {
+    *o = (tdm_seq_query_opts){.metric = TDM_SEQ_LCS, .threshold = 0.1};
+}
+
+void tdm_seq_result_clear(tdm_seq_result *r) {
+    if (!r) return;
+    tdm_free(r->hits);
+    memset(r, 0, sizeof *r);
+}
+
+const char *tdm_seq_metric_name(tdm_seq_metric m) {
+    switch (m) {
+    case TDM_SEQ_LCS: return "lcs";
+    case TDM_SEQ_DIFFLIB: return "difflib";
+    case TDM_SEQ_CHAR: return "char";
+    }
+    return "unknown";
+}
+
+int tdm_seq_metric_parse(const char *name, tdm_seq_metric *out) {
+    for (int m = TDM_SEQ_LCS; m <= TDM_SEQ_CHAR; m++)
+        if (name && !strcmp(name, tdm_seq_metric_name((tdm_seq_metric)m))) return *out = (tdm_seq_metric)m, TDM_OK;
+    return tdm_error(TDM_E_INVAL, "unknown metric \"%s\" (expected lcs, difflib or char)", name ? name : "(null)");
+}
+
+/* The similarity a pattern would get with `count` common elements (LCS length, or difflib's matched
+ * count); monotone non-decreasing in count, which is what makes every bound exact. */
+static inline double value(tdm_seq_metric metric, size_t count, size_t m, size_t n) {
+    switch (metric) {
+    case TDM_SEQ_LCS: return tdm_seq_lcs_ratio(count, m, n);
+    case TDM_SEQ_CHAR: return tdm_seq_char_ratio(count, m, n);
+    case TDM_SEQ_DIFFLIB: return tdm_seq_difflib_ratio(count, m, n);
+    }
+    return 0.0;
+}
+
+/* KATO's acceptance test for a threshold (spec section 2.3). */
+static inline int passes(tdm_seq_metric metric, size_t count, size_t m, size_t n, double thr) {
+    double sim = value(metric, count, m, n);
+    if (metric == TDM_SEQ_DIFFLIB) return sim >= thr;
+    /* RapidFuzz's cutoff thr*100-1e-6 on r = sim*100 before the division, then sim >= thr. */
+    size_t t = m + n;
+    double r = metric == TDM_SEQ_LCS ? (t ? (2.0 * (double)count / (double)t) * 100.0 : 0.0)
+                                     : (t ? (1.0 - (double)(t - 2 * count) / (double)t) * 100.0 : 100.0);
+    return r >= thr * 100.0 - 1e-6 && sim >= thr;
+}
+
+typedef struct {
+    uint32_t bucket, begin, end;
+} chunk;
+
+typedef struct {
+    const tdm_seq_store *s;
+    const tdm_seq_stm *stm;
+    const tdm_seq_query_opts *o;
+    tdm_seq_lcsq q;
+    size_t m; /* query length in the metric's units */
+} prepared;
+
+typedef struct {
+    uint32_t *slots, *cnt, *cps;
+    size_t cap_slots, cap_cps;
+    uint64_t *V;
+    tdm_seq_matcher *matcher;
+    tdm_seq_hit *hits;
+    size_t nhits, cap_hits;
+    tdm_seq_query_stats st;
+    int err;
+} scratch;
+
+/* "a ranks below b": lower similarity, or equal similarity and a larger id. */
+static inline int worse(tdm_seq_hit a, tdm_seq_hit b) { return a.similarity < b.similarity || (a.similarity == b.similarity && a.id > b.id); }
+
+static int cmp_hit(const void *x, const void *y) {
+    const tdm_seq_hit *a = x, *b = y;
+    if (a->similarity != b->similarity) return a->similarity > b->similarity ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Top-k keeps a heap whose root is the worst hit kept. */
+static void heap_sift_down(tdm_seq_hit *h, size_t n, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < n && worse(h[l], h[w])) w = l;
+        if (r < n && worse(h[r], h[w])) w = r;
+        if (w == i) return;
+        tdm_seq_hit t = h[i];
+        h[i] = h[w], h[w] = t, i = w;
+    }
+}
+
+static int keep_hit(scratch *sc, const tdm_seq_query_opts *o, tdm_seq_hit hit) {
+    if (o->top_k && sc->nhits == o->top_k) {
+        if (!worse(sc->hits[0], hit)) return 0;
+        sc->hits[0] = hit;
+        heap_sift_down(sc->hits, sc->nhits, 0);
+        return 0;
+    }
+    if (tdm_grow((void **)&sc->hits, &sc->cap_hits, sc->nhits + 1, sizeof *sc->hits)) return -1;
+    sc->hits[sc->nhits++] = hit;
+    if (o->top_k) { /* sift up */
+        for (size_t i = sc->nhits - 1; i > 0;) {
+            size_t p = (i - 1) / 2;
+            if (!worse(sc->hits[i], sc->hits[p])) break;
+            tdm_seq_hit t = sc->hits[i];
+            sc->hits[i] = sc->hits[p], sc->hits[p] = t, i = p;
+        }
+    }
+    return 0;
+}
+
+/* The bar a bound must reach: in top-k mode the k-th best so far (per thread), else none. */
+static inline int below_bar(const prepared *p, const scratch *sc, size_t bound, size_t n) {
+    const tdm_seq_query_opts *o = p->o;
+    if (o->top_k) return sc->nhits == o->top_k && value(o->metric, bound, p->m, n) < sc->hits[0].similarity;
+    return !passes(o->metric, bound, p->m, n, o->threshold);
+}
+
+/* The pattern in the metric's units: symbol ids, or code points of the space-joined symbols. */
+static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, const uint32_t **vals, size_t *nv) {
+    if (p->o->metric != TDM_SEQ_CHAR) {
+        *vals = P, *nv = n;
+        return 0;
+    }
+    const tdm_seq_vocab *v = p->s->vocab;
+    size_t total = n ? n - 1 : 0;
+    for (size_t i = 0; i < n; i++) total += v->cpoff[P[i] + 1] - v->cpoff[P[i]];
+    if (tdm_grow((void **)&sc->cps, &sc->cap_cps, total + 1, sizeof *sc->cps)) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i) sc->cps[k++] = ' ';
+        size_t c0 = v->cpoff[P[i]], c1 = v->cpoff[P[i] + 1];
+        memcpy(sc->cps + k, v->cps + c0, (c1 - c0) * sizeof *sc->cps);
+        k += c1 - c0;
+    }
+    *vals = sc->cps, *nv = total;
+    return 0;
+}
+
+/* Scores one pattern through the prefilters. Returns -1 on allocation failure. */
+static int visit(const prepared *p, scratch *sc, uint32_t id) {
+    const tdm_seq_query_opts *o = p->o;
+    const tdm_seq_store *s = p->s;
+    const uint32_t *P = s->arena + s->off[id];
+    size_t np = (size_t)(s->off[id + 1] - s->off[id]), n;
+    const uint32_t *vals;
+    if (expand(p, sc, P, np, &vals, &n)) return -1;
+    int filter = !o->no_prefilter;
+    if (o->metric == TDM_SEQ_CHAR && filter && below_bar(p, sc, n < p->m ? n : p->m, n)) {
+        sc->st.length_pruned++;
+        return 0;
+    }
+    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) return -1;
+    /* One pass: the pattern's elements that occur in the query, as slots, and the multiset overlap. */
+    const tdm_seq_lcsq *q = &p->q;
+    size_t k = 0, overlap = 0;
+    for (size_t t = 0; t < n; t++) {
+        int64_t slot = tdm_seq_valset_find(&q->set, vals[t]);
+        if (slot < 0) continue;
+        sc->slots[k++] = (uint32_t)slot;
+        overlap += sc->cnt[slot]++ < q->count[slot];
+    }
+    for (size_t t = 0; t < k; t++) sc->cnt[sc->slots[t]] = 0;
+    if (filter && below_bar(p, sc, overlap, n)) {
+        sc->st.multiset_pruned++;
+        return 0;
+    }
+    size_t lcs = tdm_seq_lcsq_run(q, sc->slots, k, sc->V);
+    size_t count = lcs;
+    if (o->metric == TDM_SEQ_DIFFLIB) {
+        if (filter && below_bar(p, sc, lcs, n)) {
+            sc->st.lcs_pruned++;
+            return 0;
+        }
+        const tdm_seq_block *bl;
+        size_t nbl;
+        int rc;
+        if (o->stm_first) {
+            rc = tdm_seq_matcher_set_b(sc->matcher, P, np, o->autojunk);
+            if (!rc) rc = tdm_seq_matcher_blocks(sc->matcher, p->stm->ids, p->stm->n, &bl, &nbl, &count);
+        } else {
+            rc = tdm_seq_matcher_blocks(sc->matcher, P, np, &bl, &nbl, &count);
+        }
+        if (rc) return -1;
+    }
+    sc->st.scored++;
+    if (!o->top_k && !passes(o->metric, count, p->m, n, o->threshold)) return 0;
+    return keep_hit(sc, o, (tdm_seq_hit){id, value(o->metric, count, p->m, n)});
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void scratch_free(scratch *sc) {
+    tdm_free(sc->slots);
+    tdm_free(sc->cnt);
+    tdm_free(sc->cps);
+    tdm_free(sc->V);
+    tdm_free(sc->hits);
+    tdm_seq_matcher_free(sc->matcher);
+}
+
+static int scratch_init(const prepared *p, scratch *sc) {
+    memset(sc, 0, sizeof *sc);
+    sc->cnt = tdm_calloc(p->q.set.nslots + 1, sizeof *sc->cnt);
+    sc->V = tdm_malloc(p->q.words * sizeof *sc->V);
+    if (!sc->cnt || !sc->V) return -1;
+    if (p->o->metric == TDM_SEQ_DIFFLIB) {
+        if (tdm_seq_matcher_new(&sc->matcher)) return -1;
+        if (!p->o->stm_first && tdm_seq_matcher_set_b(sc->matcher, p->stm->ids, p->stm->n, p->o->autojunk)) return -1;
+    }
+    return 0;
+}
+
+static int check_opts(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o) {
+    if (!s || !stm || !o) return tdm_error(TDM_E_INVAL, "tdm_seq_query: NULL argument");
+    if (o->metric < TDM_SEQ_LCS || o->metric > TDM_SEQ_CHAR) return tdm_error(TDM_E_INVAL, "tdm_seq_query: unknown metric %d", (int)o->metric);
+    if (!o->top_k && !(o->threshold >= 0.0 && o->threshold <= 1.0))
+        return tdm_error(TDM_E_INVAL, "tdm_seq_query: threshold %g outside [0, 1]", o->threshold);
+    if (o->threads < 0 || o->threads > 1024) return tdm_error(TDM_E_INVAL, "tdm_seq_query: threads %d outside 0..1024", o->threads);
+    for (size_t i = 0; i < stm->n; i++)
+        if (stm->ids[i] != TDM_SEQ_UNKNOWN && stm->ids[i] >= s->vocab->n)
+            return tdm_error(TDM_E_RANGE, "tdm_seq_query: STM symbol %zu is %u, not a vocabulary id", i, stm->ids[i]);
+    return TDM_OK;
+}
+
+int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
+    int rc = check_opts(s, stm, o);
+    if (rc) return rc;
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_query: out is NULL");
+    double t0 = now_ms();
+    prepared p = {.s = s, .stm = stm, .o = o};
+    const uint32_t *qv = o->metric == TDM_SEQ_CHAR ? stm->cps : stm->ids;
+    p.m = o->metric == TDM_SEQ_CHAR ? stm->ncp : stm->n;
+    if ((rc = tdm_seq_lcsq_build(&p.q, qv, p.m, o->metric != TDM_SEQ_CHAR))) return rc;
+
+    /* Plan: chunks of the buckets that the length bound keeps (char lengths are per pattern). */
+    tdm_seq_query_stats st = {.patterns = s->count};
+    chunk *chunks = NULL;
+    size_t nchunks = 0, cap = 0;
+    for (size_t b = 0; b < s->nbuckets; b++) {
+        const tdm_seq_lenbucket *bk = &s->buckets[b];
+        size_t n = bk->length, bound = n < p.m ? n : p.m;
+        if (!o->no_prefilter && !o->top_k && o->metric != TDM_SEQ_CHAR && !passes(o->metric, bound, p.m, n, o->threshold)) {
+            st.length_pruned += bk->n;
+            continue;
+        }
+        for (size_t i = 0; i < bk->n; i += CHUNK) {
+            if (tdm_grow((void **)&chunks, &cap, nchunks + 1, sizeof *chunks)) {
+                tdm_free(chunks);
+                tdm_seq_lcsq_clear(&p.q);
+                return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+            }
+            chunks[nchunks++] = (chunk){(uint32_t)b, (uint32_t)i, (uint32_t)(i + CHUNK < bk->n ? i + CHUNK : bk->n)};
+        }
+    }
+    double t1 = now_ms();
+    int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
+    if ((size_t)threads > nchunks) threads = nchunks ? (int)nchunks : 1;
+    scratch *sc = tdm_calloc((size_t)threads, sizeof *sc);
+    int failed = !sc;
+    if (sc) {
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            scratch *me = &sc[omp_get_thread_num()];
+            failed |= scratch_init(&p, me) != 0;
+#pragma omp for schedule(dynamic, 1)
+            for (size_t c = 0; c < nchunks; c++) {
+                const tdm_seq_lenbucket *bk = &s->buckets[chunks[c].bucket];
+                for (uint32_t i = chunks[c].begin; i < chunks[c].end && !me->err; i++)
+                    if (!failed && visit(&p, me, bk->ids[i])) me->err = 1;
+            }
+            failed |= me->err;
+        }
+    }
+    double t2 = now_ms();
+    /* Merge the threads' hits; each top-k heap holds at most k. */
+    size_t total = 0;
+    for (int t = 0; sc && t < threads; t++) {
+        total += sc[t].nhits;
+        st.multiset_pruned += sc[t].st.multiset_pruned;
+        st.lcs_pruned += sc[t].st.lcs_pruned;
+        st.length_pruned += sc[t].st.length_pruned;
+        st.scored += sc[t].st.scored;
+    }
+    tdm_seq_hit *hits = failed ? NULL : tdm_malloc((total ? total : 1) * sizeof *hits);
+    if (hits) {
+        size_t k = 0;
+        for (int t = 0; t < threads; t++) {
+            memcpy(hits + k, sc[t].hits, sc[t].nhits * sizeof *hits);
+            k += sc[t].nhits;
+        }
+        qsort(hits, total, sizeof *hits, cmp_hit);
+        if (o->top_k && total > o->top_k) total = o->top_k;
+    }
+    for (int t = 0; sc && t < threads; t++) scratch_free(&sc[t]);
+    tdm_free(sc);
+    tdm_free(chunks);
+    tdm_seq_lcsq_clear(&p.q);
+    if (!hits) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory for scratch or results");
+    st.returned = total;
+    st.filter_ms = t1 - t0;
+    st.score_ms = t2 - t1;
+    st.select_ms = now_ms() - t2;
+    out->hits = hits;
+    out->n = total;
+    out->stats = st;
+    return TDM_OK;
+}
+
+int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t n, const tdm_seq_query_opts *o,
+                        tdm_seq_result *out) {
+    if (!s || !o || !out || (n && !stms)) return tdm_error(TDM_E_INVAL, "tdm_seq_query_batch: NULL argument");
+    memset(out, 0, n * sizeof *out);
+    int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
+    int rc = TDM_OK;
+    if (n >= (size_t)threads && threads > 1) {
+        /* Enough queries to fill every thread: one query per thread at a time. */
+        tdm_seq_query_opts one = *o;
+        one.threads = 1;
+        char msg[512] = "";
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (size_t i = 0; i < n; i++) {
+            int r = tdm_seq_query(s, &stms[i], &one, &out[i]);
+            if (r) {
+#pragma omp critical(tdm_seq_batch_err)
+                if (!rc) rc = r, snprintf(msg, sizeof msg, "query %zu: %s", i, tdm_last_error());
+            }
+        }
+        if (rc) tdm_error(rc, "%s", msg);
+    } else {
+        for (size_t i = 0; i < n && !rc; i++) rc = tdm_seq_query(s, &stms[i], o, &out[i]);
+    }
+    if (rc)
+        for (size_t i = 0; i < n; i++) tdm_seq_result_clear(&out[i]);
+    return rc;
+}

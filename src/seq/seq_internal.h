@@ -1,0 +1,83 @@
+/* seq_internal.h: layouts shared by the sequence engine's sources; not installed. */
+#ifndef TANDEM_SEQ_INTERNAL_H
+#define TANDEM_SEQ_INTERNAL_H
+
+#include "core/internal.h"
+#include "tandem/seq.h"
+
+struct tdm_seq_vocab {
+    char *bytes;       /* all symbol bytes, back to back */
+    size_t nbytes, capbytes;
+    uint64_t *off;     /* off[id]..off[id+1] are symbol id's bytes; n+1 entries */
+    uint64_t *cpoff;   /* the same for code points */
+    uint32_t *cps;
+    size_t ncps, capcps;
+    uint32_t n;        /* ids */
+    size_t capoff, capcpoff, caphash;
+    uint32_t *table;   /* open addressing: id+1, 0 = empty */
+    uint64_t *hash;    /* hash of each id, for growing the table */
+    size_t tcap;       /* power of two */
+};
+
+/* Ids of one pattern length, ascending. */
+typedef struct {
+    uint32_t length;
+    uint32_t *ids;
+    size_t n, cap;
+} tdm_seq_lenbucket;
+
+struct tdm_seq_store {
+    tdm_ctx *ctx;
+    tdm_seq_vocab *vocab;
+    uint32_t *arena;          /* every pattern's symbols, back to back */
+    size_t nsym, capsym;
+    uint64_t *off;            /* off[id]..off[id+1]; count+1 entries */
+    uint32_t count;
+    size_t capoff;
+    tdm_seq_lenbucket *buckets; /* sorted by length */
+    size_t nbuckets, capbuckets;
+    uint32_t max_length;
+};
+
+/* Adds a pattern whose symbols were already checked. */
+int tdm_seq_store_append_checked(tdm_seq_store *s, const uint32_t *syms, size_t n, uint32_t *id);
+
+/* A set of distinct values (symbol ids or code points) with per-value slots, looked up fast: a bitmap
+ * rejects most absent values with one load before the hash table is probed. */
+typedef struct {
+    uint64_t bitmap[1024];  /* 65536 bits */
+    uint32_t *keys;         /* table of values, paired with slots */
+    uint32_t *slots;        /* slot+1 per table entry, 0 = empty */
+    uint32_t mask;          /* table size - 1 */
+    uint32_t nslots;        /* distinct values */
+} tdm_seq_valset;
+
+/* skip_unknown: leave TDM_SEQ_UNKNOWN out (an STM's unknown symbols match nothing stored). */
+int tdm_seq_valset_build(tdm_seq_valset *vs, const uint32_t *vals, size_t n, int skip_unknown);
+void tdm_seq_valset_clear(tdm_seq_valset *vs);
+static inline uint32_t tdm_seq_valset_hash(uint32_t v) { return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32); }
+/* Slot of v (0-based) or -1 when v is not in the set. */
+static inline int64_t tdm_seq_valset_find(const tdm_seq_valset *vs, uint32_t v) {
+    uint32_t h = tdm_seq_valset_hash(v);
+    if (!(vs->bitmap[(h >> 6) & 1023] & (1ull << (h & 63)))) return -1;
+    for (uint32_t p = h & vs->mask;; p = (p + 1) & vs->mask) {
+        if (!vs->slots[p]) return -1;
+        if (vs->keys[p] == v) return (int64_t)vs->slots[p] - 1;
+    }
+}
+
+/* Bit-parallel LCS against a fixed sequence q: per-slot match masks of W words. */
+typedef struct {
+    tdm_seq_valset set;
+    uint64_t *masks;   /* nslots * words */
+    uint32_t *count;   /* occurrences of each slot's value in q (multiset bound) */
+    size_t words, len; /* len = |q| (unknown values included) */
+} tdm_seq_lcsq;
+
+int tdm_seq_lcsq_build(tdm_seq_lcsq *q, const uint32_t *vals, size_t n, int skip_unknown);
+void tdm_seq_lcsq_clear(tdm_seq_lcsq *q);
+/* LCS length of q and the text given as its slots (values absent from q omitted: they never match). V is
+ * scratch of q->words entries. */
+size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, uint64_t *V);
+
+#endif
