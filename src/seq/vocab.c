@@ -4,6 +4,7 @@
 #include "seq/seq_internal.h"
 
 #include <string.h>
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 int tdm_seq_vocab_new(tdm_seq_vocab **out) {

@@ -321,3 +321,72 @@ def report_shrunk(args, checker, cli_args_for, expect_for, keep_for=None):
     print("  input:    %s" % line)
     print("  expected: %s" % json.dumps(exp))
     print("  got:      %s" % got, flush=True)
+
+
+# ---- random symbol lists shared by the generators ----
+
+LOOKALIKE = ["a", "a ", " a", "A", "", " ", "  ", "\u00e1", "a\u0301", "\u0430", "\uff41", "a\u0000",
+             "\u0000", "aa", "a\t", "\ufb01", "fi", "a\n", "\"a\"", "\\a", "1", "01", "1.0", "true", "null"]
+UNICODE = ["\u00e9t\u00e9", "\u4e2d\u6587", "\U0001F600", "\U0001F600\U0001F601", "\u05e9\u05dc\u05d5\u05dd",
+           "\u0915\u094d\u0937", "\U00010348", "\U0010FFFF", "\uFFFD", "\u200b", "e\u0301", "\u00ff\u0100",
+           "\u07ff", "\u0800", "\uffff", "\U00010000", "\u2028", "\u00a0", "\x7f", "\x01", "/", "</script>"]
+
+
+def rand_unicode_symbol(rng):
+    """A random string of 0..4 code points from assorted ranges (no surrogates)."""
+    n = rng.choice([0, 1, 1, 1, 2, 3, 4])
+    out = []
+    for _ in range(n):
+        lo, hi = rng.choice([(0x20, 0x7e), (0xa0, 0x7ff), (0x800, 0xd7ff), (0xe000, 0xfffd),
+                             (0x10000, 0x10ffff), (0x1f300, 0x1f64f), (0x300, 0x36f), (0x1, 0x1f)])
+        out.append(chr(rng.randint(lo, hi)))
+    return "".join(out)
+
+
+def alphabet(rng, kind, size):
+    if kind == "names":
+        return ["s%d" % i for i in rng.sample(range(10 * size + 10), size)]
+    if kind == "lookalike":
+        return rng.sample(LOOKALIKE, min(size, len(LOOKALIKE)))
+    if kind == "unicode":
+        pool = set(UNICODE)
+        while len(pool) < size + len(UNICODE) // 2:
+            pool.add(rand_unicode_symbol(rng))
+        return rng.sample(sorted(pool), size)
+    raise ValueError(kind)
+
+
+def pick_alphabet(rng, size):
+    return alphabet(rng, rng.choices(["names", "lookalike", "unicode"], [6, 2, 2])[0], size)
+
+
+def zipf_weights(size, s):
+    return [1.0 / (r + 1) ** s for r in range(size)]
+
+
+def draw(rng, alpha, n, weights=None):
+    if weights is None:
+        return [rng.choice(alpha) for _ in range(n)]
+    return rng.choices(alpha, weights, k=n)
+
+
+def mutate(rng, seq, alpha, edits):
+    """Random inserts, deletes, substitutions and block moves/duplications."""
+    s = list(seq)
+    for _ in range(edits):
+        op = rng.random()
+        if op < 0.3 and s:
+            del s[rng.randrange(len(s))]
+        elif op < 0.6:
+            s.insert(rng.randrange(len(s) + 1), rng.choice(alpha))
+        elif op < 0.85 and s:
+            s[rng.randrange(len(s))] = rng.choice(alpha)
+        elif s:
+            i = rng.randrange(len(s))
+            j = rng.randrange(i, min(len(s), i + 30) + 1)
+            chunk = s[i:j]
+            if rng.random() < 0.5:
+                del s[i:j]
+            k = rng.randrange(len(s) + 1)
+            s[k:k] = chunk
+    return s

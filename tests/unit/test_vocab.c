@@ -130,7 +130,7 @@ static void test_utf8_invalid(void **state) {
             int rc = tdm_seq_utf8_check(buf, len);
             tu_check(rc == TDM_E_UTF8, "case %zu rep %d accepted", i, rep);
             char needle[32];
-            snprintf(needle, sizeof needle, "byte %zu", want);
+            snprintf(needle, sizeof needle, "byte %zu ", want);
             tu_check(strstr(tdm_last_error(), needle) != NULL, "case %zu: message \"%s\" lacks \"%s\"", i,
                      tdm_last_error(), needle);
         }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# gpu-check.sh: the one script run on the GPU machine (device tool): builds for sm_90 with the CUDA
+# module, runs every test (the GPU ones included) and the GPU checks and benchmarks, and writes logs under
+# $OUT. Carry .deb/ (see scripts/gpu-debs.sh): the packages are unpacked under /tmp/debs, never into /.
+# Usage there: bash scripts/gpu-check.sh            (OUT defaults to /tmp/tandem-gpu-out)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/tandem-gpu-out}
+mkdir -p "$OUT"
+status=0
+step() { # name, command...: runs, logs to $OUT/<name>.log, remembers failure
+  local name=$1; shift
+  echo "== $name"
+  if "$@" >"$OUT/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (see $name.log)"; tail -20 "$OUT/$name.log"; status=1; fi
+}
+
+DEBS=/tmp/debs
+mkdir -p "$DEBS"
+for f in .deb/*.deb; do [ -e "$f" ] && dpkg -x "$f" "$DEBS"; done
+export LD_LIBRARY_PATH="$DEBS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+{ nvidia-smi; nvcc --version; cmake --version | head -1; python3 --version; nproc; } >"$OUT/machine.txt" 2>&1
+step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTANDEM_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$DEBS/usr"
+step build cmake --build build-gpu -j "$(nproc)"
+# The CUDA backend must be found: strict mode turns a silent CPU fallback into a failure.
+step info env TANDEM_DEVICE=cuda TANDEM_STRICT=1 TANDEM_LOG_LEVEL=info build-gpu/tandem info
+cat "$OUT/info.log"
+step tests ctest --test-dir build-gpu --output-on-failure -j 8
+grep -E "tests passed|tests failed" "$OUT/tests.log"
+if command -v compute-sanitizer >/dev/null; then
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_cuda_backend
+fi
+exit $status
