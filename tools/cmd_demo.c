@@ -35,8 +35,8 @@ static int show(const tdm_seq_store *s, const tdm_seq_stm *stm, tdm_seq_metric m
     if (rc) return cli_fail_status(rc, "demo query");
     double ms = (cli_now() - t0) * 1e3;
     const tdm_seq_query_stats *st = &r.stats;
-    printf("  %-7s >= %.2f: %zu patterns in %.2f ms (length bound skipped %llu, multiset bound %llu, LCS bound %llu, scored %llu)\n",
-           tdm_seq_metric_name(metric), thr, r.n, ms, (unsigned long long)st->length_pruned,
+    printf("  %-7s >= %.2f: %zu patterns in %.2f ms (length bound skipped %llu, multiset bound %llu + %llu via the index, LCS bound %llu, scored %llu)\n",
+           tdm_seq_metric_name(metric), thr, r.n, ms, (unsigned long long)st->length_pruned, (unsigned long long)st->index_pruned,
            (unsigned long long)st->multiset_pruned, (unsigned long long)st->lcs_pruned, (unsigned long long)st->scored);
     for (size_t k = 0; k < r.n && k < 3; k++) {
         const uint32_t *p;

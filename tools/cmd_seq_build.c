@@ -63,6 +63,7 @@ int cmd_seq_build(int argc, char **argv) {
     free(line);
     cli_close(in);
     double t1 = cli_now();
+    tdm_seq_store_shrink(s);
     if (!fail && (rc = tdm_seq_store_save(s, out))) fail = cli_fail_status(rc, "seq build: saving the store");
     double t2 = cli_now();
     if (!fail) {

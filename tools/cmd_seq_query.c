@@ -22,9 +22,10 @@ static const char *usage =
     "  --no-prefilter  score every pattern (for checking that prefilters change nothing)\n";
 
 static void put_stats(const tdm_seq_query_stats *st) {
-    printf(", \"stats\": {\"patterns\": %llu, \"length_pruned\": %llu, \"multiset_pruned\": %llu, \"lcs_pruned\": %llu, "
+    printf(", \"stats\": {\"patterns\": %llu, \"length_pruned\": %llu, \"index_pruned\": %llu, \"multiset_pruned\": %llu, \"lcs_pruned\": %llu, "
            "\"scored\": %llu, \"returned\": %llu, \"filter_ms\": %.3f, \"score_ms\": %.3f, \"select_ms\": %.3f}",
-           (unsigned long long)st->patterns, (unsigned long long)st->length_pruned, (unsigned long long)st->multiset_pruned,
+           (unsigned long long)st->patterns, (unsigned long long)st->length_pruned, (unsigned long long)st->index_pruned,
+           (unsigned long long)st->multiset_pruned,
            (unsigned long long)st->lcs_pruned, (unsigned long long)st->scored, (unsigned long long)st->returned,
            st->filter_ms, st->score_ms, st->select_ms);
 }

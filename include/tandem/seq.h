@@ -75,7 +75,10 @@ int tdm_seq_store_get(const tdm_seq_store *s, uint32_t id, const uint32_t **syms
 /* Ids of all patterns of exactly this length, ascending (owned by the store; valid until the next add).
  * A length with no pattern gives n = 0. */
 void tdm_seq_store_by_length(const tdm_seq_store *s, uint32_t length, const uint32_t **ids, size_t *n);
-/* Host bytes held by the store: arena, offsets, length index and vocabulary. */
+/* Gives back spare capacity kept for appends (after a bulk load, say); appends still work afterwards.
+ * Never fails: an array that cannot be shrunk is kept as it is. Loading a store does this itself. */
+void tdm_seq_store_shrink(tdm_seq_store *s);
+/* Host bytes held by the store: arena, offsets, length index, inverted index and vocabulary. */
 uint64_t tdm_seq_store_bytes(const tdm_seq_store *s);
 
 /* Writes the store (vocabulary included) to path atomically (temporary file + rename). File format:
@@ -169,6 +172,8 @@ typedef struct {
 typedef struct {
     uint64_t patterns;        /* patterns in the store */
     uint64_t length_pruned;   /* removed by the length bound (whole length ranges skipped) */
+    uint64_t index_pruned;    /* never visited: the multiset bound applied through the inverted index (a
+                                 pattern sharing no symbol with the query's rarest m-Lmin+1 cannot pass) */
     uint64_t multiset_pruned; /* removed by the symbol-multiset overlap bound */
     uint64_t lcs_pruned;      /* difflib only: removed by the LCS bound (RO <= LCS) */
     uint64_t scored;          /* patterns whose exact similarity was computed */

@@ -62,6 +62,10 @@ static inline int passes(tdm_seq_metric metric, size_t count, size_t m, size_t n
     return r >= thr * 100.0 - 1e-6 && sim >= thr;
 }
 
+/* A unit of work: positions begin..end of a length bucket's ids, of the candidate list (CANDIDATES), or
+ * of the whole store (NO_BUCKET). */
+#define NO_BUCKET UINT32_MAX
+#define CANDIDATES (UINT32_MAX - 1)
 typedef struct {
     uint32_t bucket, begin, end;
 } chunk;
@@ -71,7 +75,10 @@ typedef struct {
     const tdm_seq_stm *stm;
     const tdm_seq_query_opts *o;
     tdm_seq_lcsq q;
-    size_t m; /* query length in the metric's units */
+    size_t m;              /* query length in the metric's units */
+    uint32_t *dmap;        /* token metrics on large stores: slot+1 of each vocabulary id, 0 = absent */
+    const uint8_t *len_ok; /* threshold mode, sequential scan: 1 if a pattern of this length may pass */
+    size_t n_len_ok;
 } prepared;
 
 typedef struct {
@@ -87,6 +94,11 @@ typedef struct {
 
 /* "a ranks below b": lower similarity, or equal similarity and a larger id. */
 static inline int worse(tdm_seq_hit a, tdm_seq_hit b) { return a.similarity < b.similarity || (a.similarity == b.similarity && a.id > b.id); }
+
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
 
 static int cmp_hit(const void *x, const void *y) {
     const tdm_seq_hit *a = x, *b = y;
@@ -163,6 +175,10 @@ static int visit(const prepared *p, scratch *sc, uint32_t id) {
     const uint32_t *vals;
     if (expand(p, sc, P, np, &vals, &n)) return -1;
     int filter = !o->no_prefilter;
+    if (p->len_ok && np < p->n_len_ok && !p->len_ok[np]) {
+        sc->st.length_pruned++;
+        return 0;
+    }
     if (o->metric == TDM_SEQ_CHAR && filter && below_bar(p, sc, n < p->m ? n : p->m, n)) {
         sc->st.length_pruned++;
         return 0;
@@ -171,11 +187,20 @@ static int visit(const prepared *p, scratch *sc, uint32_t id) {
     /* One pass: the pattern's elements that occur in the query, as slots, and the multiset overlap. */
     const tdm_seq_lcsq *q = &p->q;
     size_t k = 0, overlap = 0;
-    for (size_t t = 0; t < n; t++) {
-        int64_t slot = tdm_seq_valset_find(&q->set, vals[t]);
-        if (slot < 0) continue;
-        sc->slots[k++] = (uint32_t)slot;
-        overlap += sc->cnt[slot]++ < q->count[slot];
+    if (p->dmap) {
+        for (size_t t = 0; t < n; t++) {
+            uint32_t slot = p->dmap[vals[t]];
+            if (!slot--) continue;
+            sc->slots[k++] = slot;
+            overlap += sc->cnt[slot]++ < q->count[slot];
+        }
+    } else {
+        for (size_t t = 0; t < n; t++) {
+            int64_t slot = tdm_seq_valset_find(&q->set, vals[t]);
+            if (slot < 0) continue;
+            sc->slots[k++] = (uint32_t)slot;
+            overlap += sc->cnt[slot]++ < q->count[slot];
+        }
     }
     for (size_t t = 0; t < k; t++) sc->cnt[sc->slots[t]] = 0;
     if (filter && below_bar(p, sc, overlap, n)) {
@@ -244,39 +269,163 @@ static int check_opts(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     return TDM_OK;
 }
 
+/* Prefix filter through the inverted index. Let Lmin be the fewest common elements any kept length needs.
+ * A pattern with multiset overlap >= Lmin shares at least one element with any m-Lmin+1 of the query's m
+ * known elements, so it contains one of the symbols of the rarest m-Lmin+1: the union of their postings
+ * holds every pattern that can pass. Used only when that union is small; otherwise *cand stays NULL and
+ * the caller scans. */
+static int index_candidates(const prepared *p, const uint8_t *len_ok, uint32_t **cand, size_t *ncand) {
+    const tdm_seq_store *s = p->s;
+    const tdm_seq_query_opts *o = p->o;
+    size_t lmin = SIZE_MAX;
+    for (size_t b = 0; b < s->nbuckets; b++) {
+        size_t n = s->buckets[b].length, lo = 0, hi = n < p->m ? n : p->m;
+        if (!len_ok[n]) continue;
+        while (lo < hi) { /* smallest count that passes; passes() is monotone in it */
+            size_t mid = lo + (hi - lo) / 2;
+            if (passes(o->metric, mid, p->m, n, o->threshold)) hi = mid;
+            else lo = mid + 1;
+        }
+        if (lo < lmin) lmin = lo;
+    }
+    if (lmin == 0 || lmin == SIZE_MAX) return TDM_OK; /* a pattern with nothing in common may pass */
+    /* The query's known elements with their posting sizes, rarest first. */
+    const tdm_seq_stm *q = p->stm;
+    uint64_t *key = tdm_malloc((q->n ? q->n : 1) * sizeof *key);
+    if (!key) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+    size_t known = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        uint32_t sym = q->ids[i];
+        if (sym == TDM_SEQ_UNKNOWN) continue;
+        uint64_t len = sym < s->npost ? s->post[sym].n : 0;
+        key[known++] = len << 32 | sym;
+    }
+    int rc = TDM_OK;
+    if (known < lmin) { /* no pattern can share enough: every pattern is pruned */
+        *cand = tdm_malloc(1);
+        *ncand = 0;
+        if (!*cand) rc = tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+        tdm_free(key);
+        return rc;
+    }
+    qsort(key, known, sizeof *key, cmp_u64);
+    size_t prefix = known - lmin + 1;
+    uint64_t cost = 0;
+    for (size_t i = 0; i < prefix; i++) cost += key[i] >> 32;
+    if (cost * 4 > s->count) { /* too many candidates: a scan is cheaper */
+        tdm_free(key);
+        return TDM_OK;
+    }
+    uint64_t *mark = tdm_calloc(((size_t)s->count + 63) / 64, sizeof *mark);
+    uint32_t *out = mark ? tdm_malloc((cost ? cost : 1) * sizeof *out) : NULL;
+    if (!out) {
+        tdm_free(mark);
+        tdm_free(key);
+        return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+    }
+    for (size_t i = 0; i < prefix; i++) {
+        const tdm_seq_postings *pl = &s->post[(uint32_t)key[i]];
+        for (uint32_t k = 0; k < pl->n; k++) mark[pl->ids[k] / 64] |= 1ull << (pl->ids[k] % 64);
+    }
+    size_t n = 0;
+    for (size_t w = 0; w < ((size_t)s->count + 63) / 64; w++)
+        for (uint64_t bits = mark[w]; bits; bits &= bits - 1) out[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+    tdm_free(mark);
+    tdm_free(key);
+    *cand = out;
+    *ncand = n;
+    return TDM_OK;
+}
+
+/* What a query owns besides its results: the prepared query and the plan of work. */
+typedef struct {
+    uint8_t *len_ok;
+    uint32_t *cand;
+    size_t ncand;
+    chunk *chunks;
+    size_t nchunks, cap;
+} plan;
+
+static void query_release(prepared *p, plan *pl) {
+    tdm_free(pl->len_ok);
+    tdm_free(pl->cand);
+    tdm_free(pl->chunks);
+    tdm_free(p->dmap);
+    tdm_seq_lcsq_clear(&p->q);
+}
+
+static int add_chunks(plan *pl, uint32_t unit, size_t total) {
+    for (size_t i = 0; i < total; i += CHUNK) {
+        if (tdm_grow((void **)&pl->chunks, &pl->cap, pl->nchunks + 1, sizeof *pl->chunks)) return -1;
+        pl->chunks[pl->nchunks++] = (chunk){unit, (uint32_t)i, (uint32_t)(i + CHUNK < total ? i + CHUNK : total)};
+    }
+    return 0;
+}
+
+/* Prepares the query (bit masks, symbol map) and plans the work. The length bound is decided per length.
+ * When the inverted index narrows the candidates enough, only they are visited; when the length bound
+ * keeps few patterns, only the kept length buckets; otherwise the store is scanned in id order
+ * (sequential memory), the length table skipping computation. Char lengths are per pattern, so char and
+ * top-k queries always scan. */
+static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
+    const tdm_seq_store *s = p->s;
+    const tdm_seq_stm *stm = p->stm;
+    const tdm_seq_query_opts *o = p->o;
+    int char_mode = o->metric == TDM_SEQ_CHAR;
+    p->m = char_mode ? stm->ncp : stm->n;
+    int rc = tdm_seq_lcsq_build(&p->q, char_mode ? stm->cps : stm->ids, p->m, !char_mode);
+    if (rc) return rc;
+    /* A direct map beats hashing once the scan reads more symbols than the map has entries. */
+    if (!char_mode && s->nsym >= s->vocab->n && s->vocab->n) {
+        if (!(p->dmap = tdm_calloc(s->vocab->n, sizeof *p->dmap))) return -1;
+        for (size_t i = 0; i < stm->n; i++)
+            if (stm->ids[i] != TDM_SEQ_UNKNOWN) p->dmap[stm->ids[i]] = (uint32_t)tdm_seq_valset_find(&p->q.set, stm->ids[i]) + 1;
+    }
+    int bounded = !o->no_prefilter && !o->top_k && !char_mode;
+    if (!bounded) return add_chunks(pl, NO_BUCKET, s->count);
+    size_t kept = 0;
+    if (!(pl->len_ok = tdm_calloc((size_t)s->max_length + 1, 1))) return -1;
+    for (size_t b = 0; b < s->nbuckets; b++) {
+        size_t n = s->buckets[b].length, bound = n < p->m ? n : p->m;
+        pl->len_ok[n] = (uint8_t)passes(o->metric, bound, p->m, n, o->threshold);
+        if (pl->len_ok[n]) kept += s->buckets[b].n;
+    }
+    if (!kept) {
+        st->length_pruned = s->count;
+        return 0;
+    }
+    if ((rc = index_candidates(p, pl->len_ok, &pl->cand, &pl->ncand))) return rc;
+    if (pl->cand) {
+        st->index_pruned = s->count - pl->ncand;
+        p->len_ok = pl->len_ok, p->n_len_ok = (size_t)s->max_length + 1;
+        return add_chunks(pl, CANDIDATES, pl->ncand);
+    }
+    if (kept >= s->count / 4) {
+        p->len_ok = pl->len_ok, p->n_len_ok = (size_t)s->max_length + 1;
+        return add_chunks(pl, NO_BUCKET, s->count);
+    }
+    for (size_t b = 0; b < s->nbuckets; b++) {
+        if (!pl->len_ok[s->buckets[b].length]) st->length_pruned += s->buckets[b].n;
+        else if (add_chunks(pl, (uint32_t)b, s->buckets[b].n)) return -1;
+    }
+    return 0;
+}
+
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     int rc = check_opts(s, stm, o);
     if (rc) return rc;
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_query: out is NULL");
     double t0 = now_ms();
     prepared p = {.s = s, .stm = stm, .o = o};
-    const uint32_t *qv = o->metric == TDM_SEQ_CHAR ? stm->cps : stm->ids;
-    p.m = o->metric == TDM_SEQ_CHAR ? stm->ncp : stm->n;
-    if ((rc = tdm_seq_lcsq_build(&p.q, qv, p.m, o->metric != TDM_SEQ_CHAR))) return rc;
-
-    /* Plan: chunks of the buckets that the length bound keeps (char lengths are per pattern). */
+    plan pl = {0};
     tdm_seq_query_stats st = {.patterns = s->count};
-    chunk *chunks = NULL;
-    size_t nchunks = 0, cap = 0;
-    for (size_t b = 0; b < s->nbuckets; b++) {
-        const tdm_seq_lenbucket *bk = &s->buckets[b];
-        size_t n = bk->length, bound = n < p.m ? n : p.m;
-        if (!o->no_prefilter && !o->top_k && o->metric != TDM_SEQ_CHAR && !passes(o->metric, bound, p.m, n, o->threshold)) {
-            st.length_pruned += bk->n;
-            continue;
-        }
-        for (size_t i = 0; i < bk->n; i += CHUNK) {
-            if (tdm_grow((void **)&chunks, &cap, nchunks + 1, sizeof *chunks)) {
-                tdm_free(chunks);
-                tdm_seq_lcsq_clear(&p.q);
-                return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
-            }
-            chunks[nchunks++] = (chunk){(uint32_t)b, (uint32_t)i, (uint32_t)(i + CHUNK < bk->n ? i + CHUNK : bk->n)};
-        }
+    if ((rc = prepare(&p, &pl, &st))) {
+        query_release(&p, &pl);
+        return rc < 0 && rc != -1 ? rc : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory to prepare the query");
     }
     double t1 = now_ms();
     int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
-    if ((size_t)threads > nchunks) threads = nchunks ? (int)nchunks : 1;
+    if ((size_t)threads > pl.nchunks) threads = pl.nchunks ? (int)pl.nchunks : 1;
     scratch *sc = tdm_calloc((size_t)threads, sizeof *sc);
     int failed = !sc;
     if (sc) {
@@ -285,12 +434,15 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
             scratch *me = &sc[omp_get_thread_num()];
             failed |= scratch_init(&p, me) != 0;
 #pragma omp for schedule(dynamic, 1)
-            for (size_t c = 0; c < nchunks; c++) {
-                const tdm_seq_lenbucket *bk = &s->buckets[chunks[c].bucket];
-                for (uint32_t i = chunks[c].begin; i < chunks[c].end && !me->err; i++)
-                    if (!failed && visit(&p, me, bk->ids[i])) me->err = 1;
+            for (size_t c = 0; c < pl.nchunks; c++) {
+                uint32_t unit = pl.chunks[c].bucket;
+                const uint32_t *ids = unit == NO_BUCKET ? NULL : unit == CANDIDATES ? pl.cand : s->buckets[unit].ids;
+                for (uint32_t i = pl.chunks[c].begin; i < pl.chunks[c].end && !me->err && !failed; i++)
+                    if (visit(&p, me, ids ? ids[i] : i)) me->err = 1;
             }
             failed |= me->err;
+            /* Each thread sorts its own hits; the main thread then merges the sorted runs. */
+            if (!failed) qsort(me->hits, me->nhits, sizeof *me->hits, cmp_hit);
         }
     }
     double t2 = now_ms();
@@ -305,18 +457,23 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
     }
     tdm_seq_hit *hits = failed ? NULL : tdm_malloc((total ? total : 1) * sizeof *hits);
     if (hits) {
-        size_t k = 0;
-        for (int t = 0; t < threads; t++) {
-            memcpy(hits + k, sc[t].hits, sc[t].nhits * sizeof *hits);
-            k += sc[t].nhits;
+        size_t *at = tdm_calloc((size_t)threads, sizeof *at);
+        if (!at) {
+            tdm_free(hits);
+            hits = NULL;
         }
-        qsort(hits, total, sizeof *hits, cmp_hit);
         if (o->top_k && total > o->top_k) total = o->top_k;
+        for (size_t k = 0; at && k < total; k++) { /* few runs (one per thread): a linear pick is enough */
+            int best = -1;
+            for (int t = 0; t < threads; t++)
+                if (at[t] < sc[t].nhits && (best < 0 || worse(sc[best].hits[at[best]], sc[t].hits[at[t]]))) best = t;
+            hits[k] = sc[best].hits[at[best]++];
+        }
+        tdm_free(at);
     }
     for (int t = 0; sc && t < threads; t++) scratch_free(&sc[t]);
     tdm_free(sc);
-    tdm_free(chunks);
-    tdm_seq_lcsq_clear(&p.q);
+    query_release(&p, &pl);
     if (!hits) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory for scratch or results");
     st.returned = total;
     st.filter_ms = t1 - t0;

@@ -26,6 +26,12 @@ typedef struct {
     size_t n, cap;
 } tdm_seq_lenbucket;
 
+/* Ids of the patterns that contain a symbol (once per pattern), ascending. */
+typedef struct {
+    uint32_t *ids;
+    uint32_t n, cap;
+} tdm_seq_postings;
+
 struct tdm_seq_store {
     tdm_ctx *ctx;
     tdm_seq_vocab *vocab;
@@ -37,6 +43,8 @@ struct tdm_seq_store {
     tdm_seq_lenbucket *buckets; /* sorted by length */
     size_t nbuckets, capbuckets;
     uint32_t max_length;
+    tdm_seq_postings *post;   /* inverted index, one entry per vocabulary id */
+    size_t npost;
 };
 
 /* Adds a pattern whose symbols were already checked. */

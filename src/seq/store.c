@@ -32,6 +32,8 @@ void tdm_seq_store_free(tdm_seq_store *s) {
     tdm_free(s->off);
     for (size_t i = 0; i < s->nbuckets; i++) tdm_free(s->buckets[i].ids);
     tdm_free(s->buckets);
+    for (size_t i = 0; i < s->npost; i++) tdm_free(s->post[i].ids);
+    tdm_free(s->post);
     tdm_free(s);
 }
 
@@ -70,13 +72,43 @@ int tdm_seq_store_get(const tdm_seq_store *s, uint32_t id, const uint32_t **syms
     return TDM_OK;
 }
 
+/* Adds pattern id to the postings of each distinct symbol. Ids arrive in increasing order, so a repeated
+ * symbol finds id already at the end of its list. On failure the lists may hold id: harmless, since a
+ * failed append never makes id a pattern and the next pattern reuses it. */
+static int index_pattern(tdm_seq_store *s, const uint32_t *syms, size_t n, uint32_t id) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sym = syms[i];
+        if (sym >= s->npost) {
+            size_t cap = s->npost, want = (size_t)s->vocab->n > (size_t)sym + 1 ? s->vocab->n : (size_t)sym + 1;
+            if (tdm_grow((void **)&s->post, &cap, want, sizeof *s->post)) return -1;
+            memset(s->post + s->npost, 0, (cap - s->npost) * sizeof *s->post);
+            s->npost = cap;
+        }
+        tdm_seq_postings *pl = &s->post[sym];
+        if (pl->n && pl->ids[pl->n - 1] == id) continue;
+        if (pl->n == pl->cap) {
+            size_t cap = pl->cap;
+            if (tdm_grow((void **)&pl->ids, &cap, (size_t)pl->n + 1, sizeof *pl->ids)) return -1;
+            pl->cap = (uint32_t)cap;
+        }
+        pl->ids[pl->n++] = id;
+    }
+    return 0;
+}
+
 int tdm_seq_store_append_checked(tdm_seq_store *s, const uint32_t *syms, size_t n, uint32_t *id) {
     if (s->count >= UINT32_MAX - 1) return tdm_error(TDM_E_OVERFLOW, "store full (%u patterns)", s->count);
     if (n > UINT32_MAX) return tdm_error(TDM_E_OVERFLOW, "pattern of %zu symbols exceeds 2^32-1", n);
     if (n > SIZE_MAX - s->nsym) return tdm_error(TDM_E_OVERFLOW, "store arena size overflows");
+    /* syms may be a stored pattern (from tdm_seq_store_get): growing the arena moves it, so keep its
+     * offset and find it again afterwards. */
+    uintptr_t a0 = (uintptr_t)s->arena, sp = (uintptr_t)syms;
+    int inside = n && s->arena && sp >= a0 && sp < a0 + s->nsym * sizeof *s->arena;
+    size_t inside_at = inside ? (size_t)(syms - s->arena) : 0;
     if (tdm_grow((void **)&s->arena, &s->capsym, s->nsym + n, sizeof *s->arena) ||
         tdm_grow((void **)&s->off, &s->capoff, (size_t)s->count + 2, sizeof *s->off))
         return tdm_error(TDM_E_NOMEM, "store: no memory for pattern %u (%zu symbols)", s->count, n);
+    if (inside) syms = s->arena + inside_at;
     uint32_t len = (uint32_t)n;
     size_t p = bucket_pos(s, len);
     if (p == s->nbuckets || s->buckets[p].length != len) {
@@ -89,6 +121,7 @@ int tdm_seq_store_append_checked(tdm_seq_store *s, const uint32_t *syms, size_t 
     tdm_seq_lenbucket *b = &s->buckets[p];
     if (tdm_grow((void **)&b->ids, &b->cap, b->n + 1, sizeof *b->ids))
         return tdm_error(TDM_E_NOMEM, "store: no memory for the length index");
+    if (index_pattern(s, syms, n, s->count)) return tdm_error(TDM_E_NOMEM, "store: no memory for the symbol index");
     if (n && syms != s->arena + s->nsym) memmove(s->arena + s->nsym, syms, n * sizeof *syms);
     s->nsym += n;
     uint32_t nid = s->count++;
@@ -135,8 +168,30 @@ uint64_t tdm_seq_store_bytes(const tdm_seq_store *s) {
     uint64_t b = (uint64_t)s->capsym * sizeof *s->arena + (uint64_t)s->capoff * sizeof *s->off +
                  (uint64_t)s->capbuckets * sizeof *s->buckets;
     for (size_t i = 0; i < s->nbuckets; i++) b += (uint64_t)s->buckets[i].cap * sizeof(uint32_t);
+    b += (uint64_t)s->npost * sizeof *s->post;
+    for (size_t i = 0; i < s->npost; i++) b += (uint64_t)s->post[i].cap * sizeof(uint32_t);
     const tdm_seq_vocab *v = s->vocab;
     b += v->capbytes + v->capcps * sizeof *v->cps + v->capoff * sizeof *v->off +
          v->capcpoff * sizeof *v->cpoff + v->caphash * sizeof *v->hash + v->tcap * sizeof *v->table;
     return b;
+}
+
+/* Shrinks *buf to n elements (at least one) and updates *cap; keeps the old block if realloc fails. */
+static void shrink(void **buf, size_t *cap, size_t n, size_t elem) {
+    if (!*buf || *cap <= n) return;
+    size_t keep = n ? n : 1;
+    void *p = tdm_realloc(*buf, keep * elem);
+    if (p) *buf = p, *cap = keep;
+}
+
+void tdm_seq_store_shrink(tdm_seq_store *s) {
+    if (!s) return;
+    shrink((void **)&s->arena, &s->capsym, s->nsym, sizeof *s->arena);
+    shrink((void **)&s->off, &s->capoff, (size_t)s->count + 1, sizeof *s->off);
+    for (size_t i = 0; i < s->nbuckets; i++) shrink((void **)&s->buckets[i].ids, &s->buckets[i].cap, s->buckets[i].n, sizeof(uint32_t));
+    for (size_t i = 0; i < s->npost; i++) {
+        size_t cap = s->post[i].cap;
+        shrink((void **)&s->post[i].ids, &cap, s->post[i].n, sizeof(uint32_t));
+        s->post[i].cap = (uint32_t)cap;
+    }
 }

@@ -195,6 +195,7 @@ static int load_body(reader *r, const file_header *hd, tdm_seq_store *s) {
         rc = tdm_seq_store_append_checked(s, arena + s->nsym, plen[i], NULL);
     }
     if (!rc && s->nsym != nsym_keep) rc = tdm_error(TDM_E_CORRUPT, "%s: internal size mismatch", r->path);
+    if (!rc) tdm_seq_store_shrink(s);
 out:
     tdm_free(vlen);
     tdm_free(vbytes);
