@@ -19,6 +19,7 @@ struct tdm_seq_matcher {
     uint32_t *keys, *vals;
     size_t tcap;
     uint32_t nslots;
+    uint64_t filter[64]; /* 4096-bit filter of b's values: most absent values cost one load */
     /* per slot: start[s]..start[s+1] in pos are its positions in b, ascending (none if purged) */
     uint32_t *start, *cnt, *pos;
     uint32_t *aslot; /* slot of each a[i] in b, UINT32_MAX if absent */
@@ -48,8 +49,10 @@ void tdm_seq_matcher_free(tdm_seq_matcher *m) {
 static inline uint32_t hash32(uint32_t v) { return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32); }
 
 static inline uint32_t slot_of(const tdm_seq_matcher *m, uint32_t v) {
+    uint32_t h = hash32(v);
+    if (!(m->filter[(h >> 6) & 63] & (1ull << (h & 63)))) return UINT32_MAX;
     size_t mask = m->tcap - 1;
-    for (size_t p = hash32(v) & mask;; p = (p + 1) & mask) {
+    for (size_t p = h & mask;; p = (p + 1) & mask) {
         if (!m->vals[p]) return UINT32_MAX;
         if (m->keys[p] == v) return m->vals[p] - 1;
     }
@@ -94,14 +97,17 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     m->nb = nb;
     m->tcap = tcap;
     memset(m->vals, 0, tcap * sizeof *m->vals);
+    memset(m->filter, 0, sizeof m->filter);
     m->nslots = 0;
     for (size_t j = 0; j < nb; j++) {
         size_t mask = tcap - 1, p = hash32(b[j]) & mask;
         while (m->vals[p] && m->keys[p] != b[j]) p = (p + 1) & mask;
         if (!m->vals[p]) {
+            uint32_t h = hash32(b[j]);
             m->keys[p] = b[j];
             m->vals[p] = ++m->nslots;
             m->cnt[m->nslots - 1] = 0;
+            m->filter[(h >> 6) & 63] |= 1ull << (h & 63);
         }
         m->cnt[m->vals[p] - 1]++;
     }
@@ -123,31 +129,33 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     return TDM_OK;
 }
 
-/* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. */
+/* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. Hot: the generation counter and the
+ * arrays live in locals so the compiler keeps them in registers. */
 static tdm_seq_block longest(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo, uint32_t ahi, uint32_t blo,
                              uint32_t bhi) {
     uint32_t besti = alo, bestj = blo, bestsize = 0;
-    const uint32_t *b = m->b;
-    int cur = 0;
-    uint32_t prev_gen = 0; /* no row yet: stamps never equal 0 after a fresh start */
+    const uint32_t *restrict b = m->b, *restrict aslot = m->aslot, *restrict start = m->start, *restrict pos = m->pos;
+    uint32_t *restrict len0 = m->len[0], *restrict len1 = m->len[1], *restrict st0 = m->stamp[0], *restrict st1 = m->stamp[1];
+    uint32_t gen = m->gen, prev_gen = 0; /* 0: no previous row (stamps are never 0 once written) */
     for (uint32_t i = alo; i < ahi; i++) {
-        if (++m->gen == 0) { /* generation counter wrapped: forget every stamp */
-            memset(m->stamp[0], 0, m->cap_row * sizeof(uint32_t));
-            memset(m->stamp[1], 0, m->cap_row * sizeof(uint32_t));
-            m->gen = 1;
+        if (++gen == 0) { /* the generation counter wrapped: forget every stamp */
+            memset(st0, 0, m->cap_row * sizeof *st0);
+            memset(st1, 0, m->cap_row * sizeof *st1);
+            gen = 1;
             prev_gen = 0;
         }
-        uint32_t g = m->gen, s = m->aslot[i];
-        uint32_t *plen = m->len[cur ^ 1], *pst = m->stamp[cur ^ 1];
-        uint32_t *clen = m->len[cur], *cst = m->stamp[cur];
+        uint32_t s = aslot[i];
         if (s != UINT32_MAX) {
-            for (uint32_t q = m->start[s], qe = m->start[s + 1]; q < qe; q++) {
-                uint32_t j = m->pos[q];
+            /* Rows alternate between the two arrays: this row writes (clen, cst), reads the other. */
+            uint32_t *clen = (i & 1) ? len1 : len0, *cst = (i & 1) ? st1 : st0;
+            const uint32_t *plen = (i & 1) ? len0 : len1, *pst = (i & 1) ? st0 : st1;
+            for (uint32_t q = start[s], qe = start[s + 1]; q < qe; q++) {
+                uint32_t j = pos[q];
                 if (j < blo) continue;
                 if (j >= bhi) break;
-                uint32_t k = (pst[j] == prev_gen && prev_gen ? plen[j] : 0) + 1; /* j2len[j-1] at index j */
+                uint32_t k = (prev_gen && pst[j] == prev_gen ? plen[j] : 0) + 1; /* j2len[j-1] lives at index j */
                 clen[j + 1] = k;
-                cst[j + 1] = g;
+                cst[j + 1] = gen;
                 if (k > bestsize) {
                     besti = i - k + 1;
                     bestj = j - k + 1;
@@ -155,9 +163,9 @@ static tdm_seq_block longest(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo
                 }
             }
         }
-        prev_gen = g;
-        cur ^= 1;
+        prev_gen = gen;
     }
+    m->gen = gen;
     /* Extension loops: with no junk only the first pair can move, over elements the autojunk purge
      * removed from b2j. */
     while (besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1]) besti--, bestj--, bestsize++;
@@ -165,11 +173,15 @@ static tdm_seq_block longest(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo
     return (tdm_seq_block){besti, bestj, bestsize};
 }
 
-static int cmp_block(const void *x, const void *y) {
-    const tdm_seq_block *p = x, *q = y;
-    if (p->i != q->i) return p->i < q->i ? -1 : 1;
-    if (p->j != q->j) return p->j < q->j ? -1 : 1;
-    return p->n < q->n ? -1 : p->n > q->n;
+/* Blocks never share an i (they cover disjoint parts of a), so sorting by i is difflib's tuple sort.
+ * There are few of them: insertion sort. */
+static void sort_blocks(tdm_seq_block *bl, size_t n) {
+    for (size_t k = 1; k < n; k++) {
+        tdm_seq_block x = bl[k];
+        size_t t = k;
+        for (; t > 0 && bl[t - 1].i > x.i; t--) bl[t] = bl[t - 1];
+        bl[t] = x;
+    }
 }
 
 int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, const tdm_seq_block **blocks,
@@ -191,7 +203,7 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
         if (r.alo < x.i && r.blo < x.j) m->queue[nq++] = (range){r.alo, x.i, r.blo, x.j};
         if (x.i + x.n < r.ahi && x.j + x.n < r.bhi) m->queue[nq++] = (range){x.i + x.n, r.ahi, x.j + x.n, r.bhi};
     }
-    qsort(m->blocks, nbk, sizeof *m->blocks, cmp_block);
+    sort_blocks(m->blocks, nbk);
     /* Merge adjacent blocks, as get_matching_blocks does before appending the sentinel. */
     size_t out = 0, total = 0;
     for (size_t k = 0; k < nbk; k++) {

@@ -36,10 +36,12 @@ uint64_t tdm_seq_gen_uniform(tdm_seq_gen *g, uint64_t bound) {
     return x % bound;
 }
 
-/* Mean of the geometric law p(k) ~ q^k on [lo, hi]. */
+/* Mean of the geometric law p(k) ~ q^k on [lo, hi]. For q > 1 it is the mirror image of the law with
+ * ratio 1/q, which keeps every power <= 1: no overflow on long ranges. */
 static double trunc_geo_mean(double q, uint32_t lo, uint32_t hi) {
+    if (q > 1.0) return (double)lo + (double)hi - trunc_geo_mean(1.0 / q, lo, hi);
     double w = 1.0, sw = 0.0, swk = 0.0;
-    for (uint32_t k = lo; k <= hi; k++, w *= q) sw += w, swk += w * k;
+    for (uint64_t k = lo; k <= hi; k++, w *= q) sw += w, swk += w * (double)k;
     return swk / sw;
 }
 
@@ -47,6 +49,7 @@ int tdm_seq_gen_new(const tdm_seq_gen_opts *o, tdm_seq_gen **out) {
     if (!o || !out) return tdm_error(TDM_E_INVAL, "tdm_seq_gen_new: NULL argument");
     if (o->vocab == 0) return tdm_error(TDM_E_INVAL, "generator: vocabulary size must be > 0");
     if (o->min_len > o->max_len) return tdm_error(TDM_E_INVAL, "generator: min_len %u > max_len %u", o->min_len, o->max_len);
+    if (o->max_len == UINT32_MAX) return tdm_error(TDM_E_INVAL, "generator: max_len must be below 2^32-1");
     if (!(o->mean_len >= o->min_len && o->mean_len <= o->max_len))
         return tdm_error(TDM_E_INVAL, "generator: mean length %g outside [%u, %u]", o->mean_len, o->min_len, o->max_len);
     if (!(o->zipf_s >= 0.0 && o->zipf_s <= 10.0)) return tdm_error(TDM_E_INVAL, "generator: zipf exponent %g outside [0, 10]", o->zipf_s);
@@ -65,16 +68,24 @@ int tdm_seq_gen_new(const tdm_seq_gen_opts *o, tdm_seq_gen **out) {
     double acc = 0.0;
     for (uint32_t r = 0; r < o->vocab; r++) g->cdf[r] = acc += pow((double)r + 1.0, -o->zipf_s);
     for (uint32_t r = 0; r < o->vocab; r++) g->cdf[r] /= acc;
-    /* Bisect the ratio q in (0, 2) of the truncated geometric law to reach the requested mean. */
+    /* Bisect the ratio q in (0, 2) of the truncated geometric law to reach the requested mean; a mean
+     * within about 1 of max_len needs a larger ratio. */
     double lo = 1e-9, hi = 2.0, q = 1.0;
+    if (nl > 1 && trunc_geo_mean(hi, o->min_len, o->max_len) < o->mean_len) lo = hi, hi = 1e12;
     for (int it = 0; it < 200 && nl > 1; it++) {
         q = 0.5 * (lo + hi);
         if (trunc_geo_mean(q, o->min_len, o->max_len) < o->mean_len) lo = q;
         else hi = q;
     }
+    /* Weights relative to the largest one (the first for q <= 1, the last for q > 1): no overflow. */
     double w = 1.0;
     acc = 0.0;
-    for (uint32_t k = 0; k < nl; k++, w *= q) g->lcdf[k] = acc += w;
+    if (q > 1.0) {
+        for (uint32_t k = nl; k-- > 0; w /= q) g->lcdf[k] = w;
+        for (uint32_t k = 0; k < nl; k++) g->lcdf[k] = acc += g->lcdf[k];
+    } else {
+        for (uint32_t k = 0; k < nl; k++, w *= q) g->lcdf[k] = acc += w;
+    }
     for (uint32_t k = 0; k < nl; k++) g->lcdf[k] /= acc;
     *out = g;
     return TDM_OK;

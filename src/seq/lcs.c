@@ -6,24 +6,11 @@
 
 #include <string.h>
 
-double tdm_seq_lcs_ratio(size_t lcs, size_t na, size_t nb) {
-    size_t t = na + nb;
-    if (t == 0) return 0.0;
-    double r = (2.0 * (double)lcs / (double)t) * 100.0;
-    return r / 100.0;
-}
+double tdm_seq_lcs_ratio(size_t lcs, size_t na, size_t nb) { return tdm_seq_ratio_lcs(lcs, na, nb); }
 
-double tdm_seq_char_ratio(size_t lcs, size_t na, size_t nb) {
-    size_t t = na + nb;
-    if (t == 0) return 1.0;
-    double r = (1.0 - (double)(t - 2 * lcs) / (double)t) * 100.0;
-    return r / 100.0;
-}
+double tdm_seq_char_ratio(size_t lcs, size_t na, size_t nb) { return tdm_seq_ratio_char(lcs, na, nb); }
 
-double tdm_seq_difflib_ratio(size_t matches, size_t na, size_t nb) {
-    size_t t = na + nb;
-    return t ? 2.0 * (double)matches / (double)t : 1.0;
-}
+double tdm_seq_difflib_ratio(size_t matches, size_t na, size_t nb) { return tdm_seq_ratio_difflib(matches, na, nb); }
 
 void tdm_seq_valset_clear(tdm_seq_valset *vs) {
     tdm_free(vs->keys);

@@ -44,9 +44,9 @@ int tdm_seq_metric_parse(const char *name, tdm_seq_metric *out) {
  * count); monotone non-decreasing in count, which is what makes every bound exact. */
 static inline double value(tdm_seq_metric metric, size_t count, size_t m, size_t n) {
     switch (metric) {
-    case TDM_SEQ_LCS: return tdm_seq_lcs_ratio(count, m, n);
-    case TDM_SEQ_CHAR: return tdm_seq_char_ratio(count, m, n);
-    case TDM_SEQ_DIFFLIB: return tdm_seq_difflib_ratio(count, m, n);
+    case TDM_SEQ_LCS: return tdm_seq_ratio_lcs(count, m, n);
+    case TDM_SEQ_CHAR: return tdm_seq_ratio_char(count, m, n);
+    case TDM_SEQ_DIFFLIB: return tdm_seq_ratio_difflib(count, m, n);
     }
     return 0.0;
 }
@@ -63,9 +63,11 @@ static inline int passes(tdm_seq_metric metric, size_t count, size_t m, size_t n
 }
 
 /* A unit of work: positions begin..end of a length bucket's ids, of the candidate list (CANDIDATES), or
- * of the whole store (NO_BUCKET). */
+ * of the whole store in id order (NO_BUCKET). */
 #define NO_BUCKET UINT32_MAX
 #define CANDIDATES (UINT32_MAX - 1)
+#define NEVER UINT32_MAX /* need[] of a length that cannot pass */
+
 typedef struct {
     uint32_t bucket, begin, end;
 } chunk;
@@ -75,10 +77,11 @@ typedef struct {
     const tdm_seq_stm *stm;
     const tdm_seq_query_opts *o;
     tdm_seq_lcsq q;
-    size_t m;              /* query length in the metric's units */
-    uint32_t *dmap;        /* token metrics on large stores: slot+1 of each vocabulary id, 0 = absent */
-    const uint8_t *len_ok; /* threshold mode, sequential scan: 1 if a pattern of this length may pass */
-    size_t n_len_ok;
+    size_t m;            /* query length in the metric's units */
+    uint8_t *map8;       /* token metrics on large stores: slot+1 of each vocabulary id (0 = absent), */
+    uint16_t *map16;     /* one byte wide when the query has < 256 distinct symbols */
+    uint32_t *need;      /* threshold mode with prefilters, token metrics: per pattern length, the fewest */
+    size_t n_need;       /* common elements that pass (NEVER if none can) */
 } prepared;
 
 typedef struct {
@@ -94,17 +97,6 @@ typedef struct {
 
 /* "a ranks below b": lower similarity, or equal similarity and a larger id. */
 static inline int worse(tdm_seq_hit a, tdm_seq_hit b) { return a.similarity < b.similarity || (a.similarity == b.similarity && a.id > b.id); }
-
-static int cmp_u64(const void *x, const void *y) {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-static int cmp_hit(const void *x, const void *y) {
-    const tdm_seq_hit *a = x, *b = y;
-    if (a->similarity != b->similarity) return a->similarity > b->similarity ? -1 : 1;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
 
 /* Top-k keeps a heap whose root is the worst hit kept. */
 static void heap_sift_down(tdm_seq_hit *h, size_t n, size_t i) {
@@ -138,13 +130,6 @@ static int keep_hit(scratch *sc, const tdm_seq_query_opts *o, tdm_seq_hit hit) {
     return 0;
 }
 
-/* The bar a bound must reach: in top-k mode the k-th best so far (per thread), else none. */
-static inline int below_bar(const prepared *p, const scratch *sc, size_t bound, size_t n) {
-    const tdm_seq_query_opts *o = p->o;
-    if (o->top_k) return sc->nhits == o->top_k && value(o->metric, bound, p->m, n) < sc->hits[0].similarity;
-    return !passes(o->metric, bound, p->m, n, o->threshold);
-}
-
 /* The pattern in the metric's units: symbol ids, or code points of the space-joined symbols. */
 static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, const uint32_t **vals, size_t *nv) {
     if (p->o->metric != TDM_SEQ_CHAR) {
@@ -166,8 +151,85 @@ static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, c
     return 0;
 }
 
-/* Scores one pattern through the prefilters. Returns -1 on allocation failure. */
-static int visit(const prepared *p, scratch *sc, uint32_t id) {
+/* Maps the pattern's elements that occur in the query to their slots, in order, and returns the multiset
+ * overlap bound. The symbol-map loops are branch-free: every element is written and the cursor advances
+ * only for a hit. cnt is all zero on entry and on return. */
+static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n, uint32_t *restrict slots,
+                      uint32_t *restrict cnt, size_t *nslots) {
+    size_t k = 0;
+    if (p->map8) {
+        const uint8_t *restrict map = p->map8;
+        for (size_t t = 0; t < n; t++) {
+            uint32_t sl = map[vals[t]];
+            slots[k] = sl - 1;
+            k += sl != 0;
+        }
+    } else if (p->map16) {
+        const uint16_t *restrict map = p->map16;
+        for (size_t t = 0; t < n; t++) {
+            uint32_t sl = map[vals[t]];
+            slots[k] = sl - 1;
+            k += sl != 0;
+        }
+    } else {
+        for (size_t t = 0; t < n; t++) {
+            int64_t sl = tdm_seq_valset_find(&p->q.set, vals[t]);
+            if (sl >= 0) slots[k++] = (uint32_t)sl;
+        }
+    }
+    const uint32_t *restrict qc = p->q.count;
+    size_t overlap = 0;
+    for (size_t t = 0; t < k; t++) overlap += cnt[slots[t]]++ < qc[slots[t]];
+    for (size_t t = 0; t < k; t++) cnt[slots[t]] = 0;
+    *nslots = k;
+    return overlap;
+}
+
+/* difflib's matched count for pattern P (of np symbols) and the STM, in the requested argument order. */
+static int difflib_count(const prepared *p, scratch *sc, const uint32_t *P, size_t np, size_t *count) {
+    const tdm_seq_block *bl;
+    size_t nbl;
+    if (p->o->stm_first) {
+        int rc = tdm_seq_matcher_set_b(sc->matcher, P, np, p->o->autojunk);
+        return rc ? rc : tdm_seq_matcher_blocks(sc->matcher, p->stm->ids, p->stm->n, &bl, &nbl, count);
+    }
+    return tdm_seq_matcher_blocks(sc->matcher, P, np, &bl, &nbl, count);
+}
+
+/* Threshold query with prefilters on a token metric: every test is an integer compare against the
+ * count the pattern's length needs. Returns -1 on allocation failure. */
+static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
+    const tdm_seq_store *s = p->s;
+    uint64_t o0 = s->off[id];
+    size_t n = (size_t)(s->off[id + 1] - o0);
+    uint32_t need = n < p->n_need ? p->need[n] : NEVER;
+    if (need == NEVER) {
+        sc->st.length_pruned++;
+        return 0;
+    }
+    const uint32_t *P = s->arena + o0;
+    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) return -1;
+    size_t k, overlap = collect(p, P, n, sc->slots, sc->cnt, &k);
+    if (overlap < need) {
+        sc->st.multiset_pruned++;
+        return 0;
+    }
+    size_t count = tdm_seq_lcsq_run(&p->q, sc->slots, k, sc->V);
+    if (p->o->metric == TDM_SEQ_DIFFLIB) {
+        if (count < need) {
+            sc->st.lcs_pruned++;
+            return 0;
+        }
+        if (difflib_count(p, sc, P, n, &count)) return -1;
+    }
+    sc->st.scored++;
+    if (count < need) return 0;
+    return keep_hit(sc, p->o, (tdm_seq_hit){id, value(p->o->metric, count, p->m, n)});
+}
+
+/* Every other query: the char metric (lengths in code points), top-k (a moving bar: the k-th best
+ * similarity so far in this thread) and unfiltered scoring. Returns -1 on allocation failure. */
+static int visit_any(const prepared *p, scratch *sc, uint32_t id) {
     const tdm_seq_query_opts *o = p->o;
     const tdm_seq_store *s = p->s;
     const uint32_t *P = s->arena + s->off[id];
@@ -175,56 +237,28 @@ static int visit(const prepared *p, scratch *sc, uint32_t id) {
     const uint32_t *vals;
     if (expand(p, sc, P, np, &vals, &n)) return -1;
     int filter = !o->no_prefilter;
-    if (p->len_ok && np < p->n_len_ok && !p->len_ok[np]) {
-        sc->st.length_pruned++;
-        return 0;
-    }
-    if (o->metric == TDM_SEQ_CHAR && filter && below_bar(p, sc, n < p->m ? n : p->m, n)) {
+    /* The bar a bound must reach: the k-th best so far, or the threshold. */
+#define BELOW(bound) (o->top_k ? sc->nhits == o->top_k && value(o->metric, (bound), p->m, n) < sc->hits[0].similarity \
+                               : !passes(o->metric, (bound), p->m, n, o->threshold))
+    if (filter && BELOW(n < p->m ? n : p->m)) {
         sc->st.length_pruned++;
         return 0;
     }
     if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) return -1;
-    /* One pass: the pattern's elements that occur in the query, as slots, and the multiset overlap. */
-    const tdm_seq_lcsq *q = &p->q;
-    size_t k = 0, overlap = 0;
-    if (p->dmap) {
-        for (size_t t = 0; t < n; t++) {
-            uint32_t slot = p->dmap[vals[t]];
-            if (!slot--) continue;
-            sc->slots[k++] = slot;
-            overlap += sc->cnt[slot]++ < q->count[slot];
-        }
-    } else {
-        for (size_t t = 0; t < n; t++) {
-            int64_t slot = tdm_seq_valset_find(&q->set, vals[t]);
-            if (slot < 0) continue;
-            sc->slots[k++] = (uint32_t)slot;
-            overlap += sc->cnt[slot]++ < q->count[slot];
-        }
-    }
-    for (size_t t = 0; t < k; t++) sc->cnt[sc->slots[t]] = 0;
-    if (filter && below_bar(p, sc, overlap, n)) {
+    size_t k, overlap = collect(p, vals, n, sc->slots, sc->cnt, &k);
+    if (filter && BELOW(overlap)) {
         sc->st.multiset_pruned++;
         return 0;
     }
-    size_t lcs = tdm_seq_lcsq_run(q, sc->slots, k, sc->V);
-    size_t count = lcs;
+    size_t count = tdm_seq_lcsq_run(&p->q, sc->slots, k, sc->V);
     if (o->metric == TDM_SEQ_DIFFLIB) {
-        if (filter && below_bar(p, sc, lcs, n)) {
+        if (filter && BELOW(count)) {
             sc->st.lcs_pruned++;
             return 0;
         }
-        const tdm_seq_block *bl;
-        size_t nbl;
-        int rc;
-        if (o->stm_first) {
-            rc = tdm_seq_matcher_set_b(sc->matcher, P, np, o->autojunk);
-            if (!rc) rc = tdm_seq_matcher_blocks(sc->matcher, p->stm->ids, p->stm->n, &bl, &nbl, &count);
-        } else {
-            rc = tdm_seq_matcher_blocks(sc->matcher, P, np, &bl, &nbl, &count);
-        }
-        if (rc) return -1;
+        if (difflib_count(p, sc, P, np, &count)) return -1;
     }
+#undef BELOW
     sc->st.scored++;
     if (!o->top_k && !passes(o->metric, count, p->m, n, o->threshold)) return 0;
     return keep_hit(sc, o, (tdm_seq_hit){id, value(o->metric, count, p->m, n)});
@@ -269,26 +303,22 @@ static int check_opts(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     return TDM_OK;
 }
 
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
 /* Prefix filter through the inverted index. Let Lmin be the fewest common elements any kept length needs.
  * A pattern with multiset overlap >= Lmin shares at least one element with any m-Lmin+1 of the query's m
  * known elements, so it contains one of the symbols of the rarest m-Lmin+1: the union of their postings
  * holds every pattern that can pass. Used only when that union is small; otherwise *cand stays NULL and
  * the caller scans. */
-static int index_candidates(const prepared *p, const uint8_t *len_ok, uint32_t **cand, size_t *ncand) {
+static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
     const tdm_seq_store *s = p->s;
-    const tdm_seq_query_opts *o = p->o;
-    size_t lmin = SIZE_MAX;
-    for (size_t b = 0; b < s->nbuckets; b++) {
-        size_t n = s->buckets[b].length, lo = 0, hi = n < p->m ? n : p->m;
-        if (!len_ok[n]) continue;
-        while (lo < hi) { /* smallest count that passes; passes() is monotone in it */
-            size_t mid = lo + (hi - lo) / 2;
-            if (passes(o->metric, mid, p->m, n, o->threshold)) hi = mid;
-            else lo = mid + 1;
-        }
-        if (lo < lmin) lmin = lo;
-    }
-    if (lmin == 0 || lmin == SIZE_MAX) return TDM_OK; /* a pattern with nothing in common may pass */
+    size_t lmin = NEVER;
+    for (size_t n = 0; n < p->n_need; n++)
+        if (p->need[n] < lmin) lmin = p->need[n];
+    if (lmin == 0 || lmin == NEVER) return TDM_OK; /* a pattern with nothing in common may pass */
     /* The query's known elements with their posting sizes, rarest first. */
     const tdm_seq_stm *q = p->stm;
     uint64_t *key = tdm_malloc((q->n ? q->n : 1) * sizeof *key);
@@ -300,13 +330,10 @@ static int index_candidates(const prepared *p, const uint8_t *len_ok, uint32_t *
         uint64_t len = sym < s->npost ? s->post[sym].n : 0;
         key[known++] = len << 32 | sym;
     }
-    int rc = TDM_OK;
     if (known < lmin) { /* no pattern can share enough: every pattern is pruned */
-        *cand = tdm_malloc(1);
-        *ncand = 0;
-        if (!*cand) rc = tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
         tdm_free(key);
-        return rc;
+        *ncand = 0;
+        return (*cand = tdm_malloc(1)) ? TDM_OK : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
     }
     qsort(key, known, sizeof *key, cmp_u64);
     size_t prefix = known - lmin + 1;
@@ -316,7 +343,8 @@ static int index_candidates(const prepared *p, const uint8_t *len_ok, uint32_t *
         tdm_free(key);
         return TDM_OK;
     }
-    uint64_t *mark = tdm_calloc(((size_t)s->count + 63) / 64, sizeof *mark);
+    size_t words = ((size_t)s->count + 63) / 64;
+    uint64_t *mark = tdm_calloc(words ? words : 1, sizeof *mark);
     uint32_t *out = mark ? tdm_malloc((cost ? cost : 1) * sizeof *out) : NULL;
     if (!out) {
         tdm_free(mark);
@@ -328,7 +356,7 @@ static int index_candidates(const prepared *p, const uint8_t *len_ok, uint32_t *
         for (uint32_t k = 0; k < pl->n; k++) mark[pl->ids[k] / 64] |= 1ull << (pl->ids[k] % 64);
     }
     size_t n = 0;
-    for (size_t w = 0; w < ((size_t)s->count + 63) / 64; w++)
+    for (size_t w = 0; w < words; w++)
         for (uint64_t bits = mark[w]; bits; bits &= bits - 1) out[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
     tdm_free(mark);
     tdm_free(key);
@@ -337,20 +365,21 @@ static int index_candidates(const prepared *p, const uint8_t *len_ok, uint32_t *
     return TDM_OK;
 }
 
-/* What a query owns besides its results: the prepared query and the plan of work. */
+/* What a query owns besides its results: the plan of work. */
 typedef struct {
-    uint8_t *len_ok;
     uint32_t *cand;
     size_t ncand;
     chunk *chunks;
     size_t nchunks, cap;
+    uint64_t work; /* symbols the plan will read, to size the thread team */
 } plan;
 
 static void query_release(prepared *p, plan *pl) {
-    tdm_free(pl->len_ok);
     tdm_free(pl->cand);
     tdm_free(pl->chunks);
-    tdm_free(p->dmap);
+    tdm_free(p->map8);
+    tdm_free(p->map16);
+    tdm_free(p->need);
     tdm_seq_lcsq_clear(&p->q);
 }
 
@@ -362,11 +391,11 @@ static int add_chunks(plan *pl, uint32_t unit, size_t total) {
     return 0;
 }
 
-/* Prepares the query (bit masks, symbol map) and plans the work. The length bound is decided per length.
- * When the inverted index narrows the candidates enough, only they are visited; when the length bound
- * keeps few patterns, only the kept length buckets; otherwise the store is scanned in id order
- * (sequential memory), the length table skipping computation. Char lengths are per pattern, so char and
- * top-k queries always scan. */
+/* Prepares the query (bit masks, symbol map, needed counts) and plans the work. When the inverted index
+ * narrows the candidates enough, only they are visited; when the length bound keeps few patterns, only
+ * the kept length buckets; otherwise the store is scanned in id order (sequential memory) and the length
+ * table skips computation. Char lengths are per pattern, so char and top-k queries always scan.
+ * Returns a status, or -1 for "no memory" without a message. */
 static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     const tdm_seq_store *s = p->s;
     const tdm_seq_stm *stm = p->stm;
@@ -376,40 +405,60 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     int rc = tdm_seq_lcsq_build(&p->q, char_mode ? stm->cps : stm->ids, p->m, !char_mode);
     if (rc) return rc;
     /* A direct map beats hashing once the scan reads more symbols than the map has entries. */
-    if (!char_mode && s->nsym >= s->vocab->n && s->vocab->n) {
-        if (!(p->dmap = tdm_calloc(s->vocab->n, sizeof *p->dmap))) return -1;
-        for (size_t i = 0; i < stm->n; i++)
-            if (stm->ids[i] != TDM_SEQ_UNKNOWN) p->dmap[stm->ids[i]] = (uint32_t)tdm_seq_valset_find(&p->q.set, stm->ids[i]) + 1;
+    uint32_t ns = p->q.set.nslots;
+    if (!char_mode && s->nsym >= s->vocab->n && s->vocab->n && ns < 65535) {
+        if (ns < 255 ? !(p->map8 = tdm_calloc(s->vocab->n, 1)) : !(p->map16 = tdm_calloc(s->vocab->n, 2))) return -1;
+        for (size_t i = 0; i < stm->n; i++) {
+            if (stm->ids[i] == TDM_SEQ_UNKNOWN) continue;
+            uint32_t sl = (uint32_t)tdm_seq_valset_find(&p->q.set, stm->ids[i]) + 1;
+            if (p->map8) p->map8[stm->ids[i]] = (uint8_t)sl;
+            else p->map16[stm->ids[i]] = (uint16_t)sl;
+        }
     }
-    int bounded = !o->no_prefilter && !o->top_k && !char_mode;
-    if (!bounded) return add_chunks(pl, NO_BUCKET, s->count);
-    size_t kept = 0;
-    if (!(pl->len_ok = tdm_calloc((size_t)s->max_length + 1, 1))) return -1;
+    if (o->no_prefilter || o->top_k || char_mode) {
+        pl->work = s->nsym;
+        return add_chunks(pl, NO_BUCKET, s->count);
+    }
+    p->n_need = (size_t)s->max_length + 1;
+    if (!(p->need = tdm_malloc(p->n_need * sizeof *p->need))) return -1;
+    for (size_t n = 0; n < p->n_need; n++) p->need[n] = NEVER;
+    uint64_t kept = 0, kept_sym = 0;
     for (size_t b = 0; b < s->nbuckets; b++) {
-        size_t n = s->buckets[b].length, bound = n < p->m ? n : p->m;
-        pl->len_ok[n] = (uint8_t)passes(o->metric, bound, p->m, n, o->threshold);
-        if (pl->len_ok[n]) kept += s->buckets[b].n;
+        size_t n = s->buckets[b].length, lo = 0, hi = n < p->m ? n : p->m;
+        if (!passes(o->metric, hi, p->m, n, o->threshold)) continue;
+        while (lo < hi) { /* the smallest passing count; passes() is monotone in it */
+            size_t mid = lo + (hi - lo) / 2;
+            if (passes(o->metric, mid, p->m, n, o->threshold)) hi = mid;
+            else lo = mid + 1;
+        }
+        p->need[n] = (uint32_t)lo;
+        kept += s->buckets[b].n;
+        kept_sym += (uint64_t)s->buckets[b].n * n;
     }
     if (!kept) {
         st->length_pruned = s->count;
         return 0;
     }
-    if ((rc = index_candidates(p, pl->len_ok, &pl->cand, &pl->ncand))) return rc;
+    if ((rc = index_candidates(p, &pl->cand, &pl->ncand))) return rc;
     if (pl->cand) {
         st->index_pruned = s->count - pl->ncand;
-        p->len_ok = pl->len_ok, p->n_len_ok = (size_t)s->max_length + 1;
+        pl->work = (uint64_t)pl->ncand * (s->count ? s->nsym / s->count + 1 : 1);
         return add_chunks(pl, CANDIDATES, pl->ncand);
     }
     if (kept >= s->count / 4) {
-        p->len_ok = pl->len_ok, p->n_len_ok = (size_t)s->max_length + 1;
+        pl->work = s->nsym;
         return add_chunks(pl, NO_BUCKET, s->count);
     }
+    pl->work = kept_sym;
     for (size_t b = 0; b < s->nbuckets; b++) {
-        if (!pl->len_ok[s->buckets[b].length]) st->length_pruned += s->buckets[b].n;
+        if (p->need[s->buckets[b].length] == NEVER) st->length_pruned += s->buckets[b].n;
         else if (add_chunks(pl, (uint32_t)b, s->buckets[b].n)) return -1;
     }
     return 0;
 }
+
+/* Below this many symbols per thread, starting a team costs more than it saves. */
+#define WORK_PER_THREAD 200000
 
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     int rc = check_opts(s, stm, o);
@@ -421,15 +470,18 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
     tdm_seq_query_stats st = {.patterns = s->count};
     if ((rc = prepare(&p, &pl, &st))) {
         query_release(&p, &pl);
-        return rc < 0 && rc != -1 ? rc : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory to prepare the query");
+        return rc != -1 ? rc : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory to prepare the query");
     }
     double t1 = now_ms();
     int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
+    uint64_t useful = pl.work / WORK_PER_THREAD + 1;
+    if ((uint64_t)threads > useful) threads = (int)useful;
     if ((size_t)threads > pl.nchunks) threads = pl.nchunks ? (int)pl.nchunks : 1;
     scratch *sc = tdm_calloc((size_t)threads, sizeof *sc);
     int failed = !sc;
+    int (*visit)(const prepared *, scratch *, uint32_t) = p.need ? visit_need : visit_any;
     if (sc) {
-#pragma omp parallel num_threads(threads) reduction(| : failed)
+#pragma omp parallel num_threads(threads) reduction(| : failed) if (threads > 1)
         {
             scratch *me = &sc[omp_get_thread_num()];
             failed |= scratch_init(&p, me) != 0;
@@ -441,12 +493,11 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
                     if (visit(&p, me, ids ? ids[i] : i)) me->err = 1;
             }
             failed |= me->err;
-            /* Each thread sorts its own hits; the main thread then merges the sorted runs. */
-            if (!failed) qsort(me->hits, me->nhits, sizeof *me->hits, cmp_hit);
+            /* Each thread orders its own hits; the main thread then merges the sorted runs. */
+            if (!failed) tdm_seq_hits_sort(me->hits, me->nhits);
         }
     }
     double t2 = now_ms();
-    /* Merge the threads' hits; each top-k heap holds at most k. */
     size_t total = 0;
     for (int t = 0; sc && t < threads; t++) {
         total += sc[t].nhits;
@@ -455,22 +506,20 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
         st.length_pruned += sc[t].st.length_pruned;
         st.scored += sc[t].st.scored;
     }
+    if (o->top_k && total > o->top_k) total = o->top_k;
     tdm_seq_hit *hits = failed ? NULL : tdm_malloc((total ? total : 1) * sizeof *hits);
-    if (hits) {
-        size_t *at = tdm_calloc((size_t)threads, sizeof *at);
-        if (!at) {
-            tdm_free(hits);
-            hits = NULL;
-        }
-        if (o->top_k && total > o->top_k) total = o->top_k;
-        for (size_t k = 0; at && k < total; k++) { /* few runs (one per thread): a linear pick is enough */
-            int best = -1;
-            for (int t = 0; t < threads; t++)
-                if (at[t] < sc[t].nhits && (best < 0 || worse(sc[best].hits[at[best]], sc[t].hits[at[t]]))) best = t;
-            hits[k] = sc[best].hits[at[best]++];
-        }
-        tdm_free(at);
+    size_t *at = hits ? tdm_calloc((size_t)threads, sizeof *at) : NULL;
+    for (size_t k = 0; at && k < total; k++) { /* few runs, one per thread: a linear pick is enough */
+        int best = -1;
+        for (int t = 0; t < threads; t++)
+            if (at[t] < sc[t].nhits && (best < 0 || worse(sc[best].hits[at[best]], sc[t].hits[at[t]]))) best = t;
+        hits[k] = sc[best].hits[at[best]++];
     }
+    if (hits && !at) {
+        tdm_free(hits);
+        hits = NULL;
+    }
+    tdm_free(at);
     for (int t = 0; sc && t < threads; t++) scratch_free(&sc[t]);
     tdm_free(sc);
     query_release(&p, &pl);

@@ -47,6 +47,25 @@ struct tdm_seq_store {
     size_t npost;
 };
 
+/* The similarity formulas (spec/kato.md section 2), inline for the query loops; seq.h's functions call
+ * these. Each is monotone non-decreasing in the common-element count, which makes every bound exact. */
+static inline double tdm_seq_ratio_lcs(size_t lcs, size_t na, size_t nb) {
+    size_t t = na + nb;
+    if (t == 0) return 0.0;
+    double r = (2.0 * (double)lcs / (double)t) * 100.0;
+    return r / 100.0;
+}
+static inline double tdm_seq_ratio_char(size_t lcs, size_t na, size_t nb) {
+    size_t t = na + nb;
+    if (t == 0) return 1.0;
+    double r = (1.0 - (double)(t - 2 * lcs) / (double)t) * 100.0;
+    return r / 100.0;
+}
+static inline double tdm_seq_ratio_difflib(size_t matches, size_t na, size_t nb) {
+    size_t t = na + nb;
+    return t ? 2.0 * (double)matches / (double)t : 1.0;
+}
+
 /* Adds a pattern whose symbols were already checked. */
 int tdm_seq_store_append_checked(tdm_seq_store *s, const uint32_t *syms, size_t n, uint32_t *id);
 
@@ -87,5 +106,8 @@ void tdm_seq_lcsq_clear(tdm_seq_lcsq *q);
 /* LCS length of q and the text given as its slots (values absent from q omitted: they never match). V is
  * scratch of q->words entries. */
 size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, uint64_t *V);
+
+/* Sorts hits by similarity descending, then id ascending (hits.c). */
+void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
 
 #endif
