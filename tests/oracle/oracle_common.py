@@ -61,7 +61,7 @@ def dumps_line(pair, rng=None):
 
 
 _RATIO_RE = re.compile(r'"ratio"\s*:\s*([^,}\s]+)')
-_LINE_RE = re.compile(r"line\s+(\d+)", re.IGNORECASE)
+_LINE_RE = re.compile(r"\bline\s+(\d+)", re.IGNORECASE)
 
 
 class Run:
@@ -345,7 +345,8 @@ def rand_unicode_symbol(rng):
 
 def alphabet(rng, kind, size):
     if kind == "names":
-        return ["s%d" % i for i in rng.sample(range(10 * size + 10), size)]
+        off = rng.randrange(10 * size + 10)
+        return ["s%d" % i for i in range(off, off + size)]
     if kind == "lookalike":
         return rng.sample(LOOKALIKE, min(size, len(LOOKALIKE)))
     if kind == "unicode":
@@ -370,7 +371,7 @@ def draw(rng, alpha, n, weights=None):
     return rng.choices(alpha, weights, k=n)
 
 
-def mutate(rng, seq, alpha, edits):
+def mutate(rng, seq, alpha, edits, max_len=400):
     """Random inserts, deletes, substitutions and block moves/duplications."""
     s = list(seq)
     for _ in range(edits):
@@ -389,4 +390,34 @@ def mutate(rng, seq, alpha, edits):
                 del s[i:j]
             k = rng.randrange(len(s) + 1)
             s[k:k] = chunk
-    return s
+    return s[:max_len] if max_len is not None else s
+
+
+# ---- reference LCS ----
+
+def lcs_dp(a, b):
+    """Length of the longest common subsequence of two lists of symbols (or two str, i.e. code points),
+    row-by-row DP: cur[j+1] = diag+1 on a match, else max(left, up)."""
+    if not a or not b:
+        return 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        left = 0
+        for y, diag, up in zip(b, prev, prev[1:]):
+            if x == y:
+                left = diag + 1
+            elif up > left:
+                left = up
+            cur.append(left)
+        prev = cur
+    return prev[-1]
+
+
+def lcs_table(a, b):
+    """The same as a full 2-D table (used to self-check lcs_dp in --python-only mode)."""
+    t = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            t[i][j] = t[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(t[i - 1][j], t[i][j - 1])
+    return t[len(a)][len(b)]

@@ -38,7 +38,7 @@ def long_len(rng):
 def gen_pair(rng):
     cat = rng.choices(
         ["tiny", "small_mid", "small_long", "large", "zipf", "derived", "autojunk", "boundary", "empty", "uni"],
-        [24, 10, 4, 7, 13, 14, 14, 6, 3, 5])[0]
+        [26, 12, 4, 7, 9, 10, 16, 7, 3, 6])[0]
     if cat == "tiny":  # 2-4 symbols, short: ties everywhere
         alpha = oc.pick_alphabet(rng, rng.randint(2, 4))
         return cat, (oc.draw(rng, alpha, rng.randint(0, 12)), oc.draw(rng, alpha, rng.randint(0, 12)))
