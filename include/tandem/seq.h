@@ -212,7 +212,8 @@ typedef struct {
 void tdm_seq_gen_opts_init(tdm_seq_gen_opts *o);
 
 typedef struct tdm_seq_gen tdm_seq_gen;
-/* Errors: TDM_E_INVAL (vocab 0, min_len > max_len, mean outside [min_len, max_len]), TDM_E_NOMEM. */
+/* Errors: TDM_E_INVAL (vocab 0, min_len > max_len, max_len = 2^32-1, mean outside [min_len, max_len],
+ * zipf_s outside [0, 10]), TDM_E_NOMEM. */
 int tdm_seq_gen_new(const tdm_seq_gen_opts *o, tdm_seq_gen **out);
 void tdm_seq_gen_free(tdm_seq_gen *g);
 /* Next pattern: writes its length to *n and its symbol ranks (0 = most frequent) to syms, which must

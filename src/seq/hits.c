@@ -25,6 +25,7 @@ static inline unsigned byte_of(const tdm_seq_hit *h, int pass) {
 }
 
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n) {
+    if (n < 2) return; /* h may be NULL when n is 0, and qsort's pointer must not be */
     if (n < 256) {
         qsort(h, n, sizeof *h, cmp_hit);
         return;
