@@ -157,11 +157,13 @@ int tdm_config_resolve(tdm_config *cfg) {
         const var *v = &vars[i];
         if (!is_unset(v, cfg)) {
             cfg->sources[i] = 2;
-            if (v->kind == V_INT) {
-                int x = *(int *)((char *)cfg + v->offset);
-                if (x < v->lo || x > v->hi)
-                    return tdm_error(TDM_E_CONFIG, "%s=%d (set by the caller): expected %s", v->name, x,
-                                     v->valid);
+            if (v->kind != V_STR) {
+                int x = *(int *)((char *)cfg + v->offset), lo = v->lo, hi = v->hi;
+                if (v->kind == V_BOOL) lo = 0, hi = 1;
+                else if (v->kind == V_LEVEL) lo = TDM_LOG_ERROR, hi = TDM_LOG_DEBUG;
+                else if (v->kind == V_PREF || v->kind == V_DEVICE) lo = TDM_DEVICE_AUTO, hi = TDM_DEVICE_CUDA;
+                if (x < lo || x > hi)
+                    return tdm_error(TDM_E_CONFIG, "%s=%d (set by the caller): expected %s", v->name, x, v->valid);
             }
             continue;
         }

@@ -137,13 +137,13 @@ static tdm_seq_block longest(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo
     const uint32_t *restrict b = m->b, *restrict aslot = m->aslot, *restrict start = m->start, *restrict pos = m->pos;
     uint32_t *restrict len0 = m->len[0], *restrict len1 = m->len[1], *restrict st0 = m->stamp[0], *restrict st1 = m->stamp[1];
     uint32_t gen = m->gen, prev_gen = 0; /* 0: no previous row (stamps are never 0 once written) */
+    if (gen > UINT32_MAX - (ahi - alo) - 1) { /* this scan would wrap the counter: forget every stamp first */
+        memset(st0, 0, m->cap_row * sizeof *st0);
+        memset(st1, 0, m->cap_row * sizeof *st1);
+        gen = 0;
+    }
     for (uint32_t i = alo; i < ahi; i++) {
-        if (++gen == 0) { /* the generation counter wrapped: forget every stamp */
-            memset(st0, 0, m->cap_row * sizeof *st0);
-            memset(st1, 0, m->cap_row * sizeof *st1);
-            gen = 1;
-            prev_gen = 0;
-        }
+        ++gen;
         uint32_t s = aslot[i];
         if (s != UINT32_MAX) {
             /* Rows alternate between the two arrays: this row writes (clen, cst), reads the other. */

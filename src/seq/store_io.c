@@ -208,9 +208,12 @@ int tdm_seq_store_load(tdm_ctx *ctx, const char *path, tdm_seq_store **out) {
     reader r = {fopen(path, "rb"), NULL, path};
     if (!r.f) return tdm_error(TDM_E_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(r.f), &st)) {
+    int bad = fstat(fileno(r.f), &st) ? tdm_error(TDM_E_IO, "%s: cannot stat: %s", path, strerror(errno))
+              : !S_ISREG(st.st_mode)   ? tdm_error(TDM_E_IO, "%s: not a regular file", path)
+                                       : TDM_OK;
+    if (bad) {
         fclose(r.f);
-        return tdm_error(TDM_E_IO, "%s: cannot stat: %s", path, strerror(errno));
+        return bad;
     }
     r.h = XXH64_createState();
     tdm_seq_store *s = NULL;
