@@ -20,8 +20,9 @@ for f in .deb/*.deb; do [ -e "$f" ] && dpkg -x "$f" "$DEBS"; done
 export LD_LIBRARY_PATH="$DEBS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 { nvidia-smi; nvcc --version; cmake --version | head -1; python3 --version; nproc; } >"$OUT/machine.txt" 2>&1
+# No pkg-config lookups there: its .pc files would point at /usr; plain searches under the prefix work.
 step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTANDEM_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$DEBS/usr"
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$DEBS/usr" -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
 step build cmake --build build-gpu -j "$(nproc)"
 # The CUDA backend must be found: strict mode turns a silent CPU fallback into a failure.
 step info env TANDEM_DEVICE=cuda TANDEM_STRICT=1 TANDEM_LOG_LEVEL=info build-gpu/tandem info
@@ -30,5 +31,9 @@ step tests ctest --test-dir build-gpu --output-on-failure -j 8
 grep -E "tests passed|tests failed" "$OUT/tests.log"
 if command -v compute-sanitizer >/dev/null; then
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_cuda_backend
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_cuda_backend
 fi
+# The CPU engine on this machine's cores, for the record (the GPU engine is issue 3).
+step bench-cpu build-gpu/bench/bench_seq --sizes 100000,1000000 --threads 16,1 --queries 100 --budget 2 --json "$OUT/bench_seq_cpu.json"
+tail -25 "$OUT/bench-cpu.log"
 exit $status
