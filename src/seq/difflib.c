@@ -21,13 +21,15 @@ struct tdm_seq_matcher {
     uint32_t nslots;
     uint64_t filter[64]; /* 4096-bit filter of b's values: most absent values cost one load */
     /* per slot: start[s]..start[s+1] in pos are its positions in b, ascending (none if purged) */
-    uint32_t *start, *cnt, *pos;
+    uint32_t *start, *cnt, *pos, *bslot; /* bslot: the slot of each b[j] */
+    uint64_t *bmask; /* |b| <= 64: per slot, the bit set of its positions in b */
+    uint64_t *arow;  /* |b| <= 64: per element of a, the positions in b where it occurs */
     uint32_t *aslot; /* slot of each a[i] in b, UINT32_MAX if absent */
     uint32_t *len[2], *stamp[2]; /* j2len rows, indexed by j+1 */
     uint32_t gen;
     tdm_seq_block *blocks;
     range *queue;
-    size_t cap_b, cap_t, cap_slot, cap_a, cap_row, cap_blocks, cap_queue;
+    size_t cap_b, cap_t, cap_slot, cap_bmask, cap_a, cap_arow, cap_row, cap_blocks, cap_queue;
 };
 
 int tdm_seq_matcher_new(tdm_seq_matcher **out) {
@@ -40,7 +42,7 @@ int tdm_seq_matcher_new(tdm_seq_matcher **out) {
 
 void tdm_seq_matcher_free(tdm_seq_matcher *m) {
     if (!m) return;
-    void *arrays[] = {m->b, m->keys, m->vals, m->start, m->cnt, m->pos, m->aslot,
+    void *arrays[] = {m->b, m->keys, m->vals, m->start, m->cnt, m->pos, m->bslot, m->bmask, m->arow, m->aslot,
                       m->len[0], m->len[1], m->stamp[0], m->stamp[1], m->blocks, m->queue};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) tdm_free(arrays[i]);
     tdm_free(m);
@@ -80,12 +82,13 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     size_t tcap = 16;
     while (tcap < 2 * nb) tcap *= 2;
     void **tb[] = {(void **)&m->keys, (void **)&m->vals};
-    void **sl[] = {(void **)&m->start, (void **)&m->cnt, (void **)&m->pos};
+    void **sl[] = {(void **)&m->start, (void **)&m->cnt, (void **)&m->pos, (void **)&m->bslot};
     void **rows[] = {(void **)&m->len[0], (void **)&m->len[1], (void **)&m->stamp[0], (void **)&m->stamp[1]};
     int grown;
     if (grow_all((void **[]){(void **)&m->b}, 1, &m->cap_b, nb, sizeof *m->b) < 0 ||
         grow_all(tb, 2, &m->cap_t, tcap, sizeof(uint32_t)) < 0 ||
-        grow_all(sl, 3, &m->cap_slot, nb + 1, sizeof(uint32_t)) < 0 ||
+        grow_all(sl, 4, &m->cap_slot, nb + 1, sizeof(uint32_t)) < 0 ||
+        grow_all((void **[]){(void **)&m->bmask}, 1, &m->cap_bmask, nb + 1, sizeof *m->bmask) < 0 ||
         (grown = grow_all(rows, 4, &m->cap_row, nb + 1, sizeof(uint32_t))) < 0)
         return nomem();
     if (grown) { /* fresh rows hold garbage stamps: clear them and restart the generations */
@@ -110,6 +113,7 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
             m->filter[(h >> 6) & 63] |= 1ull << (h & 63);
         }
         m->cnt[m->vals[p] - 1]++;
+        m->bslot[j] = m->vals[p] - 1;
     }
     /* CPython purges "popular" elements (more than 1 + n//100 occurrences) when n >= 200. A purged value
      * keeps its slot with no positions, so lookups find nothing, as with the deleted b2j key. */
@@ -122,11 +126,51 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
         m->cnt[s] = m->start[s]; /* from here on: the fill cursor */
     }
     m->start[m->nslots] = acc;
+    if (nb <= 64) memset(m->bmask, 0, m->nslots * sizeof *m->bmask);
     for (size_t j = 0; j < nb; j++) {
-        uint32_t s = slot_of(m, b[j]);
+        uint32_t s = m->bslot[j];
         if (m->cnt[s] < m->start[s + 1]) m->pos[m->cnt[s]++] = (uint32_t)j;
+        if (nb <= 64) m->bmask[s] |= 1ull << j; /* autojunk never acts below 200 elements */
     }
     return TDM_OK;
+}
+
+/* find_longest_match for |b| <= 64, bit-parallel. Bit j of D_k(i) says that a run of equal elements of
+ * length >= k ends at (i, j) inside the rectangle: D_1(i) = positions of a[i] in b[blo..bhi), and
+ * D_k(i) = D_1(i) & (D_{k-1}(i-1) << 1). CPython keeps the first (i, j), in row-then-column order, at
+ * which a run longer than the best so far ends: the deepest non-empty level of the first row that beats
+ * the best, at its lowest bit. */
+static tdm_seq_block longest_bits(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo, uint32_t ahi,
+                                  uint32_t blo, uint32_t bhi) {
+    const uint64_t *restrict arow = m->arow;
+    uint64_t in_range = (bhi == 64 ? ~0ull : (1ull << bhi) - 1) & ~((1ull << blo) - 1);
+    uint64_t lv[2][65];
+    uint32_t nprev = 0, best = 0, end_i = 0, end_j = 0;
+    for (uint32_t i = alo; i < ahi; i++) {
+        uint64_t *cur = lv[i & 1];
+        const uint64_t *prev = lv[(i & 1) ^ 1];
+        uint32_t ncur = 0;
+        uint64_t d1 = arow[i] & in_range;
+        if (d1) {
+            cur[0] = d1;
+            ncur = 1;
+            while (ncur <= nprev) {
+                uint64_t x = d1 & (prev[ncur - 1] << 1);
+                if (!x) break;
+                cur[ncur++] = x;
+            }
+            if (ncur > best) {
+                best = ncur;
+                end_i = i;
+                end_j = (uint32_t)__builtin_ctzll(cur[ncur - 1]);
+            }
+        }
+        nprev = ncur;
+    }
+    tdm_seq_block r = {alo, blo, 0};
+    if (best) r = (tdm_seq_block){end_i - best + 1, end_j - best + 1, best};
+    /* The extension loops of CPython only move over autojunk-purged elements: none below 200. */
+    return r;
 }
 
 /* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. Hot: the generation counter and the
@@ -188,8 +232,17 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
                            size_t *nblocks, size_t *matches) {
     if (!m || (na && !a) || !blocks || !nblocks) return tdm_error(TDM_E_INVAL, "tdm_seq_matcher_blocks: NULL argument");
     if (na >= UINT32_MAX - 1) return tdm_error(TDM_E_OVERFLOW, "difflib: sequence of %zu elements", na);
-    if (grow_all((void **[]){(void **)&m->aslot}, 1, &m->cap_a, na + 1, sizeof *m->aslot) < 0) return nomem();
-    for (size_t i = 0; i < na; i++) m->aslot[i] = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
+    if (grow_all((void **[]){(void **)&m->aslot}, 1, &m->cap_a, na + 1, sizeof *m->aslot) < 0 ||
+        grow_all((void **[]){(void **)&m->arow}, 1, &m->cap_arow, na + 1, sizeof *m->arow) < 0)
+        return nomem();
+    if (m->nb <= 64) {
+        for (size_t i = 0; i < na; i++) {
+            uint32_t sl = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
+            m->arow[i] = sl == UINT32_MAX ? 0 : m->bmask[sl];
+        }
+    } else {
+        for (size_t i = 0; i < na; i++) m->aslot[i] = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
+    }
     size_t nq = 0, nbk = 0, maxq = na < m->nb ? na + 1 : m->nb + 1;
     if (grow_all((void **[]){(void **)&m->queue}, 1, &m->cap_queue, maxq + 1, sizeof *m->queue) < 0 ||
         grow_all((void **[]){(void **)&m->blocks}, 1, &m->cap_blocks, maxq + 1, sizeof *m->blocks) < 0)
@@ -197,7 +250,7 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
     m->queue[nq++] = (range){0, (uint32_t)na, 0, (uint32_t)m->nb};
     while (nq) {
         range r = m->queue[--nq];
-        tdm_seq_block x = longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
+        tdm_seq_block x = m->nb <= 64 ? longest_bits(m, a, r.alo, r.ahi, r.blo, r.bhi) : longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
         if (!x.n) continue;
         m->blocks[nbk++] = x;
         if (r.alo < x.i && r.blo < x.j) m->queue[nq++] = (range){r.alo, x.i, r.blo, x.j};

@@ -1,10 +1,11 @@
 /* query.c: one STM against the whole store. Exact prefilters run in order of cost: the length bound
- * skips whole length buckets, the symbol-multiset overlap bound is computed in the same pass that maps a
- * pattern's symbols onto the query (so it costs almost nothing), and for difflib the bit-parallel LCS
- * bounds Ratcliff/Obershelp (RO <= LCS <= overlap). Every bound feeds the metric's own monotone formula,
- * so a pattern is dropped only when even the bound fails the threshold: filtered and unfiltered queries
- * return the same set. Work is split into chunks of ids spread over OpenMP threads; the final order is
- * similarity descending, then id ascending, whatever the thread count. */
+ * (per length, so whole buckets can be skipped), the inverted index's prefix filter (a pattern that can
+ * pass shares a symbol with the query's rarest m-Lmin+1 elements), the symbol-multiset overlap bound,
+ * computed in the same pass that maps a pattern's symbols onto the query, and for difflib the
+ * bit-parallel LCS, which bounds Ratcliff/Obershelp (RO <= LCS <= overlap). Every bound feeds the
+ * metric's own monotone formula, so a pattern is dropped only when even the bound fails: filtered and
+ * unfiltered queries return the same results. Work is split into chunks spread over OpenMP threads; the
+ * final order is similarity descending, then id ascending, whatever the thread count. */
 #include "seq/seq_internal.h"
 
 #include <math.h>
@@ -14,6 +15,8 @@
 #include <time.h>
 
 #define CHUNK 2048
+/* Below this many symbols (or postings) per thread, starting a team costs more than it saves. */
+#define WORK_PER_THREAD 200000
 
 void tdm_seq_query_opts_init(tdm_seq_query_opts *o) {
     *o = (tdm_seq_query_opts){.metric = TDM_SEQ_LCS, .threshold = 0.1};
@@ -308,18 +311,20 @@ static int cmp_u64(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-/* Prefix filter through the inverted index. Let Lmin be the fewest common elements any kept length needs.
- * A pattern with multiset overlap >= Lmin shares at least one element with any m-Lmin+1 of the query's m
- * known elements, so it contains one of the symbols of the rarest m-Lmin+1: the union of their postings
- * holds every pattern that can pass. Used only when that union is small; otherwise *cand stays NULL and
- * the caller scans. */
+/* The count bound through the inverted index. For a pattern p, the multiset overlap is at most
+ * U(p) = sum of cS(x) over the query's distinct symbols x that p contains (cS = count in the STM). The
+ * most frequent symbols F (whose counts add up to less than the smallest need, Lmin) are not walked:
+ * U(p) <= U_W(p) + C_F, where U_W sums over the walked symbols' postings and C_F over F. A pattern in no
+ * walked posting has U_W = 0 and C_F < Lmin, so it cannot pass; a touched one is kept only if
+ * U_W(p) + C_F reaches the need of its own length, checked from the offsets alone, before its symbols
+ * are read. Used when walking the postings costs less than a scan; otherwise *cand stays NULL. */
 static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
     const tdm_seq_store *s = p->s;
     size_t lmin = NEVER;
     for (size_t n = 0; n < p->n_need; n++)
         if (p->need[n] < lmin) lmin = p->need[n];
     if (lmin == 0 || lmin == NEVER) return TDM_OK; /* a pattern with nothing in common may pass */
-    /* The query's known elements with their posting sizes, rarest first. */
+    /* Distinct known symbols with their STM counts, most frequent in the store first. */
     const tdm_seq_stm *q = p->stm;
     uint64_t *key = tdm_malloc((q->n ? q->n : 1) * sizeof *key);
     if (!key) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
@@ -328,38 +333,87 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
         uint32_t sym = q->ids[i];
         if (sym == TDM_SEQ_UNKNOWN) continue;
         uint64_t len = sym < s->npost ? s->post[sym].n : 0;
-        key[known++] = len << 32 | sym;
-    }
-    if (known < lmin) { /* no pattern can share enough: every pattern is pruned */
-        tdm_free(key);
-        *ncand = 0;
-        return (*cand = tdm_malloc(1)) ? TDM_OK : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+        key[known++] = (UINT32_MAX - len) << 32 | sym; /* sorts longest postings first, equal symbols together */
     }
     qsort(key, known, sizeof *key, cmp_u64);
-    size_t prefix = known - lmin + 1;
-    uint64_t cost = 0;
-    for (size_t i = 0; i < prefix; i++) cost += key[i] >> 32;
-    if (cost * 4 > s->count) { /* too many candidates: a scan is cheaper */
-        tdm_free(key);
-        return TDM_OK;
-    }
-    size_t words = ((size_t)s->count + 63) / 64;
-    uint64_t *mark = tdm_calloc(words ? words : 1, sizeof *mark);
-    uint32_t *out = mark ? tdm_malloc((cost ? cost : 1) * sizeof *out) : NULL;
-    if (!out) {
-        tdm_free(mark);
+    size_t cf = 0, first_walked = 0, d = 0;
+    uint32_t *wsym = (uint32_t *)key, *wcnt = NULL; /* distinct walked symbols and their STM counts */
+    wcnt = tdm_malloc((known ? known : 1) * sizeof *wcnt);
+    if (!wcnt) {
         tdm_free(key);
         return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
     }
-    for (size_t i = 0; i < prefix; i++) {
-        const tdm_seq_postings *pl = &s->post[(uint32_t)key[i]];
-        for (uint32_t k = 0; k < pl->n; k++) mark[pl->ids[k] / 64] |= 1ull << (pl->ids[k] % 64);
+    uint64_t cost = 0;
+    for (size_t i = 0; i < known;) {
+        size_t j = i;
+        while (j < known && (uint32_t)key[j] == (uint32_t)key[i]) j++;
+        uint32_t sym = (uint32_t)key[i], c = (uint32_t)(j - i);
+        if (!first_walked && cf + c < lmin) {
+            cf += c; /* skipped: assumed present in every pattern */
+        } else {
+            first_walked = 1;
+            wsym[d] = sym, wcnt[d] = c, d++;
+            cost += s->post[sym].n;
+        }
+        i = j;
     }
-    size_t n = 0;
-    for (size_t w = 0; w < words; w++)
-        for (uint64_t bits = mark[w]; bits; bits &= bits - 1) out[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-    tdm_free(mark);
+    /* Walking a posting entry costs about what reading two stored symbols does. */
+    if (cost * 2 > s->nsym) {
+        tdm_free(key);
+        tdm_free(wcnt);
+        return TDM_OK;
+    }
+    /* One byte per pattern; 255 means "255 or more" and always makes a candidate, so the bound stays an
+     * upper bound. Threads split the ids into ranges, so no two touch the same byte, and each finds its
+     * range in every (ascending) posting list by binary search. */
+    uint8_t *u = tdm_calloc(s->count ? s->count : 1, 1);
+    int threads = p->o->threads ? p->o->threads : tdm_ctx_threads(s->ctx);
+    if ((uint64_t)threads > cost / WORK_PER_THREAD + 1) threads = (int)(cost / WORK_PER_THREAD + 1);
+    uint32_t **part = u ? tdm_calloc((size_t)threads, sizeof *part) : NULL;
+    size_t *npart = part ? tdm_calloc((size_t)threads, sizeof *npart) : NULL;
+    int nomem = !npart;
+#pragma omp parallel num_threads(threads) if (threads > 1 && !nomem) reduction(| : nomem)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        uint32_t lo = (uint32_t)((uint64_t)s->count * t / nt), hi = (uint32_t)((uint64_t)s->count * (t + 1) / nt);
+        for (size_t k = 0; k < d && !nomem; k++) {
+            const tdm_seq_postings *pl = &s->post[wsym[k]];
+            uint32_t c = wcnt[k], a = 0, b = pl->n;
+            while (a < b) { /* first entry >= lo */
+                uint32_t mid = a + (b - a) / 2;
+                if (pl->ids[mid] < lo) a = mid + 1;
+                else b = mid;
+            }
+            for (uint32_t e = a; e < pl->n && pl->ids[e] < hi; e++) {
+                uint32_t v = u[pl->ids[e]] + c;
+                u[pl->ids[e]] = (uint8_t)(v > 255 ? 255 : v);
+            }
+        }
+        size_t cap = 0;
+        for (uint32_t id = lo; id < hi && !nomem; id++) {
+            if (!u[id]) continue;
+            size_t len = (size_t)(s->off[id + 1] - s->off[id]);
+            uint32_t need = len < p->n_need ? p->need[len] : NEVER;
+            if (need == NEVER || (u[id] < 255 && (uint64_t)u[id] + cf < need)) continue;
+            if (tdm_grow((void **)&part[t], &cap, npart[t] + 1, sizeof **part)) nomem = 1;
+            else part[t][npart[t]++] = id;
+        }
+    }
     tdm_free(key);
+    tdm_free(wcnt);
+    tdm_free(u);
+    size_t n = 0;
+    for (int t = 0; npart && t < threads; t++) n += npart[t];
+    uint32_t *out = nomem ? NULL : tdm_malloc((n ? n : 1) * sizeof *out);
+    size_t at = 0;
+    for (int t = 0; out && t < threads; t++) { /* ranges are in id order: concatenation is sorted */
+        memcpy(out + at, part[t], npart[t] * sizeof *out);
+        at += npart[t];
+    }
+    for (int t = 0; part && t < threads; t++) tdm_free(part[t]);
+    tdm_free(part);
+    tdm_free(npart);
+    if (!out) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
     *cand = out;
     *ncand = n;
     return TDM_OK;
@@ -456,9 +510,6 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     }
     return 0;
 }
-
-/* Below this many symbols per thread, starting a team costs more than it saves. */
-#define WORK_PER_THREAD 200000
 
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     int rc = check_opts(s, stm, o);
