@@ -37,10 +37,18 @@ void *tdm_malloc(size_t bytes) {
 void *tdm_calloc(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size)
         return NULL;
-    void *p = tdm_malloc(count * size);
-    if (p)
-        memset(p, 0, count * size);
-    return p;
+    size_t bytes = count * size;
+    if (bytes > SIZE_MAX - sizeof(header))
+        return NULL;
+    /* calloc, not malloc + memset: large blocks arrive as zero pages that cost only when touched. */
+    header *h = calloc(1, sizeof(header) + bytes);
+    if (!h)
+        return NULL;
+    h->size = bytes;
+    account_add(bytes);
+    atomic_fetch_add(&n_allocs, 1);
+    atomic_fetch_add(&n_live, 1);
+    return h + 1;
 }
 
 void *tdm_realloc(void *ptr, size_t bytes) {

@@ -306,6 +306,11 @@ static int check_opts(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     return TDM_OK;
 }
 
+static int cmp_u32(const void *x, const void *y) {
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
 static int cmp_u64(const void *x, const void *y) {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return a < b ? -1 : a > b;
@@ -364,9 +369,38 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
         return TDM_OK;
     }
     /* One byte per pattern; 255 means "255 or more" and always makes a candidate, so the bound stays an
-     * upper bound. Threads split the ids into ranges, so no two touch the same byte, and each finds its
-     * range in every (ascending) posting list by binary search. */
+     * upper bound. */
     uint8_t *u = tdm_calloc(s->count ? s->count : 1, 1);
+    if (u && cost * 16 < s->count) {
+        /* Few postings: add them up, then revisit them (clearing each byte to see each id once) rather
+         * than the whole array, and put the candidates in id order so visits read memory forwards. */
+        size_t n = 0;
+        uint32_t *out = tdm_malloc((cost ? cost : 1) * sizeof *out);
+        for (size_t k = 0; out && k < d; k++)
+            for (uint32_t e = 0; e < s->post[wsym[k]].n; e++) {
+                uint32_t id = s->post[wsym[k]].ids[e], v = u[id] + wcnt[k];
+                u[id] = (uint8_t)(v > 255 ? 255 : v);
+            }
+        for (size_t k = 0; out && k < d; k++)
+            for (uint32_t e = 0; e < s->post[wsym[k]].n; e++) {
+                uint32_t id = s->post[wsym[k]].ids[e];
+                if (!u[id]) continue;
+                size_t len = (size_t)(s->off[id + 1] - s->off[id]);
+                uint32_t need = len < p->n_need ? p->need[len] : NEVER;
+                if (need != NEVER && (u[id] == 255 || (uint64_t)u[id] + cf >= need)) out[n++] = id;
+                u[id] = 0;
+            }
+        if (out) qsort(out, n, sizeof *out, cmp_u32);
+        tdm_free(key);
+        tdm_free(wcnt);
+        tdm_free(u);
+        if (!out) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+        *cand = out;
+        *ncand = n;
+        return TDM_OK;
+    }
+    /* Many postings: threads split the ids into ranges, so no two touch the same byte, and each finds
+     * its range in every (ascending) posting list by binary search. */
     int threads = p->o->threads ? p->o->threads : tdm_ctx_threads(s->ctx);
     if ((uint64_t)threads > cost / WORK_PER_THREAD + 1) threads = (int)(cost / WORK_PER_THREAD + 1);
     uint32_t **part = u ? tdm_calloc((size_t)threads, sizeof *part) : NULL;
