@@ -117,6 +117,11 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     }
     /* CPython purges "popular" elements (more than 1 + n//100 occurrences) when n >= 200. A purged value
      * keeps its slot with no positions, so lookups find nothing, as with the deleted b2j key. */
+    if (nb <= 64) { /* the bit-parallel search needs only each slot's positions as a bit set */
+        memset(m->bmask, 0, m->nslots * sizeof *m->bmask);
+        for (size_t j = 0; j < nb; j++) m->bmask[m->bslot[j]] |= 1ull << j; /* autojunk needs >= 200 */
+        return TDM_OK;
+    }
     uint32_t ntest = autojunk && nb >= 200 ? (uint32_t)(nb / 100 + 1) : UINT32_MAX;
     uint32_t acc = 0;
     for (uint32_t s = 0; s < m->nslots; s++) {
@@ -126,11 +131,9 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
         m->cnt[s] = m->start[s]; /* from here on: the fill cursor */
     }
     m->start[m->nslots] = acc;
-    if (nb <= 64) memset(m->bmask, 0, m->nslots * sizeof *m->bmask);
     for (size_t j = 0; j < nb; j++) {
         uint32_t s = m->bslot[j];
         if (m->cnt[s] < m->start[s + 1]) m->pos[m->cnt[s]++] = (uint32_t)j;
-        if (nb <= 64) m->bmask[s] |= 1ull << j; /* autojunk never acts below 200 elements */
     }
     return TDM_OK;
 }
