@@ -35,9 +35,11 @@ static int show(const tdm_seq_store *s, const tdm_seq_stm *stm, tdm_seq_metric m
     if (rc) return cli_fail_status(rc, "demo query");
     double ms = (cli_now() - t0) * 1e3;
     const tdm_seq_query_stats *st = &r.stats;
-    printf("  %-7s >= %.2f: %zu patterns in %.2f ms (length bound skipped %llu, multiset bound %llu + %llu via the index, LCS bound %llu, scored %llu)\n",
-           tdm_seq_metric_name(metric), thr, r.n, ms, (unsigned long long)st->length_pruned, (unsigned long long)st->index_pruned,
-           (unsigned long long)st->multiset_pruned, (unsigned long long)st->lcs_pruned, (unsigned long long)st->scored);
+    printf("  %-7s >= %.2f: %zu patterns in %.2f ms (exact bounds removed: length %llu, index %llu, multiset %llu, "
+           "LCS %llu; scored %llu)\n",
+           tdm_seq_metric_name(metric), thr, r.n, ms, (unsigned long long)st->length_pruned,
+           (unsigned long long)st->index_pruned, (unsigned long long)st->multiset_pruned,
+           (unsigned long long)st->lcs_pruned, (unsigned long long)st->scored);
     for (size_t k = 0; k < r.n && k < 3; k++) {
         const uint32_t *p;
         size_t n;
@@ -90,13 +92,14 @@ int cmd_demo(int argc, char **argv) {
         tdm_seq_gen_next(g, buf, &len);
         rc = tdm_seq_store_add(s, buf, len, NULL);
     }
+    if (!rc) tdm_seq_store_shrink(s);
     double t1 = cli_now();
     if (rc) {
         tdm_seq_gen_free(g);
         tdm_seq_store_free(s);
         return cli_fail_status(rc, "demo");
     }
-    printf("tandem %s demo: %llu generated patterns (Zipf symbols over %u, lengths %u-%u, mean %.1f) stored in %.0f ms, %.1f MB\n"
+    printf("tandem %s demo: %llu patterns (Zipf symbols over %u, lengths %u-%u, mean %.1f) generated and stored in %.0f ms, %.1f MB\n"
            "backends: ",
            tdm_version(), n, go.vocab, go.min_len, go.max_len, (double)tdm_seq_store_total_symbols(s) / n, (t1 - t0) * 1e3,
            tdm_seq_store_bytes(s) / 1e6);
