@@ -21,10 +21,8 @@ static void account_add(size_t bytes) {
     }
 }
 
-void *tdm_malloc(size_t bytes) {
-    if (bytes > SIZE_MAX - sizeof(header))
-        return NULL;
-    header *h = malloc(sizeof(header) + bytes);
+/* Records a fresh block of bytes (h may be NULL: the allocation failed) and returns the caller's part. */
+static void *track(header *h, size_t bytes) {
     if (!h)
         return NULL;
     h->size = bytes;
@@ -34,6 +32,12 @@ void *tdm_malloc(size_t bytes) {
     return h + 1;
 }
 
+void *tdm_malloc(size_t bytes) {
+    if (bytes > SIZE_MAX - sizeof(header))
+        return NULL;
+    return track(malloc(sizeof(header) + bytes), bytes);
+}
+
 void *tdm_calloc(size_t count, size_t size) {
     if (size && count > SIZE_MAX / size)
         return NULL;
@@ -41,14 +45,7 @@ void *tdm_calloc(size_t count, size_t size) {
     if (bytes > SIZE_MAX - sizeof(header))
         return NULL;
     /* calloc, not malloc + memset: large blocks arrive as zero pages that cost only when touched. */
-    header *h = calloc(1, sizeof(header) + bytes);
-    if (!h)
-        return NULL;
-    h->size = bytes;
-    account_add(bytes);
-    atomic_fetch_add(&n_allocs, 1);
-    atomic_fetch_add(&n_live, 1);
-    return h + 1;
+    return track(calloc(1, sizeof(header) + bytes), bytes);
 }
 
 void *tdm_realloc(void *ptr, size_t bytes) {

@@ -421,3 +421,17 @@ def lcs_table(a, b):
         for j in range(1, len(b) + 1):
             t[i][j] = t[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(t[i - 1][j], t[i][j - 1])
     return t[len(a)][len(b)]
+
+
+def run_both_orders(args, checker, metric, pairs, expected, expect, rng):
+    """Runs the CLI with --metric on every pair as (a, b) and as (b, a), checks each output line
+    against expected, then shrinks the first failure (if any) and reports it."""
+    for order in ("ab", "ba"):
+        label = "%s (a,b)" % metric if order == "ab" else "%s (b,a)" % metric
+        cases = pairs if order == "ab" else [(b, a) for a, b in pairs]
+        lines = [dumps_line(c, rng) for c in cases]
+        run = run_cli(args.tandem, ["--metric", metric], lines, args.keep, metric + "_" + order)
+        print("%s: CLI %.2f s" % (label, run.seconds), flush=True)
+        checker.check_run(label, run, lines, expected, False, cases)
+    report_shrunk(args, checker, cli_args_for=lambda label: ["--metric", metric],
+                  expect_for=lambda label: expect)

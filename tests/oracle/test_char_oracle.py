@@ -153,16 +153,7 @@ def main():
                 checker.fail("self-check", oc.dumps_line(pairs[k]), oc.lcs_table(sa, sb), oc.lcs_dp(sa, sb), "DP")
         return checker.summary()
 
-    for order in ("ab", "ba"):
-        label = "char (a,b)" if order == "ab" else "char (b,a)"
-        cases = pairs if order == "ab" else [(b, a) for a, b in pairs]
-        lines = [oc.dumps_line(c, rng) for c in cases]
-        run = oc.run_cli(args.tandem, ["--metric", "char"], lines, args.keep, "char_" + order)
-        print("%s: CLI %.2f s" % (label, run.seconds), flush=True)
-        checker.check_run(label, run, lines, expected, False, cases)
-
-    oc.report_shrunk(args, checker, cli_args_for=lambda label: ["--metric", "char"],
-                     expect_for=lambda label: expect)
+    oc.run_both_orders(args, checker, "char", pairs, expected, expect, rng)
     print("total %.1f s" % (time.monotonic() - t0))
     return checker.summary()
 

@@ -161,16 +161,7 @@ def main():
                     checker.fail("self-check", oc.dumps_line(pairs[k]), lcs_table(a, b), lcs_dp(a, b), "DP")
         return checker.summary()
 
-    for order in ("ab", "ba"):
-        label = "lcs (a,b)" if order == "ab" else "lcs (b,a)"
-        cases = pairs if order == "ab" else [(b, a) for a, b in pairs]
-        lines = [oc.dumps_line(c, rng) for c in cases]
-        run = oc.run_cli(args.tandem, ["--metric", "lcs"], lines, args.keep, "lcs_" + order)
-        print("%s: CLI %.2f s" % (label, run.seconds), flush=True)
-        checker.check_run(label, run, lines, expected, False, cases)
-
-    oc.report_shrunk(args, checker, cli_args_for=lambda label: ["--metric", "lcs"],
-                     expect_for=lambda label: expect)
+    oc.run_both_orders(args, checker, "lcs", pairs, expected, expect, rng)
     print("total %.1f s" % (time.monotonic() - t0))
     return checker.summary()
 

@@ -191,20 +191,6 @@ static void test_char_and_difflib_ratio_bits(void **state) {
 
 /* ---- character LCS ------------------------------------------------------------------------------------ */
 
-static size_t encode(uint32_t cp, char *out) {
-    unsigned char *o = (unsigned char *)out;
-    if (cp < 0x80) return o[0] = (unsigned char)cp, 1;
-    if (cp < 0x800) return o[0] = (unsigned char)(0xC0 | cp >> 6), o[1] = (unsigned char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | cp >> 12), o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | cp >> 18), o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)), o[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 static uint32_t intern(tdm_seq_vocab *v, const char *s) {
     uint32_t id;
     assert_int_equal(tdm_seq_vocab_intern(v, s, strlen(s), &id), TDM_OK);
@@ -279,7 +265,7 @@ static void test_char_lcs_random(void **state) {
         char buf[64];
         size_t len = 0;
         uint32_t n = (uint32_t)tu_below(&r, MAXCP + 1);
-        for (uint32_t k = 0; k < n; k++) len += encode(cps[nsym][k] = chars[tu_below(&r, sizeof chars / sizeof *chars)], buf + len);
+        for (uint32_t k = 0; k < n; k++) len += tu_utf8_encode(cps[nsym][k] = chars[tu_below(&r, sizeof chars / sizeof *chars)], buf + len);
         uint32_t id;
         assert_int_equal(tdm_seq_vocab_intern(v, buf, len, &id), TDM_OK);
         if (id != nsym) continue; /* drew an existing symbol */

@@ -36,20 +36,6 @@ static size_t ref_utf8(const char *str, size_t len, uint32_t *cps, size_t *ncp) 
     return i;
 }
 
-static size_t encode(uint32_t cp, char *out) {
-    unsigned char *o = (unsigned char *)out;
-    if (cp < 0x80) return o[0] = (unsigned char)cp, 1;
-    if (cp < 0x800) return o[0] = (unsigned char)(0xC0 | cp >> 6), o[1] = (unsigned char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000) {
-        o[0] = (unsigned char)(0xE0 | cp >> 12), o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xF0 | cp >> 18), o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)), o[3] = (unsigned char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* A random valid code point, favouring the boundaries of each encoding length. */
 static uint32_t random_cp(tu_rng *r) {
     static const uint32_t edges[] = {0x0, 0x7F, 0x80, 0x7FF, 0x800, 0xFFF, 0x1000, 0xD7FF, 0xE000, 0xFFFD,
@@ -120,10 +106,10 @@ static void test_utf8_invalid(void **state) {
             char buf[128];
             size_t pre = 0;
             int npre = rep == 0 ? 0 : (int)tu_below(&r, 6);
-            for (int k = 0; k < npre; k++) pre += encode(random_cp(&r), buf + pre);
+            for (int k = 0; k < npre; k++) pre += tu_utf8_encode(random_cp(&r), buf + pre);
             memcpy(buf + pre, bad[i].bytes, bad[i].len);
             size_t len = pre + bad[i].len;
-            if (rep & 1) len += encode(random_cp(&r), buf + len);
+            if (rep & 1) len += tu_utf8_encode(random_cp(&r), buf + len);
             size_t want = pre + at[i];
             assert_int_equal(ref_utf8(buf, len, NULL, NULL), want); /* the reference agrees on the case */
             tdm_clear_error();
@@ -154,7 +140,7 @@ static void test_utf8_random_against_reference(void **state) {
                 memcpy(buf + len, s, strlen(s));
                 len += strlen(s);
             } else if (kind == 2 && len) buf[tu_below(&r, len)] ^= (char)(1u << tu_below(&r, 8));
-            else len += encode(random_cp(&r), buf + len);
+            else len += tu_utf8_encode(random_cp(&r), buf + len);
         }
         uint32_t want[256], got[256];
         size_t wn;
@@ -277,7 +263,7 @@ static void test_vocab_random_model(void **state) {
         char buf[64];
         size_t len = 0;
         int ncp = (int)tu_below(&r, 6);
-        for (int k = 0; k < ncp; k++) len += encode(alphabet[tu_below(&r, sizeof alphabet / sizeof *alphabet)], buf + len);
+        for (int k = 0; k < ncp; k++) len += tu_utf8_encode(alphabet[tu_below(&r, sizeof alphabet / sizeof *alphabet)], buf + len);
         pool[npool].s = malloc(len + 1);
         memcpy(pool[npool].s, buf, len);
         pool[npool++].len = len;
@@ -345,13 +331,13 @@ static void test_vocab_many_symbols(void **state) {
         char buf[96];
         size_t n = 0;
         uint32_t x = i;
-        do n += encode(digits[x & 15], buf + n), x >>= 4;
+        do n += tu_utf8_encode(digits[x & 15], buf + n), x >>= 4;
         while (x);
         buf[n++] = '|';
         int tail = (int)tu_below(&r, 4);
         for (int k = 0; k < tail; k++) {
             uint32_t c = random_cp(&r);
-            n += encode(c == '|' ? 'q' : c, buf + n);
+            n += tu_utf8_encode(c == '|' ? 'q' : c, buf + n);
         }
         sym[i] = malloc(n);
         memcpy(sym[i], buf, n);

@@ -65,6 +65,21 @@ static inline int64_t tu_range(tu_rng *r, int64_t lo, int64_t hi) {
     return lo + (int64_t)tu_below(r, (uint64_t)(hi - lo) + 1);
 }
 
+/* UTF-8 bytes of code point cp (a valid scalar value) into out; returns how many (1..4). */
+static inline size_t tu_utf8_encode(uint32_t cp, char *out) {
+    unsigned char *o = (unsigned char *)out;
+    if (cp < 0x80) return o[0] = (unsigned char)cp, 1;
+    if (cp < 0x800) return o[0] = (unsigned char)(0xC0 | cp >> 6), o[1] = (unsigned char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | cp >> 12), o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | cp >> 18), o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)), o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 static inline double tu_unit(tu_rng *r) { return (double)(tu_next(r) >> 11) * 0x1.0p-53; }
 
 static inline uint64_t tu_bits(double x) {
