@@ -1,6 +1,8 @@
 /* cmd_seq_query.c: `tandem seq query`, STMs from a file against a store, answered as one batch. */
 #include "cli.h"
 
+#include "tandem/backend.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +25,12 @@ static const char *usage =
 
 static void put_stats(const tdm_seq_query_stats *st) {
     printf(", \"stats\": {\"patterns\": %llu, \"length_pruned\": %llu, \"index_pruned\": %llu, \"multiset_pruned\": %llu, \"lcs_pruned\": %llu, "
-           "\"scored\": %llu, \"returned\": %llu, \"filter_ms\": %.3f, \"score_ms\": %.3f, \"select_ms\": %.3f}",
+           "\"scored\": %llu, \"returned\": %llu, \"filter_ms\": %.3f, \"score_ms\": %.3f, \"select_ms\": %.3f, "
+           "\"backend\": \"%s\", \"route\": \"%s\"}",
            (unsigned long long)st->patterns, (unsigned long long)st->length_pruned, (unsigned long long)st->index_pruned,
            (unsigned long long)st->multiset_pruned,
            (unsigned long long)st->lcs_pruned, (unsigned long long)st->scored, (unsigned long long)st->returned,
-           st->filter_ms, st->score_ms, st->select_ms);
+           st->filter_ms, st->score_ms, st->select_ms, st->backend, tdm_route_reason_name((tdm_route_reason)st->route_reason));
 }
 
 /* Reads every STM line of f and encodes it against the store's vocabulary. */

@@ -179,6 +179,8 @@ typedef struct {
     uint64_t scored;          /* patterns whose exact similarity was computed */
     uint64_t returned;        /* hits returned */
     double filter_ms, score_ms, select_ms; /* wall time split */
+    const char *backend;      /* where it ran ("cpu", ...; owned by the context) */
+    int route_reason;         /* why (a tdm_route_reason of backend.h) */
 } tdm_seq_query_stats;
 
 /* Results of one query: hits in deterministic order (similarity descending, then id ascending). */
@@ -189,8 +191,11 @@ typedef struct {
 } tdm_seq_result;
 void tdm_seq_result_clear(tdm_seq_result *r);
 
-/* Runs one query. stm is borrowed. Errors: TDM_E_INVAL (bad options: threshold outside [0,1] or NaN,
- * unknown metric), TDM_E_NOMEM. On success the caller owns out->hits. */
+/* Runs one query. stm is borrowed. The backend is chosen by tdm_backend_select under TANDEM_SEQ_BACKEND
+ * (only the CPU computes sequence ops today, so cuda falls back to it with reason FORCED_GPU_UNAVAILABLE,
+ * or fails under TANDEM_STRICT). Errors: TDM_E_INVAL (bad options: threshold outside [0,1] or NaN,
+ * unknown metric), TDM_E_UNSUPPORTED (strict and forced to a backend that cannot run it), TDM_E_NOMEM.
+ * On success the caller owns out->hits. */
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *opts,
                   tdm_seq_result *out);
 /* Runs n queries with the same options, spreading them over the threads; out[i] answers stms[i] exactly

@@ -549,10 +549,16 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
     int rc = check_opts(s, stm, o);
     if (rc) return rc;
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_query: out is NULL");
+    static const tdm_op op_of[] = {[TDM_SEQ_LCS] = TDM_OP_SEQ_LCS, [TDM_SEQ_DIFFLIB] = TDM_OP_SEQ_DIFFLIB,
+                                   [TDM_SEQ_CHAR] = TDM_OP_SEQ_CHAR};
+    const tdm_backend *be;
+    tdm_route_reason why;
+    if ((rc = tdm_backend_select(s->ctx, op_of[o->metric], (tdm_device_pref)tdm_ctx_config(s->ctx)->seq_backend, &be, &why)))
+        return rc;
     double t0 = now_ms();
     prepared p = {.s = s, .stm = stm, .o = o};
     plan pl = {0};
-    tdm_seq_query_stats st = {.patterns = s->count};
+    tdm_seq_query_stats st = {.patterns = s->count, .backend = be->name, .route_reason = (int)why};
     if ((rc = prepare(&p, &pl, &st))) {
         query_release(&p, &pl);
         return rc != -1 ? rc : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory to prepare the query");
