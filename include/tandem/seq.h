@@ -172,8 +172,9 @@ typedef struct {
 typedef struct {
     uint64_t patterns;        /* patterns in the store */
     uint64_t length_pruned;   /* removed by the length bound (whole length ranges skipped) */
-    uint64_t index_pruned;    /* never visited: the multiset bound applied through the inverted index (a
-                                 pattern sharing no symbol with the query's rarest m-Lmin+1 cannot pass) */
+    uint64_t index_pruned;    /* never visited: the count bound applied through the inverted index (the
+                                 STM counts of the symbols a pattern contains, checked against the
+                                 count its length needs; docs/seq.md) */
     uint64_t multiset_pruned; /* removed by the symbol-multiset overlap bound */
     uint64_t lcs_pruned;      /* difflib only: removed by the LCS bound (RO <= LCS) */
     uint64_t scored;          /* patterns whose exact similarity was computed */

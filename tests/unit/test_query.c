@@ -12,6 +12,7 @@
 
 #include <math.h>
 
+#include "tandem/backend.h"
 #include "tandem/seq.h"
 
 static tdm_ctx *ctx;
@@ -549,6 +550,51 @@ static void test_query_invalid(void **state) {
 
 /* STM encoding: ids looked up without growing the vocabulary, unknown symbols marked, code points of the
  * space-joined strings. */
+/* TANDEM_SEQ_BACKEND reaches the query: it names the backend that ran and why; forcing CUDA falls back to
+ * the CPU (no sequence kernel on the GPU yet) or, under TANDEM_STRICT, fails. */
+static void test_query_backend_choice(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(5);
+    tdm_seq_store *s = make_store(tu_next(&r), 8, 50, 10, 4.0);
+    uint32_t ids[3] = {0, 1, 2};
+    tdm_seq_stm stm;
+    assert_int_equal(tdm_seq_stm_from_ids(tdm_seq_store_vocab_const(s), ids, 3, &stm), TDM_OK);
+    tdm_seq_query_opts o;
+    tdm_seq_query_opts_init(&o);
+    tdm_seq_result out;
+    assert_int_equal(tdm_seq_query(s, &stm, &o, &out), TDM_OK);
+    assert_string_equal(out.stats.backend, "cpu");
+    tdm_seq_result_clear(&out);
+    for (int strict = 0; strict <= 1; strict++) {
+        tdm_config c;
+        tdm_config_init(&c);
+        c.seq_backend = TDM_DEVICE_CUDA;
+        c.strict = strict;
+        c.device = TDM_DEVICE_CPU; /* no CUDA backend at all, GPU machine or not */
+        tdm_ctx *forced;
+        assert_int_equal(tdm_init(&forced, &c), TDM_OK);
+        tdm_seq_store *fs;
+        assert_int_equal(tdm_seq_store_new(forced, &fs), TDM_OK);
+        for (uint32_t k = 0; k < 3; k++) intern(fs, (const char *[]){"x", "y", "z"}[k]);
+        assert_int_equal(tdm_seq_store_add(fs, ids, 3, NULL), TDM_OK);
+        int rc = tdm_seq_query(fs, &stm, &o, &out);
+        if (strict) {
+            assert_int_equal(rc, TDM_E_UNSUPPORTED);
+            assert_non_null(strstr(tdm_last_error(), "seq.lcs"));
+        } else {
+            assert_int_equal(rc, TDM_OK);
+            assert_string_equal(out.stats.backend, "cpu");
+            assert_int_equal(out.stats.route_reason, TDM_ROUTE_FORCED_GPU_UNAVAILABLE);
+            assert_int_equal(out.n, 1);
+            tdm_seq_result_clear(&out);
+        }
+        tdm_seq_store_free(fs);
+        tdm_destroy(forced);
+    }
+    tdm_seq_stm_clear(&stm);
+    tdm_seq_store_free(s);
+}
+
 static void test_stm_encode(void **state) {
     (void)state;
     tdm_seq_store *s;
@@ -605,6 +651,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stm_encode),
         cmocka_unit_test(test_query_invalid),
+        cmocka_unit_test(test_query_backend_choice),
         cmocka_unit_test(test_query_small_vocabulary),
         cmocka_unit_test(test_query_medium_vocabulary),
         cmocka_unit_test(test_query_large_vocabulary),
