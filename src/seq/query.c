@@ -342,9 +342,11 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
     }
     qsort(key, known, sizeof *key, cmp_u64);
     size_t cf = 0, first_walked = 0, d = 0;
-    uint32_t *wsym = (uint32_t *)key, *wcnt = NULL; /* distinct walked symbols and their STM counts */
-    wcnt = tdm_malloc((known ? known : 1) * sizeof *wcnt);
-    if (!wcnt) {
+    /* The distinct walked symbols and their STM counts. */
+    uint32_t *wsym = tdm_malloc((known ? known : 1) * sizeof *wsym), *wcnt = tdm_malloc((known ? known : 1) * sizeof *wcnt);
+    if (!wsym || !wcnt) {
+        tdm_free(wsym);
+        tdm_free(wcnt);
         tdm_free(key);
         return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
     }
@@ -365,6 +367,7 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
     /* Walking a posting entry costs about what reading two stored symbols does. */
     if (cost * 2 > s->nsym) {
         tdm_free(key);
+        tdm_free(wsym);
         tdm_free(wcnt);
         return TDM_OK;
     }
@@ -392,6 +395,7 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
             }
         if (out) qsort(out, n, sizeof *out, cmp_u32);
         tdm_free(key);
+        tdm_free(wsym);
         tdm_free(wcnt);
         tdm_free(u);
         if (!out) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
@@ -405,8 +409,16 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
     if ((uint64_t)threads > cost / WORK_PER_THREAD + 1) threads = (int)(cost / WORK_PER_THREAD + 1);
     uint32_t **part = u ? tdm_calloc((size_t)threads, sizeof *part) : NULL;
     size_t *npart = part ? tdm_calloc((size_t)threads, sizeof *npart) : NULL;
-    int nomem = !npart;
-#pragma omp parallel num_threads(threads) if (threads > 1 && !nomem) reduction(| : nomem)
+    if (!npart) {
+        tdm_free(part);
+        tdm_free(u);
+        tdm_free(key);
+        tdm_free(wsym);
+        tdm_free(wcnt);
+        return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
+    }
+    int nomem = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(| : nomem)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         uint32_t lo = (uint32_t)((uint64_t)s->count * t / nt), hi = (uint32_t)((uint64_t)s->count * (t + 1) / nt);
@@ -434,6 +446,7 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
         }
     }
     tdm_free(key);
+    tdm_free(wsym);
     tdm_free(wcnt);
     tdm_free(u);
     size_t n = 0;
