@@ -192,12 +192,25 @@ void cli_put_json_string(FILE *out, const char *s, size_t len) {
     json_decref(j);
 }
 
+/* Results repeat a few similarity values many times, and "%.17g" is slow: a small direct-mapped cache of
+ * formatted values (per thread) makes large outputs cheap without changing a digit. */
 void cli_put_double(FILE *out, double x) {
     if (!isfinite(x)) {
         fputs("null", out);
         return;
     }
-    fprintf(out, "%.17g", x);
+    static _Thread_local struct {
+        uint64_t bits;
+        char text[32];
+    } cache[256];
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    unsigned slot = (unsigned)((bits * 0x9E3779B97F4A7C15ull) >> 56);
+    if (cache[slot].bits != bits || !cache[slot].text[0]) {
+        snprintf(cache[slot].text, sizeof cache[slot].text, "%.17g", x);
+        cache[slot].bits = bits;
+    }
+    fputs(cache[slot].text, out);
 }
 
 double cli_now(void) {
