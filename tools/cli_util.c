@@ -51,7 +51,7 @@ int cli_dispatch(const char *prog, const cli_command *table, size_t n, int argc,
     }
     for (size_t i = 0; i < n; i++)
         if (!strcmp(argv[0], table[i].name)) return table[i].run(argc, argv);
-    return cli_usage("%s: unknown command '%s' (try '%s --help')", prog, argv[0], prog);
+    return cli_usage("unknown command '%s' (try '%s --help')", argv[0], prog);
 }
 
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **value) {
