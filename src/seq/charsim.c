@@ -4,20 +4,13 @@
 
 /* Code points of the space-joined symbols; *out owned by the caller. */
 static int joined(const tdm_seq_vocab *v, const uint32_t *syms, size_t n, uint32_t **out, size_t *len) {
-    size_t total = n ? n - 1 : 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (syms[i] >= v->n) return tdm_error(TDM_E_RANGE, "symbol %zu is %u, not a vocabulary id", i, syms[i]);
-        total += v->cpoff[syms[i] + 1] - v->cpoff[syms[i]];
-    }
+    size_t total = tdm_seq_joined_length(v, syms, n);
     uint32_t *cp = tdm_malloc((total ? total : 1) * sizeof *cp);
     if (!cp) return tdm_error(TDM_E_NOMEM, "char metric: no memory for %zu code points", total);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i) cp[k++] = ' ';
-        for (uint64_t c = v->cpoff[syms[i]]; c < v->cpoff[syms[i] + 1]; c++) cp[k++] = v->cps[c];
-    }
+    *len = tdm_seq_joined_write(v, syms, n, cp);
     *out = cp;
-    *len = total;
     return TDM_OK;
 }
 

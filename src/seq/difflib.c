@@ -48,10 +48,8 @@ void tdm_seq_matcher_free(tdm_seq_matcher *m) {
     tdm_free(m);
 }
 
-static inline uint32_t hash32(uint32_t v) { return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32); }
-
 static inline uint32_t slot_of(const tdm_seq_matcher *m, uint32_t v) {
-    uint32_t h = hash32(v);
+    uint32_t h = tdm_seq_valset_hash(v);
     if (!(m->filter[(h >> 6) & 63] & (1ull << (h & 63)))) return UINT32_MAX;
     size_t mask = m->tcap - 1;
     for (size_t p = h & mask;; p = (p + 1) & mask) {
@@ -103,10 +101,10 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     memset(m->filter, 0, sizeof m->filter);
     m->nslots = 0;
     for (size_t j = 0; j < nb; j++) {
-        size_t mask = tcap - 1, p = hash32(b[j]) & mask;
+        size_t mask = tcap - 1, p = tdm_seq_valset_hash(b[j]) & mask;
         while (m->vals[p] && m->keys[p] != b[j]) p = (p + 1) & mask;
         if (!m->vals[p]) {
-            uint32_t h = hash32(b[j]);
+            uint32_t h = tdm_seq_valset_hash(b[j]);
             m->keys[p] = b[j];
             m->vals[p] = ++m->nslots;
             m->cnt[m->nslots - 1] = 0;

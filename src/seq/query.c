@@ -58,10 +58,8 @@ static inline double value(tdm_seq_metric metric, size_t count, size_t m, size_t
 static inline int passes(tdm_seq_metric metric, size_t count, size_t m, size_t n, double thr) {
     double sim = value(metric, count, m, n);
     if (metric == TDM_SEQ_DIFFLIB) return sim >= thr;
-    /* RapidFuzz's cutoff thr*100-1e-6 on r = sim*100 before the division, then sim >= thr. */
-    size_t t = m + n;
-    double r = metric == TDM_SEQ_LCS ? (t ? (2.0 * (double)count / (double)t) * 100.0 : 0.0)
-                                     : (t ? (1.0 - (double)(t - 2 * count) / (double)t) * 100.0 : 100.0);
+    /* RapidFuzz's cutoff thr*100-1e-6 on the 0-100 score before the division, then sim >= thr. */
+    double r = metric == TDM_SEQ_LCS ? tdm_seq_pct_lcs(count, m, n) : tdm_seq_pct_char(count, m, n);
     return r >= thr * 100.0 - 1e-6 && sim >= thr;
 }
 
@@ -140,16 +138,9 @@ static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, c
         return 0;
     }
     const tdm_seq_vocab *v = p->s->vocab;
-    size_t total = n ? n - 1 : 0;
-    for (size_t i = 0; i < n; i++) total += v->cpoff[P[i] + 1] - v->cpoff[P[i]];
+    size_t total = tdm_seq_joined_length(v, P, n);
     if (tdm_grow((void **)&sc->cps, &sc->cap_cps, total + 1, sizeof *sc->cps)) return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i) sc->cps[k++] = ' ';
-        size_t c0 = v->cpoff[P[i]], c1 = v->cpoff[P[i] + 1];
-        memcpy(sc->cps + k, v->cps + c0, (c1 - c0) * sizeof *sc->cps);
-        k += c1 - c0;
-    }
+    tdm_seq_joined_write(v, P, n, sc->cps);
     *vals = sc->cps, *nv = total;
     return 0;
 }

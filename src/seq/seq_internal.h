@@ -49,17 +49,20 @@ struct tdm_seq_store {
 
 /* The similarity formulas (spec/kato.md section 2), inline for the query loops; seq.h's functions call
  * these. Each is monotone non-decreasing in the common-element count, which makes every bound exact. */
-static inline double tdm_seq_ratio_lcs(size_t lcs, size_t na, size_t nb) {
+/* KATO's scores before the final /100 (RapidFuzz's 0-100 scale): the threshold test checks this too. */
+static inline double tdm_seq_pct_lcs(size_t lcs, size_t na, size_t nb) {
     size_t t = na + nb;
-    if (t == 0) return 0.0;
-    double r = (2.0 * (double)lcs / (double)t) * 100.0;
-    return r / 100.0;
+    return t ? (2.0 * (double)lcs / (double)t) * 100.0 : 0.0;
+}
+static inline double tdm_seq_pct_char(size_t lcs, size_t na, size_t nb) {
+    size_t t = na + nb;
+    return t ? (1.0 - (double)(t - 2 * lcs) / (double)t) * 100.0 : 100.0;
+}
+static inline double tdm_seq_ratio_lcs(size_t lcs, size_t na, size_t nb) {
+    return na + nb ? tdm_seq_pct_lcs(lcs, na, nb) / 100.0 : 0.0;
 }
 static inline double tdm_seq_ratio_char(size_t lcs, size_t na, size_t nb) {
-    size_t t = na + nb;
-    if (t == 0) return 1.0;
-    double r = (1.0 - (double)(t - 2 * lcs) / (double)t) * 100.0;
-    return r / 100.0;
+    return na + nb ? tdm_seq_pct_char(lcs, na, nb) / 100.0 : 1.0;
 }
 static inline double tdm_seq_ratio_difflib(size_t matches, size_t na, size_t nb) {
     size_t t = na + nb;
@@ -106,6 +109,12 @@ void tdm_seq_lcsq_clear(tdm_seq_lcsq *q);
 /* LCS length of q and the text given as its slots (values absent from q omitted: they never match). V is
  * scratch of q->words entries. */
 size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, uint64_t *V);
+
+/* The character metric's view of symbols: the code points of the symbols joined by single spaces. ids
+ * must be vocabulary ids. _length counts them; _write stores them into out (room for _length) and
+ * returns the count (vocab.c). */
+size_t tdm_seq_joined_length(const tdm_seq_vocab *v, const uint32_t *ids, size_t n);
+size_t tdm_seq_joined_write(const tdm_seq_vocab *v, const uint32_t *ids, size_t n, uint32_t *out);
 
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);

@@ -46,11 +46,9 @@ int tdm_seq_stm_encode(const tdm_seq_vocab *v, const char *const *syms, const si
 
 int tdm_seq_stm_from_ids(const tdm_seq_vocab *v, const uint32_t *ids, size_t n, tdm_seq_stm *out) {
     if (!v || !out || (n && !ids)) return tdm_error(TDM_E_INVAL, "tdm_seq_stm_from_ids: NULL argument");
-    size_t ncp = n ? n - 1 : 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (ids[i] >= v->n) return tdm_error(TDM_E_RANGE, "STM symbol %zu is %u, not a vocabulary id", i, ids[i]);
-        ncp += v->cpoff[ids[i] + 1] - v->cpoff[ids[i]];
-    }
+    size_t ncp = tdm_seq_joined_length(v, ids, n);
     tdm_seq_stm s = {0};
     s.ids = tdm_malloc((n ? n : 1) * sizeof *s.ids);
     s.cps = tdm_malloc((ncp ? ncp : 1) * sizeof *s.cps);
@@ -59,12 +57,7 @@ int tdm_seq_stm_from_ids(const tdm_seq_vocab *v, const uint32_t *ids, size_t n, 
         return tdm_error(TDM_E_NOMEM, "tdm_seq_stm_from_ids: no memory");
     }
     if (n) memcpy(s.ids, ids, n * sizeof *ids);
-    for (size_t i = 0; i < n; i++) {
-        if (i) s.cps[s.ncp++] = ' ';
-        size_t k = v->cpoff[ids[i] + 1] - v->cpoff[ids[i]];
-        memcpy(s.cps + s.ncp, v->cps + v->cpoff[ids[i]], k * sizeof *s.cps);
-        s.ncp += k;
-    }
+    s.ncp = tdm_seq_joined_write(v, ids, n, s.cps);
     s.n = n;
     *out = s;
     return TDM_OK;

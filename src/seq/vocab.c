@@ -119,3 +119,20 @@ int tdm_seq_vocab_codepoints(const tdm_seq_vocab *v, uint32_t id, const uint32_t
     *n = v->cpoff[id + 1] - v->cpoff[id];
     return TDM_OK;
 }
+
+size_t tdm_seq_joined_length(const tdm_seq_vocab *v, const uint32_t *ids, size_t n) {
+    size_t total = n ? n - 1 : 0;
+    for (size_t i = 0; i < n; i++) total += v->cpoff[ids[i] + 1] - v->cpoff[ids[i]];
+    return total;
+}
+
+size_t tdm_seq_joined_write(const tdm_seq_vocab *v, const uint32_t *ids, size_t n, uint32_t *out) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i) out[k++] = ' ';
+        size_t c0 = v->cpoff[ids[i]], c1 = v->cpoff[ids[i] + 1];
+        memcpy(out + k, v->cps + c0, (c1 - c0) * sizeof *out);
+        k += c1 - c0;
+    }
+    return k;
+}
