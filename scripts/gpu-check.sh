@@ -3,6 +3,7 @@
 # module, runs every test (the GPU ones included) and the GPU checks and benchmarks, and writes logs under
 # $OUT. Carry .deb/ (see scripts/gpu-debs.sh): the packages are unpacked under /tmp/debs, never into /.
 # Usage there: bash scripts/gpu-check.sh            (OUT defaults to /tmp/tandem-gpu-out)
+#              GPU_CHECK_BENCH=0 bash scripts/gpu-check.sh   (tests and sanitizers only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/tandem-gpu-out}
@@ -27,14 +28,25 @@ step build cmake --build build-gpu -j "$(nproc)"
 # The CUDA backend must be found: strict mode turns a silent CPU fallback into a failure.
 step info env TANDEM_DEVICE=cuda TANDEM_STRICT=1 TANDEM_LOG_LEVEL=info build-gpu/tandem info
 cat "$OUT/info.log"
+# Every test; the GPU ones must not skip here.
+export TANDEM_TEST_REQUIRE_GPU=1
 step tests ctest --test-dir build-gpu --output-on-failure -j 8
-grep -E "tests passed|tests failed" "$OUT/tests.log"
+grep -E "tests passed|tests failed|Skipped|Not Run" "$OUT/tests.log"
 if command -v compute-sanitizer >/dev/null; then
-  # The test provokes an out-of-memory on purpose; API errors are checked by the test itself.
+  # test_cuda_backend provokes an out-of-memory on purpose; API errors are checked by the test itself.
   step memcheck compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 build-gpu/tests/test_cuda_backend
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_cuda_backend
+  # The sequence kernels and the engine's tiers under the sanitizers, on fewer cases (they run slowly there).
+  step memcheck-seq env TANDEM_TEST_CASES=6 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_cuda_seq
+  step racecheck-seq env TANDEM_TEST_CASES=6 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_cuda_seq
+  if [ -x build-gpu/tests/test_engine ]; then
+    step memcheck-engine compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_engine
+  fi
 fi
-# The CPU engine on this machine's cores, for the record (the GPU engine is issue 3).
-step bench-cpu build-gpu/bench/bench_seq --sizes 100000,1000000 --threads 16,1 --queries 100 --budget 2 --json "$OUT/bench_seq_cpu.json"
-tail -25 "$OUT/bench-cpu.log"
+# More random cases than CI's machine can run.
+step cuda-seq-many env TANDEM_TEST_CASES=300 build-gpu/tests/test_cuda_seq
+if [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/bench_seq_gpu ]; then
+  step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$(nproc)" --json "$OUT/bench_seq_gpu.json"
+  tail -60 "$OUT/bench-gpu.log"
+fi
 exit $status

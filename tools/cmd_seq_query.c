@@ -1,4 +1,6 @@
-/* cmd_seq_query.c: `tandem seq query`, STMs from a file against a store, answered as one batch. */
+/* cmd_seq_query.c: `tandem seq query`, STMs from a file against a store, answered as one batch by the
+ * dual-tier engine (seq.h): on a machine with a usable GPU the store is loaded on the device and searched
+ * there, with the same results as on the CPU. */
 #include "cli.h"
 
 #include "tandem/backend.h"
@@ -20,17 +22,19 @@ static const char *usage =
     "  --autojunk      difflib: CPython's popular-element heuristic (off = KATO's extractor)\n"
     "  --stm-first     difflib: SequenceMatcher(stm, pattern) instead of KATO's (pattern, stm)\n"
     "  --threads N     worker threads (default TANDEM_THREADS, 0 = all cores)\n"
-    "  --stats         add \"stats\": what each exact prefilter removed, and timings in ms\n"
+    "  --stats         add \"stats\": what each exact prefilter removed, timings in ms, where it ran\n"
+    "                  (backend, route) and how many patterns each tier held (device, recent)\n"
     "  --no-prefilter  score every pattern (for checking that prefilters change nothing)\n";
 
 static void put_stats(const tdm_seq_query_stats *st) {
     printf(", \"stats\": {\"patterns\": %llu, \"length_pruned\": %llu, \"index_pruned\": %llu, \"multiset_pruned\": %llu, \"lcs_pruned\": %llu, "
            "\"scored\": %llu, \"returned\": %llu, \"filter_ms\": %.3f, \"score_ms\": %.3f, \"select_ms\": %.3f, "
-           "\"backend\": \"%s\", \"route\": \"%s\"}",
+           "\"copy_ms\": %.3f, \"device_patterns\": %llu, \"recent_patterns\": %llu, \"backend\": \"%s\", \"route\": \"%s\"}",
            (unsigned long long)st->patterns, (unsigned long long)st->length_pruned, (unsigned long long)st->index_pruned,
            (unsigned long long)st->multiset_pruned,
            (unsigned long long)st->lcs_pruned, (unsigned long long)st->scored, (unsigned long long)st->returned,
-           st->filter_ms, st->score_ms, st->select_ms, st->backend, tdm_route_reason_name((tdm_route_reason)st->route_reason));
+           st->filter_ms, st->score_ms, st->select_ms, st->copy_ms, (unsigned long long)st->device_patterns,
+           (unsigned long long)st->recent_patterns, st->backend, tdm_route_reason_name((tdm_route_reason)st->route_reason));
 }
 
 /* Reads every STM line of f and encodes it against the store's vocabulary. */
@@ -109,14 +113,17 @@ int cmd_seq_query(int argc, char **argv) {
     tdm_seq_store *s;
     int rc = tdm_seq_store_load(ctx, store, &s);
     if (rc) return cli_fail_status(rc, "seq query: loading the store");
+    tdm_seq_engine *e; /* takes the store over, also when it fails */
+    if ((rc = tdm_seq_engine_new(s, NULL, &e))) return cli_fail_status(rc, "seq query: starting the engine");
     FILE *in = cli_open_in(stm);
     tdm_seq_stm *stms = NULL;
     size_t n = 0;
-    int fail = !in || read_stms(in, strcmp(stm, "-") ? stm : "stdin", tdm_seq_store_vocab(s), &stms, &n);
+    int fail = !in || read_stms(in, strcmp(stm, "-") ? stm : "stdin", tdm_seq_store_vocab_const(tdm_seq_engine_store(e)),
+                                &stms, &n);
     cli_close(in);
     tdm_seq_result *res = fail ? NULL : calloc(n ? n : 1, sizeof *res);
     if (!fail && !res) fail = cli_fail("out of memory");
-    if (!fail && (rc = tdm_seq_query_batch(s, stms, n, &o, res))) fail = cli_fail_status(rc, "seq query");
+    if (!fail && (rc = tdm_seq_engine_query_batch(e, stms, n, &o, res))) fail = cli_fail_status(rc, "seq query");
     for (size_t q = 0; !fail && q < n; q++) {
         fputs("{\"results\": [", stdout);
         for (size_t k = 0; k < res[q].n; k++) {
@@ -134,6 +141,6 @@ int cmd_seq_query(int argc, char **argv) {
     }
     free(res);
     free(stms);
-    tdm_seq_store_free(s);
+    tdm_seq_engine_free(e);
     return fail ? 1 : 0;
 }

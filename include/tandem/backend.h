@@ -59,6 +59,9 @@ struct tdm_backend {
     int (*sync)(const tdm_backend *b);
     /* Releases impl and the struct itself; called by tdm_destroy. */
     void (*destroy)(tdm_backend *b);
+    /* The sequence engine's device entry points (src/seq/seq_device.h) where the backend keeps patterns
+     * in its own memory; NULL otherwise (the CPU works on the host store directly). */
+    const struct tdm_seq_dev_ops *seq;
 };
 
 /* Number of registered backends (>= 1: index 0 is always the CPU). */
@@ -68,14 +71,18 @@ const tdm_backend *tdm_backend_get(const tdm_ctx *ctx, int i);
 /* First backend of this kind, or NULL. */
 const tdm_backend *tdm_backend_find(const tdm_ctx *ctx, tdm_backend_kind kind);
 
-/* Why tdm_backend_select chose what it chose. */
+/* Why tdm_backend_select (or an engine on top of it) chose what it chose. SMALL_INPUT: auto kept the work
+ * on the CPU because it is below the size where the GPU was measured to win. DEVICE_ERROR: the device
+ * failed (an error or a full device) and the CPU gave the answer instead. */
 #define TDM_ROUTE_REASON_LIST(X)                                                                           \
     X(TDM_ROUTE_ONLY_CPU, "NO_GPU")                                                                        \
     X(TDM_ROUTE_NO_GPU_IMPL, "NO_GPU_IMPL")                                                                \
     X(TDM_ROUTE_FORCED_CPU, "FORCED_CPU")                                                                  \
     X(TDM_ROUTE_FORCED_GPU, "FORCED_GPU")                                                                  \
     X(TDM_ROUTE_FORCED_GPU_UNAVAILABLE, "FORCED_GPU_UNAVAILABLE")                                          \
-    X(TDM_ROUTE_PREFER_GPU, "PREFER_GPU")
+    X(TDM_ROUTE_PREFER_GPU, "PREFER_GPU")                                                                  \
+    X(TDM_ROUTE_SMALL_INPUT, "SMALL_INPUT")                                                                \
+    X(TDM_ROUTE_DEVICE_ERROR, "DEVICE_ERROR")
 
 typedef enum {
 #define TDM_X_REASON(name, text) name,

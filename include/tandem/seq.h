@@ -180,7 +180,11 @@ typedef struct {
     uint64_t scored;          /* patterns whose exact similarity was computed */
     uint64_t returned;        /* hits returned */
     double filter_ms, score_ms, select_ms; /* wall time split */
-    const char *backend;      /* where it ran ("cpu", ...; owned by the context) */
+    double copy_ms;           /* device queries: result rows to the host (0 on the CPU) */
+    uint64_t device_patterns; /* engine queries: patterns searched on the device tier */
+    uint64_t recent_patterns; /* engine queries: patterns searched on the host: the recent tier, or every
+                                 pattern when the CPU answers alone (device_patterns then 0) */
+    const char *backend;      /* where it ran ("cpu", "cuda:0"; owned by the context) */
     int route_reason;         /* why (a tdm_route_reason of backend.h) */
 } tdm_seq_query_stats;
 
@@ -192,10 +196,9 @@ typedef struct {
 } tdm_seq_result;
 void tdm_seq_result_clear(tdm_seq_result *r);
 
-/* Runs one query. stm is borrowed. The backend is chosen by tdm_backend_select under TANDEM_SEQ_BACKEND
- * (only the CPU computes sequence ops today, so cuda falls back to it with reason FORCED_GPU_UNAVAILABLE,
- * or fails under TANDEM_STRICT). Errors: TDM_E_INVAL (bad options: threshold outside [0,1] or NaN,
- * unknown metric), TDM_E_UNSUPPORTED (strict and forced to a backend that cannot run it), TDM_E_NOMEM.
+/* Runs one query on the CPU over the whole store. stm is borrowed. (A bare store lives on the host only;
+ * the GPU searches the stores of a tdm_seq_engine, below.) Errors: TDM_E_INVAL (bad options: threshold
+ * outside [0,1] or NaN, unknown metric), TDM_E_RANGE (an STM id outside the vocabulary), TDM_E_NOMEM.
  * On success the caller owns out->hits. */
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *opts,
                   tdm_seq_result *out);
@@ -203,6 +206,98 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
  * as tdm_seq_query would. On error every out[i] is cleared. */
 int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t n,
                         const tdm_seq_query_opts *opts, tdm_seq_result *out);
+
+/* ---- the dual-tier engine ----------------------------------------------------------------------------
+ * KATO's planned GPU design, made exact and safe. The engine owns a store; on a machine with a CUDA
+ * backend (and TANDEM_SEQ_BACKEND not cpu) the store's patterns are copied to device memory, the device
+ * tier. A pattern learned afterwards goes to the host store at once (the recent tier: ids from the device
+ * tier's extent up) and is visible to the very next query; a sync moves the recent tier to the device
+ * in one large transfer. A query searches the device tier on the GPU and the recent tier on the CPU and
+ * merges the two (they hold disjoint id ranges), giving exactly what tdm_seq_query gives on the whole
+ * store. Nothing is lost when the device is full: patterns stay in the recent tier and the statistics
+ * say so. After a device error every query runs on the CPU (same results), which logs and stats report.
+ *
+ * Sync triggers (KATO's four): the recent tier reaching sync_threshold patterns (checked at each learn),
+ * a background thread every sync_interval_s seconds (syncs when the count is reached, or when the
+ * interval has passed with anything pending), a manual tdm_seq_engine_sync, and leaving training mode.
+ * Training mode holds the automatic triggers back.
+ *
+ * Thread safety: every engine function may be called from any thread at any time (queries run together;
+ * a learn waits for running queries to finish reading; a sync copies the recent tier without blocking
+ * learns or CPU queries for longer than a memcpy). */
+typedef struct tdm_seq_engine tdm_seq_engine;
+
+typedef struct {
+    uint32_t sync_threshold;   /* recent-tier size that triggers a sync; 0 = never by count */
+    double sync_interval_s;    /* period of the background sync thread; 0 = no thread */
+    uint64_t gpu_min_patterns; /* auto placement: the device tier is used from this many patterns up */
+} tdm_seq_engine_opts;
+
+/* From the context's configuration: TANDEM_SEQ_SYNC_THRESHOLD (default 1000), TANDEM_SEQ_SYNC_INTERVAL
+ * (seconds, default 300) and TANDEM_SEQ_GPU_MIN (default in docs/configuration.md, measured). */
+void tdm_seq_engine_opts_init(const tdm_ctx *ctx, tdm_seq_engine_opts *o);
+
+/* Makes an engine that takes over store (freed with the engine, also when this call fails). With a
+ * usable CUDA backend and TANDEM_SEQ_BACKEND auto or cuda the existing patterns are moved to the device
+ * now, in large transfers; what does not fit stays in the recent tier. o may be NULL (the defaults).
+ * Errors: TDM_E_INVAL (store or out NULL, sync_interval_s negative, NaN or above 1e9), TDM_E_NOMEM,
+ * TDM_E_UNSUPPORTED (TANDEM_SEQ_BACKEND=cuda with TANDEM_STRICT and no usable device), and with those two
+ * settings the device's own error (TDM_E_DEVICE, ...) when its store cannot be made or loaded (otherwise
+ * a failing device is logged and the engine runs on the CPU). */
+int tdm_seq_engine_new(tdm_seq_store *store, const tdm_seq_engine_opts *o, tdm_seq_engine **out);
+/* Stops the background thread and frees everything, the store included. Accepts NULL. */
+void tdm_seq_engine_free(tdm_seq_engine *e);
+/* The engine's store, for reading (names, lengths, saving) while no learn runs. */
+const tdm_seq_store *tdm_seq_engine_store(const tdm_seq_engine *e);
+
+/* tdm_seq_stm_encode against the engine's vocabulary, safe against concurrent learns. */
+int tdm_seq_engine_encode(tdm_seq_engine *e, const char *const *syms, const size_t *lens, size_t n, tdm_seq_stm *out);
+/* Learns a pattern (tdm_seq_store_add / _add_strings): visible to every query that starts after the call
+ * returns. May start a sync (threshold trigger): in the background thread when there is one, else in
+ * this call. Errors as tdm_seq_store_add. */
+int tdm_seq_engine_learn(tdm_seq_engine *e, const uint32_t *syms, size_t n, uint32_t *id);
+int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, const size_t *lens, size_t n, uint32_t *id);
+
+/* Same contract and results as tdm_seq_query / tdm_seq_query_batch over every pattern learned so far;
+ * out->stats says where each tier ran. */
+int tdm_seq_engine_query(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *opts, tdm_seq_result *out);
+int tdm_seq_engine_query_batch(tdm_seq_engine *e, const tdm_seq_stm *stms, size_t n, const tdm_seq_query_opts *opts,
+                               tdm_seq_result *out);
+
+/* Manual sync: moves the recent tier to the device. TDM_OK also when there is no device, the device is
+ * full or fails (the patterns stay in the recent tier; stats say why). Errors: TDM_E_NOMEM. */
+int tdm_seq_engine_sync(tdm_seq_engine *e);
+/* Training mode: on = 1 holds automatic syncs back; on = 0 leaves it, and with sync = 1 syncs what is
+ * pending (the end-of-training trigger). Errors: as tdm_seq_engine_sync when it syncs. */
+int tdm_seq_engine_training(tdm_seq_engine *e, int on, int sync);
+
+typedef enum {
+    TDM_SEQ_SYNC_COUNT = 0, /* the recent tier reached sync_threshold */
+    TDM_SEQ_SYNC_INTERVAL,  /* the background thread's timer */
+    TDM_SEQ_SYNC_MANUAL,    /* tdm_seq_engine_sync */
+    TDM_SEQ_SYNC_TRAINING,  /* leaving training mode */
+    TDM_SEQ_SYNC_TRIGGERS
+} tdm_seq_sync_trigger;
+
+typedef struct {
+    uint64_t patterns;               /* in the engine */
+    uint64_t device_patterns;        /* device tier */
+    uint64_t recent_patterns;        /* host-side recent tier (patterns - device_patterns) */
+    uint64_t device_bytes;           /* device memory used by the device tier */
+    uint64_t device_reserved_bytes;  /* device memory taken from the pool for it */
+    uint64_t syncs[TDM_SEQ_SYNC_TRIGGERS]; /* syncs run, by trigger */
+    uint64_t synced_patterns;        /* patterns moved by all syncs (the initial load included) */
+    double sync_ms;                  /* time spent in syncs, total */
+    double last_sync_ms;
+    uint64_t queries_device;         /* queries that searched the device tier */
+    uint64_t queries_cpu;            /* queries answered on the CPU alone */
+    uint64_t fallbacks;              /* queries the CPU answered after a device error */
+    int device_full;                 /* the last sync stopped because the device was full */
+    int device_failed;               /* a device error turned the device tier off */
+    int training;                    /* training mode is on */
+    const char *device;              /* "cuda:0", or NULL without a device tier */
+} tdm_seq_engine_stats;
+void tdm_seq_engine_stats_get(tdm_seq_engine *e, tdm_seq_engine_stats *st);
 
 /* ---- the shared data generator (tests and benchmarks) -----------------------------------------------
  * Seeded and platform-independent: symbols Zipf-distributed (exponent `zipf_s`) over `vocab` ranks,

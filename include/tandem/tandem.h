@@ -132,6 +132,12 @@ typedef struct {
     int seq_backend;          /* TANDEM_SEQ_BACKEND: auto|cpu|cuda -> tdm_device_pref; default auto */
     int debug_router;         /* TANDEM_DEBUG_ROUTER: bool; log every placement decision and its reason */
     const char *cuda_module;  /* TANDEM_CUDA_MODULE: path of libtandem_cuda.so; default: search (docs/) */
+    int seq_sync_threshold;   /* TANDEM_SEQ_SYNC_THRESHOLD: 0..2^31-1 recent-tier patterns that trigger a sync
+                                 of the sequence engine (0 = never by count); default 1000 */
+    int seq_sync_interval;    /* TANDEM_SEQ_SYNC_INTERVAL: 0..86400 seconds between background syncs (0 = no
+                                 background thread); default 300 */
+    int seq_gpu_min;          /* TANDEM_SEQ_GPU_MIN: 0..2^31-1 device-tier patterns from which auto placement
+                                 searches them on the GPU; default in docs/configuration.md */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[16];

@@ -32,6 +32,11 @@ static const var vars[] = {
     {"TANDEM_SEQ_BACKEND", V_PREF, F(seq_backend), "auto", 0, 0, "one of auto, cpu, cuda"},
     {"TANDEM_DEBUG_ROUTER", V_BOOL, F(debug_router), "0", 0, 0, "a boolean (1/0, true/false, yes/no, on/off)"},
     {"TANDEM_CUDA_MODULE", V_STR, F(cuda_module), "", 0, 0, "a path"},
+    {"TANDEM_SEQ_SYNC_THRESHOLD", V_INT, F(seq_sync_threshold), "1000", 0, INT_MAX,
+     "an integer in 0..2147483647 (0 = never sync by count)"},
+    {"TANDEM_SEQ_SYNC_INTERVAL", V_INT, F(seq_sync_interval), "300", 0, 86400,
+     "an integer in 0..86400 (seconds; 0 = no background sync)"},
+    {"TANDEM_SEQ_GPU_MIN", V_INT, F(seq_gpu_min), "100000", 0, INT_MAX, "an integer in 0..2147483647 (patterns)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])
@@ -123,7 +128,7 @@ static size_t edit_distance(const char *a, const char *b) {
 }
 
 /* Names that other parts of the project read outside tdm_config (test and tool knobs). */
-static const char *const other_names[] = {"TANDEM_TEST_SEED", "TANDEM_BENCH_QUICK"};
+static const char *const other_names[] = {"TANDEM_TEST_SEED", "TANDEM_TEST_CASES", "TANDEM_TEST_REQUIRE_GPU", "TANDEM_BENCH_QUICK"};
 
 static int check_unknown(int strict) {
     for (char **e = environ; e && *e; e++) {

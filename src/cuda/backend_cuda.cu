@@ -1,34 +1,32 @@
 /* backend_cuda.cu: the CUDA backend module. It probes devices and gives each usable one a backend whose
  * memory comes from the device's stream-ordered pool (cudaMallocAsync on a non-blocking stream). The
  * sequence, ARC and lattice kernels attach their ops to this backend's supports switch as they land. */
-#include "cuda/module.h"
+#include "cuda/cuda_internal.cuh"
+#include "seq/seq_device.h"
 
-#include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const tdm_cuda_host *H;
+const tdm_cuda_host *tdm_cuda_host_fns;
+#define H tdm_cuda_host_fns
 
-typedef struct {
-    int dev;
-    cudaStream_t stream;
-    char name[16];
-} cuda_impl;
-
-static int fail(cudaError_t e, const char *what) {
+int tdm_cuda_fail(cudaError_t e, const char *what) {
     int code = e == cudaErrorMemoryAllocation ? TDM_E_DEVICE_OOM : TDM_E_DEVICE;
+    cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
     return H->error(code, "cuda: %s: %s", what, cudaGetErrorString(e));
 }
+#define fail tdm_cuda_fail
 
 static int cu_supports(const tdm_backend *b, tdm_op op) {
     switch (op) {
-    /* No exact GPU kernel has landed yet: every op stays on the CPU reference. */
+    /* Exact device kernels of the sequence engine (seq_query.cu), checked bit for bit against the CPU by
+     * tests/cross. The char metric stays on the CPU. */
     case TDM_OP_SEQ_LCS:
     case TDM_OP_SEQ_DIFFLIB:
-    case TDM_OP_SEQ_CHAR:
     case TDM_OP_SEQ_PREFILTER:
-    case TDM_OP_SEQ_SELECT:
+    case TDM_OP_SEQ_SELECT: return 1;
+    case TDM_OP_SEQ_CHAR:
     case TDM_OP_COUNT: return 0;
     }
     return 0;
@@ -121,6 +119,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
         return H->error(TDM_E_NOMEM, "cuda: no host memory for the backend");
     }
     c->dev = dev;
+    c->sms = p.multiProcessorCount;
     e = cudaSetDevice(dev);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess) {
@@ -149,6 +148,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     b->copy = cu_copy;
     b->sync = cu_sync;
     b->destroy = cu_destroy;
+    b->seq = &tdm_cuda_seq_ops;
     *out = b;
     return TDM_OK;
 }

@@ -9,11 +9,14 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 1
+#define TDM_CUDA_MODULE_ABI 2
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
     void (*log)(tdm_log_level level, const char *fmt, ...);
+    /* The core's accounted allocator: memory the module hands to the core (query results). */
+    void *(*malloc)(size_t bytes);
+    void (*free)(void *p);
 } tdm_cuda_host;
 
 typedef struct {

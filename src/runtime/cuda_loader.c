@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const tdm_cuda_host host = {tdm_error, tdm_log};
+static const tdm_cuda_host host = {tdm_error, tdm_log, tdm_malloc, tdm_free};
 
 static void *try_open(const char *path, char *why, size_t cap) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

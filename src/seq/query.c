@@ -77,6 +77,7 @@ typedef struct {
     const tdm_seq_store *s;
     const tdm_seq_stm *stm;
     const tdm_seq_query_opts *o;
+    uint32_t lo, hi;     /* the id range searched */
     tdm_seq_lcsq q;
     size_t m;            /* query length in the metric's units */
     uint8_t *map8;       /* token metrics on large stores: slot+1 of each vocabulary id (0 = absent), */
@@ -355,8 +356,9 @@ static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
         }
         i = j;
     }
-    /* Walking a posting entry costs about what reading two stored symbols does. */
-    if (cost * 2 > s->nsym) {
+    /* Walking a posting entry costs about what reading two stored symbols does (postings cover the whole
+     * store, however small the searched range). */
+    if (cost * 2 > s->off[p->hi] - s->off[p->lo]) {
         tdm_free(key);
         tdm_free(wsym);
         tdm_free(wcnt);
@@ -483,11 +485,43 @@ static void query_release(prepared *p, plan *pl) {
     tdm_seq_lcsq_clear(&p->q);
 }
 
-static int add_chunks(plan *pl, uint32_t unit, size_t total) {
-    for (size_t i = 0; i < total; i += CHUNK) {
+/* Chunks over positions begin..end of a unit. */
+static int add_chunks(plan *pl, uint32_t unit, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; i += CHUNK) {
         if (tdm_grow((void **)&pl->chunks, &pl->cap, pl->nchunks + 1, sizeof *pl->chunks)) return -1;
-        pl->chunks[pl->nchunks++] = (chunk){unit, (uint32_t)i, (uint32_t)(i + CHUNK < total ? i + CHUNK : total)};
+        pl->chunks[pl->nchunks++] = (chunk){unit, (uint32_t)i, (uint32_t)(i + CHUNK < end ? i + CHUNK : end)};
     }
+    return 0;
+}
+
+/* First position of an ascending id list holding an id >= x. */
+static size_t lower_bound(const uint32_t *ids, size_t n, uint32_t x) {
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (ids[mid] < x) a = mid + 1;
+        else b = mid;
+    }
+    return a;
+}
+
+int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opts *o, uint32_t **need, size_t *n_need) {
+    size_t nn = (size_t)s->max_length + 1;
+    uint32_t *t = tdm_malloc(nn * sizeof *t);
+    if (!t) return -1;
+    for (size_t n = 0; n < nn; n++) t[n] = NEVER;
+    for (size_t b = 0; b < s->nbuckets; b++) {
+        size_t n = s->buckets[b].length, lo = 0, hi = n < m ? n : m;
+        if (!passes(o->metric, hi, m, n, o->threshold)) continue;
+        while (lo < hi) { /* the smallest passing count; passes() is monotone in it */
+            size_t mid = lo + (hi - lo) / 2;
+            if (passes(o->metric, mid, m, n, o->threshold)) hi = mid;
+            else lo = mid + 1;
+        }
+        t[n] = (uint32_t)lo;
+    }
+    *need = t;
+    *n_need = nn;
     return 0;
 }
 
@@ -515,62 +549,63 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
             else p->map16[stm->ids[i]] = (uint16_t)sl;
         }
     }
+    uint64_t range = p->hi - p->lo, range_sym = s->off[p->hi] - s->off[p->lo];
     if (o->no_prefilter || o->top_k || char_mode) {
-        pl->work = s->nsym;
-        return add_chunks(pl, NO_BUCKET, s->count);
+        pl->work = range_sym;
+        return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
     }
-    p->n_need = (size_t)s->max_length + 1;
-    if (!(p->need = tdm_malloc(p->n_need * sizeof *p->need))) return -1;
-    for (size_t n = 0; n < p->n_need; n++) p->need[n] = NEVER;
+    if (tdm_seq_need_table(s, p->m, o, &p->need, &p->n_need)) return -1;
     uint64_t kept = 0, kept_sym = 0;
     for (size_t b = 0; b < s->nbuckets; b++) {
-        size_t n = s->buckets[b].length, lo = 0, hi = n < p->m ? n : p->m;
-        if (!passes(o->metric, hi, p->m, n, o->threshold)) continue;
-        while (lo < hi) { /* the smallest passing count; passes() is monotone in it */
-            size_t mid = lo + (hi - lo) / 2;
-            if (passes(o->metric, mid, p->m, n, o->threshold)) hi = mid;
-            else lo = mid + 1;
-        }
-        p->need[n] = (uint32_t)lo;
-        kept += s->buckets[b].n;
-        kept_sym += (uint64_t)s->buckets[b].n * n;
+        if (p->need[s->buckets[b].length] == NEVER) continue;
+        size_t a = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->lo), z = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->hi);
+        kept += z - a;
+        kept_sym += (uint64_t)(z - a) * s->buckets[b].length;
     }
     if (!kept) {
-        st->length_pruned = s->count;
+        st->length_pruned = range;
         return 0;
     }
     if ((rc = index_candidates(p, &pl->cand, &pl->ncand))) return rc;
     if (pl->cand) {
-        st->index_pruned = s->count - pl->ncand;
+        size_t k = 0; /* the postings cover the whole store: keep the range */
+        for (size_t i = 0; i < pl->ncand; i++)
+            if (pl->cand[i] >= p->lo && pl->cand[i] < p->hi) pl->cand[k++] = pl->cand[i];
+        pl->ncand = k;
+        st->index_pruned = range - pl->ncand;
         pl->work = (uint64_t)pl->ncand * (s->count ? s->nsym / s->count + 1 : 1);
-        return add_chunks(pl, CANDIDATES, pl->ncand);
+        return add_chunks(pl, CANDIDATES, 0, pl->ncand);
     }
-    if (kept >= s->count / 4) {
-        pl->work = s->nsym;
-        return add_chunks(pl, NO_BUCKET, s->count);
+    if (kept >= range / 4) {
+        pl->work = range_sym;
+        return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
     }
     pl->work = kept_sym;
     for (size_t b = 0; b < s->nbuckets; b++) {
-        if (p->need[s->buckets[b].length] == NEVER) st->length_pruned += s->buckets[b].n;
-        else if (add_chunks(pl, (uint32_t)b, s->buckets[b].n)) return -1;
+        size_t a = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->lo), z = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->hi);
+        if (p->need[s->buckets[b].length] == NEVER) st->length_pruned += z - a;
+        else if (add_chunks(pl, (uint32_t)b, a, z)) return -1;
     }
     return 0;
 }
 
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
+    return tdm_seq_query_range(s, stm, o, 0, s ? s->count : 0, out);
+}
+
+int tdm_seq_query_check(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o) { return check_opts(s, stm, o); }
+
+int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t lo,
+                        uint32_t hi, tdm_seq_result *out) {
     int rc = check_opts(s, stm, o);
     if (rc) return rc;
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_query: out is NULL");
-    static const tdm_op op_of[] = {[TDM_SEQ_LCS] = TDM_OP_SEQ_LCS, [TDM_SEQ_DIFFLIB] = TDM_OP_SEQ_DIFFLIB,
-                                   [TDM_SEQ_CHAR] = TDM_OP_SEQ_CHAR};
-    const tdm_backend *be;
-    tdm_route_reason why;
-    if ((rc = tdm_backend_select(s->ctx, op_of[o->metric], (tdm_device_pref)tdm_ctx_config(s->ctx)->seq_backend, &be, &why)))
-        return rc;
+    if (lo > hi || hi > s->count) return tdm_error(TDM_E_RANGE, "tdm_seq_query: id range %u..%u outside 0..%u", lo, hi, s->count);
+    const tdm_backend *cpu = tdm_backend_get(s->ctx, 0);
     double t0 = now_ms();
-    prepared p = {.s = s, .stm = stm, .o = o};
+    prepared p = {.s = s, .stm = stm, .o = o, .lo = lo, .hi = hi};
     plan pl = {0};
-    tdm_seq_query_stats st = {.patterns = s->count, .backend = be->name, .route_reason = (int)why};
+    tdm_seq_query_stats st = {.patterns = hi - lo, .backend = cpu->name, .route_reason = (int)TDM_ROUTE_FORCED_CPU};
     if ((rc = prepare(&p, &pl, &st))) {
         query_release(&p, &pl);
         return rc != -1 ? rc : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory to prepare the query");

@@ -116,6 +116,17 @@ size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, 
 size_t tdm_seq_joined_length(const tdm_seq_vocab *v, const uint32_t *ids, size_t n);
 size_t tdm_seq_joined_write(const tdm_seq_vocab *v, const uint32_t *ids, size_t n, uint32_t *out);
 
+/* tdm_seq_query on the CPU over the patterns with lo <= id < hi (the engine's tiers); stats.patterns is
+ * hi - lo. Errors as tdm_seq_query, plus TDM_E_RANGE for a range outside the store. */
+int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t lo,
+                        uint32_t hi, tdm_seq_result *out);
+/* Validates a query's arguments as tdm_seq_query does (status and message). */
+int tdm_seq_query_check(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o);
+/* A threshold query's need table (query.c): need[n] = the fewest common elements (LCS length or difflib
+ * matched count) with which a pattern of length n passes, UINT32_MAX where none passes, for every n up to
+ * the store's longest pattern (*n_need = max length + 1). m is the STM's length. -1: no memory. */
+int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opts *o, uint32_t **need, size_t *n_need);
+
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
 

@@ -1,0 +1,522 @@
+/* seq_query.cu: one STM against the device-resident store, exactly as the CPU engine (src/seq/query.c).
+ *
+ * One kernel scores every pattern: each thread walks one pattern of a tile (seq_cuda.cuh), maps its
+ * symbols onto the STM through a small hash table and runs the bit-parallel LCS (64 STM symbols per
+ * word, register-resident up to 1024 symbols, any length beyond through global scratch). For difflib the
+ * LCS is the exact upper bound (RO <= LCS) and only patterns it cannot rule out run CPython's
+ * find_longest_match / get_matching_blocks (a dense dynamic programme per range, ties resolved as
+ * CPython does: earliest i, then earliest j; the autojunk purge and the extension loops included).
+ * Threshold queries keep the patterns whose count reaches the need table of their length (built by the
+ * core with the CPU's own formulas); top-k queries first histogram the exact similarities to find the
+ * bin holding the k-th best, then keep that bin and above. Kept rows are appended with warp-aggregated
+ * atomics, ordered on the device by two stable CUB radix sorts (id ascending, then similarity
+ * descending: the CPU's order), and only the result rows are copied back.
+ *
+ * Similarities are the CPU's doubles: the same formulas in IEEE double, built with --fmad=false. */
+#include "cuda/seq_cuda.cuh"
+
+#include <cub/cub.cuh>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define H tdm_cuda_host_fns
+#define NEVER UINT32_MAX
+#define NBINS 4096
+#define BLOCK 256
+/* Device scratch that difflib and long STMs may take per query. */
+#define SCRATCH_BUDGET (512ull << 20)
+
+enum { MODE_NEED = 0, MODE_HIST = 1, MODE_BIN = 2 };
+
+typedef struct {
+    const seq_tile *tiles;
+    const uint32_t *ids, *lens;
+    uint32_t *const *chunks;
+    uint32_t ntiles;
+    const uint32_t *hkeys, *hslot; /* STM symbol -> slot, open addressing, NO_ID = empty */
+    uint32_t hmask;
+    const uint64_t *masks;         /* per slot, `words` words: the STM positions holding it */
+    uint32_t words;
+    const uint32_t *need;
+    uint32_t n_need;
+    const uint32_t *stm, *stm_pop; /* stm_pop: difflib autojunk's purged STM positions, or NULL */
+    uint32_t m;
+    int metric, autojunk, stm_first, no_prefilter, mode;
+    uint32_t limit, bar;
+    uint32_t *out_id;
+    unsigned long long *out_sim;
+    unsigned long long out_cap;
+    unsigned long long *cnt; /* rows kept, length_pruned, lcs_pruned, scored */
+    uint32_t *hist;
+    uint32_t *scr;            /* difflib: per thread, row | stack | purge flags, interleaved by thread */
+    unsigned long long *vscr; /* STMs over 1024 symbols: per thread, the LCS bit vector */
+    unsigned long long stride; /* threads in the grid: the interleave of scr and vscr */
+    uint32_t row_len, stack_len;
+} qparams;
+
+/* The CPU's formulas (src/seq/seq_internal.h), operation for operation. */
+__device__ __forceinline__ double ratio_lcs(uint64_t L, uint64_t m, uint64_t n) {
+    uint64_t t = m + n;
+    return t ? ((2.0 * (double)L / (double)t) * 100.0) / 100.0 : 0.0;
+}
+__device__ __forceinline__ double ratio_difflib(uint64_t M, uint64_t m, uint64_t n) {
+    uint64_t t = m + n;
+    return t ? 2.0 * (double)M / (double)t : 1.0;
+}
+__device__ __forceinline__ double value(int metric, uint64_t c, uint64_t m, uint64_t n) {
+    return metric == TDM_SEQ_DIFFLIB ? ratio_difflib(c, m, n) : ratio_lcs(c, m, n);
+}
+/* Monotone in sim (a power-of-two scale and a floor), so a bin bar never splits equal similarities. */
+__device__ __forceinline__ uint32_t bin_of(double sim) {
+    uint32_t b = (uint32_t)(sim * (double)NBINS);
+    return b < NBINS ? b : NBINS - 1;
+}
+
+static __host__ __device__ __forceinline__ uint32_t hash32(uint32_t v) { return (uint32_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 32); }
+
+__device__ __forceinline__ int slot_of(const qparams &p, uint32_t v) {
+    for (uint32_t i = hash32(v) & p.hmask;; i = (i + 1) & p.hmask) {
+        uint32_t k = __ldg(&p.hkeys[i]);
+        if (k == v) return (int)__ldg(&p.hslot[i]);
+        if (k == NO_ID) return -1;
+    }
+}
+
+/* Bit-parallel LCS (Hyyro): per matched symbol V = (V + (V & M)) | (V & ~M) over W words with carry;
+ * the LCS is the number of zero bits. Bits above m never clear, so no final mask is needed. */
+template <int W>
+__device__ uint32_t lcs_regs(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n) {
+    unsigned long long V[W];
+#pragma unroll
+    for (int w = 0; w < W; w++) V[w] = ~0ull;
+    for (uint32_t t = 0; t < n; t++) {
+        int s = slot_of(p, P[(size_t)t * stride]);
+        if (s < 0) continue;
+        const unsigned long long *M = (const unsigned long long *)p.masks + (size_t)s * W;
+        unsigned long long carry = 0;
+#pragma unroll
+        for (int w = 0; w < W; w++) {
+            unsigned long long mw = __ldg(&M[w]), v = V[w], t1 = v + (v & mw), c1 = t1 < v, s2 = t1 + carry;
+            carry = c1 | (s2 < t1);
+            V[w] = s2 | (v & ~mw);
+        }
+    }
+    uint32_t L = 0;
+#pragma unroll
+    for (int w = 0; w < W; w++) L += __popcll(~V[w]);
+    return L;
+}
+
+__device__ uint32_t lcs_scratch(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long *V) {
+    const uint32_t W = p.words;
+    const unsigned long long S = p.stride;
+    for (uint32_t w = 0; w < W; w++) V[w * S] = ~0ull;
+    for (uint32_t t = 0; t < n; t++) {
+        int s = slot_of(p, P[(size_t)t * stride]);
+        if (s < 0) continue;
+        const unsigned long long *M = (const unsigned long long *)p.masks + (size_t)s * W;
+        unsigned long long carry = 0;
+        for (uint32_t w = 0; w < W; w++) {
+            unsigned long long mw = __ldg(&M[w]), v = V[w * S], t1 = v + (v & mw), c1 = t1 < v, s2 = t1 + carry;
+            carry = c1 | (s2 < t1);
+            V[w * S] = s2 | (v & ~mw);
+        }
+    }
+    uint32_t L = 0;
+    for (uint32_t w = 0; w < W; w++) L += __popcll(~V[w * S]);
+    return L;
+}
+
+/* A sequence read with a stride: a pattern inside its tile, or the STM (stride 1). */
+typedef struct {
+    const uint32_t *p;
+    uint32_t stride;
+} seqacc;
+__device__ __forceinline__ uint32_t at(seqacc s, uint32_t i) { return s.p[(size_t)i * s.stride]; }
+
+typedef struct {
+    uint32_t i, j, k;
+} block3;
+
+/* find_longest_match(alo, ahi, blo, bhi) with isjunk None. row[(j+1)*S] holds the length of the run of
+ * equal elements ending at (i-1, j); a purged element of b (pop) never starts or continues a run, as
+ * with its deleted b2j entry. The row is filled from the right so each cell still sees the previous row
+ * at j-1; that reverses CPython's column order, so a later (smaller) j of the same row takes over an
+ * equal best found earlier in that row, which is exactly CPython's "first j" among equals. */
+__device__ block3 longest(seqacc a, seqacc b, seqacc pop, uint32_t *row, unsigned long long S, uint32_t alo,
+                          uint32_t ahi, uint32_t blo, uint32_t bhi) {
+    for (uint32_t j = blo; j <= bhi; j++) row[j * S] = 0;
+    uint32_t best = 0, besti = alo, bestj = blo;
+    for (uint32_t i = alo; i < ahi; i++) {
+        uint32_t ai = at(a, i);
+        int set = 0;
+        for (uint32_t j = bhi; j-- > blo;) {
+            uint32_t k = 0;
+            if (at(b, j) == ai && !(pop.p && at(pop, j))) {
+                k = row[j * S] + 1;
+                if (k > best || (k == best && set)) {
+                    best = k, besti = i + 1 - k, bestj = j + 1 - k, set = 1;
+                }
+            }
+            row[(j + 1) * S] = k;
+        }
+    }
+    /* CPython's first pair of extension loops (bjunk is empty, so they run over any equal elements,
+     * which only purged ones can add); the junk pair never moves without junk. */
+    while (besti > alo && bestj > blo && at(a, besti - 1) == at(b, bestj - 1)) besti--, bestj--, best++;
+    while (besti + best < ahi && bestj + best < bhi && at(a, besti + best) == at(b, bestj + best)) best++;
+    return block3{besti, bestj, best};
+}
+
+/* Sum of the sizes of get_matching_blocks(a, b): the work list of ranges, popped from the end as CPython
+ * pops its list (the sum does not depend on the order, the blocks found do not either). */
+__device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seqacc b, uint32_t lb, seqacc pop,
+                                    uint32_t *row, uint32_t *stack) {
+    const unsigned long long S = p.stride;
+    uint32_t sp = 0, total = 0;
+#define PUSH(x0, x1, x2, x3) (stack[(4 * sp) * S] = (x0), stack[(4 * sp + 1) * S] = (x1), stack[(4 * sp + 2) * S] = (x2), stack[(4 * sp + 3) * S] = (x3), sp++)
+    PUSH(0, la, 0, lb);
+    while (sp) {
+        sp--;
+        uint32_t alo = stack[(4 * sp) * S], ahi = stack[(4 * sp + 1) * S], blo = stack[(4 * sp + 2) * S], bhi = stack[(4 * sp + 3) * S];
+        block3 x = longest(a, b, pop, row, S, alo, ahi, blo, bhi);
+        if (!x.k) continue;
+        total += x.k;
+        if (alo < x.i && blo < x.j) PUSH(alo, x.i, blo, x.j);
+        if (x.i + x.k < ahi && x.j + x.k < bhi) PUSH(x.i + x.k, ahi, x.j + x.k, bhi);
+    }
+#undef PUSH
+    return total;
+}
+
+/* difflib's matched count of a pattern P (n symbols, read with stride) and the STM in the query's order. */
+__device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
+    uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
+    seqacc pat = {P, stride}, stm = {p.stm, 1};
+    if (!p.stm_first) return difflib_matches(p, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack);
+    /* b is the pattern: CPython's popular purge applies to it when it has 200 or more elements. */
+    seqacc pop = {NULL, 0};
+    if (p.autojunk && n >= 200) {
+        uint32_t *flags = stack + (unsigned long long)p.stack_len * p.stride, ntest = n / 100 + 1;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t v = at(pat, j), c = 0;
+            for (uint32_t q = 0; q < n; q++) c += at(pat, q) == v;
+            flags[j * p.stride] = c > ntest;
+        }
+        pop = seqacc{flags, (uint32_t)p.stride};
+    }
+    return difflib_matches(p, stm, p.m, pat, n, pop, row, stack);
+}
+
+template <int W>
+__global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
+    __shared__ uint32_t sh_hist[NBINS];
+    __shared__ unsigned long long sh_cnt[3];
+    if (p.mode == MODE_HIST)
+        for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x) sh_hist[i] = 0;
+    if (threadIdx.x < 3) sh_cnt[threadIdx.x] = 0;
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31;
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t nwarps = (uint32_t)(p.stride >> 5);
+    unsigned long long n_len = 0, n_lcs = 0, n_scored = 0;
+    for (uint32_t t = (uint32_t)(tid >> 5); t < p.ntiles; t += nwarps) {
+        const seq_tile tile = p.tiles[t];
+        const size_t slot = (size_t)t * TILE + lane;
+        uint32_t id = p.ids[slot], n = p.lens[slot], need = NEVER, count = 0;
+        int take = lane < tile.width && id < p.limit, pass = 0;
+        double sim = 0.0;
+        if (take && p.mode == MODE_NEED) {
+            need = n < p.n_need ? p.need[n] : NEVER;
+            if (need == NEVER && !p.no_prefilter) n_len++, take = 0;
+        }
+        if (take) {
+            const uint32_t *P = p.chunks[tile.chunk] + tile.off + lane;
+            count = W ? lcs_regs<W ? W : 1>(p, P, tile.width, n) : lcs_scratch(p, P, tile.width, n, p.vscr + tid);
+            if (p.metric == TDM_SEQ_DIFFLIB) {
+                int skip = 0;
+                if (!p.no_prefilter) {
+                    if (p.mode == MODE_NEED) skip = count < need;
+                    else if (p.mode == MODE_BIN) skip = bin_of(ratio_difflib(count, p.m, n)) < p.bar;
+                }
+                if (skip) n_lcs++, take = 0;
+                else count = difflib_count(p, P, tile.width, n, tid);
+            }
+        }
+        if (take) {
+            n_scored++;
+            sim = value(p.metric, count, p.m, n);
+            if (p.mode == MODE_NEED) pass = count >= need;
+            else if (p.mode == MODE_HIST) atomicAdd(&sh_hist[bin_of(sim)], 1u);
+            else pass = bin_of(sim) >= p.bar;
+        }
+        unsigned bal = __ballot_sync(0xffffffffu, pass);
+        if (bal) {
+            unsigned long long base = 0;
+            if (lane == 0) base = atomicAdd(&p.cnt[0], (unsigned long long)__popc(bal));
+            base = __shfl_sync(0xffffffffu, base, 0);
+            if (pass) {
+                unsigned long long pos = base + __popc(bal & ((1u << lane) - 1));
+                if (pos < p.out_cap) {
+                    p.out_id[pos] = id;
+                    p.out_sim[pos] = (unsigned long long)__double_as_longlong(sim);
+                }
+            }
+        }
+    }
+    if (n_len) atomicAdd(&sh_cnt[0], n_len);
+    if (n_lcs) atomicAdd(&sh_cnt[1], n_lcs);
+    if (n_scored) atomicAdd(&sh_cnt[2], n_scored);
+    __syncthreads();
+    if (threadIdx.x < 3 && sh_cnt[threadIdx.x]) atomicAdd(&p.cnt[1 + threadIdx.x], sh_cnt[threadIdx.x]);
+    if (p.mode == MODE_HIST)
+        for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x)
+            if (sh_hist[i]) atomicAdd(&p.hist[i], sh_hist[i]);
+}
+
+/* The result rows in tdm_seq_hit's layout, so they travel to the host in one copy. */
+typedef struct {
+    uint32_t id, pad;
+    double sim;
+} dhit;
+static_assert(sizeof(dhit) == sizeof(tdm_seq_hit) && offsetof(tdm_seq_hit, similarity) == offsetof(dhit, sim),
+              "device hit layout must match tdm_seq_hit");
+
+__global__ void pack_kernel(const uint32_t *ids, const unsigned long long *sims, dhit *out, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x)
+        out[i] = dhit{ids[i], 0, __longlong_as_double((long long)sims[i])};
+}
+
+static void launch(int W, int blocks, const qparams &p, cudaStream_t s) {
+    switch (W) {
+    case 1: score_kernel<1><<<blocks, BLOCK, 0, s>>>(p); break;
+    case 2: score_kernel<2><<<blocks, BLOCK, 0, s>>>(p); break;
+    case 4: score_kernel<4><<<blocks, BLOCK, 0, s>>>(p); break;
+    case 8: score_kernel<8><<<blocks, BLOCK, 0, s>>>(p); break;
+    case 16: score_kernel<16><<<blocks, BLOCK, 0, s>>>(p); break;
+    default: score_kernel<0><<<blocks, BLOCK, 0, s>>>(p); break;
+    }
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+#define CK(call, what)                                                                                     \
+    do {                                                                                                   \
+        cudaError_t e_ = (call);                                                                           \
+        if (e_ != cudaSuccess) return tdm_cuda_fail(e_, what);                                             \
+    } while (0)
+
+static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+/* Builds the query tables in pinned memory and uploads them in one copy. */
+static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, int *W) {
+    size_t m = q->m, words = m ? (m + 63) / 64 : 1;
+    int w = words <= 1 ? 1 : words <= 2 ? 2 : words <= 4 ? 4 : words <= 8 ? 8 : words <= 16 ? 16 : 0;
+    size_t kw = w ? (size_t)w : words, tcap = 16;
+    while (tcap < 2 * m) tcap *= 2;
+    size_t n_need = q->top_k ? 0 : q->n_need;
+    int pop = q->metric == TDM_SEQ_DIFFLIB && q->autojunk && !q->stm_first && m >= 200;
+    size_t o_masks = 0, o_keys = align8(o_masks + m * kw * 8 + 8), o_slot = o_keys + tcap * 4, o_need = o_slot + tcap * 4,
+           o_stm = o_need + n_need * 4, o_pop = o_stm + m * 4, total = align8(o_pop + (pop ? m * 4 : 0) + 4);
+    if (d->h_q_bytes < total) {
+        if (d->h_q) cudaFreeHost(d->h_q);
+        d->h_q = NULL;
+        d->h_q_bytes = 0;
+        size_t nb = 1 << 16;
+        while (nb < total) nb *= 2;
+        CK(cudaMallocHost(&d->h_q, nb), "pinned query buffer");
+        d->h_q_bytes = nb;
+    }
+    int rc = tdm_cuda_dbuf_reserve(d, &d->q, total, "device query buffer");
+    if (rc) return rc;
+    char *h = (char *)d->h_q;
+    uint64_t *masks = (uint64_t *)(h + o_masks);
+    uint32_t *keys = (uint32_t *)(h + o_keys), *slots = (uint32_t *)(h + o_slot);
+    for (size_t i = 0; i < tcap; i++) keys[i] = NO_ID, slots[i] = 0;
+    uint32_t nslots = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint32_t v = q->stm[i];
+        if (v == TDM_SEQ_UNKNOWN) continue; /* matches no stored symbol */
+        size_t at = hash32(v) & (tcap - 1);
+        while (keys[at] != NO_ID && keys[at] != v) at = (at + 1) & (tcap - 1);
+        if (keys[at] == NO_ID) {
+            keys[at] = v, slots[at] = nslots;
+            memset(masks + (size_t)nslots * kw, 0, kw * 8);
+            nslots++;
+        }
+        masks[(size_t)slots[at] * kw + i / 64] |= 1ull << (i % 64);
+    }
+    if (n_need) memcpy(h + o_need, q->need, n_need * 4);
+    if (m) memcpy(h + o_stm, q->stm, m * 4);
+    if (pop) { /* CPython's popular elements of b = the STM: more than 1 + m//100 occurrences */
+        uint32_t *flags = (uint32_t *)(h + o_pop), ntest = (uint32_t)(m / 100 + 1);
+        for (size_t j = 0; j < m; j++) {
+            uint32_t c = 0;
+            for (size_t k = 0; k < m; k++) c += q->stm[k] == q->stm[j];
+            flags[j] = c > ntest;
+        }
+    }
+    CK(cudaMemcpyAsync(d->q.p, d->h_q, total, cudaMemcpyHostToDevice, d->stream), "uploading the query");
+    char *dq = (char *)d->q.p;
+    p->masks = (const uint64_t *)(dq + o_masks);
+    p->hkeys = (const uint32_t *)(dq + o_keys);
+    p->hslot = (const uint32_t *)(dq + o_slot);
+    p->hmask = (uint32_t)(tcap - 1);
+    p->words = (uint32_t)kw;
+    p->need = (const uint32_t *)(dq + o_need);
+    p->n_need = (uint32_t)n_need;
+    p->stm = (const uint32_t *)(dq + o_stm);
+    p->stm_pop = pop ? (const uint32_t *)(dq + o_pop) : NULL;
+    *W = w;
+    return TDM_OK;
+}
+
+/* One scoring pass; grows the output and runs again when more rows passed than it had room for. */
+static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned long long *counters) {
+    for (;;) {
+        CK(cudaMemsetAsync(d->cnt.p, 0, 4 * sizeof(unsigned long long), d->stream), "clearing counters");
+        p->out_id = (uint32_t *)d->out_id.p;
+        p->out_sim = (unsigned long long *)d->out_sim.p;
+        p->out_cap = d->out_cap;
+        launch(W, blocks, *p, d->stream);
+        CK(cudaGetLastError(), "launching the scoring kernel");
+        CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
+        CK(cudaStreamSynchronize(d->stream), "scoring kernel");
+        if (counters[0] <= d->out_cap) return TDM_OK;
+        unsigned long long cap = counters[0];
+        int rc = tdm_cuda_dbuf_reserve(d, &d->out_id, cap * 4, "result rows");
+        if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->out_sim, cap * 8, "result rows");
+        if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->alt_id, cap * 4, "result rows");
+        if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->alt_sim, cap * 8, "result rows");
+        if (rc) return rc;
+        d->out_cap = cap;
+    }
+}
+
+int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresult *r) {
+    memset(r, 0, sizeof *r);
+    if (q->metric != TDM_SEQ_LCS && q->metric != TDM_SEQ_DIFFLIB)
+        return H->error(TDM_E_INVAL, "cuda: metric %d has no device kernel", q->metric);
+    if (!q->top_k && (!q->need || !q->n_need)) return H->error(TDM_E_INVAL, "cuda: threshold query without a need table");
+    CK(cudaSetDevice(d->dev), "cudaSetDevice");
+    double t0 = now_ms();
+    CK(cudaEventRecord(d->ev[0], d->stream), "event");
+    qparams p;
+    memset(&p, 0, sizeof p);
+    int W = 1, rc = upload_query(d, q, &p, &W);
+    if (rc) return rc;
+    CK(cudaEventRecord(d->ev[1], d->stream), "event");
+    uint32_t limit = q->limit < d->patterns ? q->limit : (uint32_t)d->patterns;
+    p.tiles = d->d_tiles, p.ids = d->d_ids, p.lens = d->d_lens, p.chunks = d->d_chunk, p.ntiles = d->ntiles;
+    p.m = (uint32_t)q->m, p.metric = q->metric, p.autojunk = q->autojunk, p.stm_first = q->stm_first;
+    p.no_prefilter = q->no_prefilter, p.limit = limit;
+    /* Grid: enough warps for every tile, at most 8 blocks of 256 per multiprocessor, fewer when each
+     * thread's difflib or long-STM scratch would exceed the budget. */
+    unsigned long long blocks = ((unsigned long long)d->ntiles * TILE + BLOCK - 1) / BLOCK;
+    if (blocks > (unsigned long long)d->sms * 8) blocks = (unsigned long long)d->sms * 8;
+    if (!blocks) blocks = 1;
+    size_t per_thread = 0;
+    if (q->metric == TDM_SEQ_DIFFLIB) {
+        size_t la = q->stm_first ? q->m : d->max_length, lb = q->stm_first ? d->max_length : q->m;
+        p.row_len = (uint32_t)(lb + 1);
+        p.stack_len = (uint32_t)(4 * ((la < lb ? la : lb) + 2));
+        per_thread += ((size_t)p.row_len + p.stack_len + (q->stm_first && q->autojunk ? lb : 0)) * 4;
+    }
+    if (!W) per_thread += (size_t)p.words * 8;
+    while (per_thread && blocks > 1 && blocks * BLOCK * per_thread > SCRATCH_BUDGET) blocks /= 2;
+    p.stride = blocks * BLOCK;
+    if (q->metric == TDM_SEQ_DIFFLIB && (rc = tdm_cuda_dbuf_reserve(d, &d->scr, p.stride * per_thread, "difflib scratch"))) return rc;
+    /* Long STMs keep their bit vectors in the buffer that later carries the packed rows. */
+    if (!W && (rc = tdm_cuda_dbuf_reserve(d, &d->hits, p.stride * p.words * 8, "LCS scratch"))) return rc;
+    p.scr = (uint32_t *)d->scr.p;
+    p.vscr = W ? NULL : (unsigned long long *)d->hits.p;
+    if ((rc = tdm_cuda_dbuf_reserve(d, &d->cnt, 64, "counters")) || (rc = tdm_cuda_dbuf_reserve(d, &d->hist, NBINS * 4, "histogram")))
+        return rc;
+    if (!d->h_small) CK(cudaMallocHost(&d->h_small, 64 + NBINS * 4), "pinned counters");
+    if (!d->out_cap) {
+        unsigned long long cap = 1 << 16;
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->out_id, cap * 4, "result rows")) || (rc = tdm_cuda_dbuf_reserve(d, &d->out_sim, cap * 8, "result rows")) ||
+            (rc = tdm_cuda_dbuf_reserve(d, &d->alt_id, cap * 4, "result rows")) || (rc = tdm_cuda_dbuf_reserve(d, &d->alt_sim, cap * 8, "result rows")))
+            return rc;
+        d->out_cap = cap;
+    }
+    p.cnt = (unsigned long long *)d->cnt.p;
+    p.hist = (uint32_t *)d->hist.p;
+    unsigned long long *counters = (unsigned long long *)d->h_small;
+    uint32_t *hist = (uint32_t *)((char *)d->h_small + 64);
+    double t1 = now_ms();
+    if (q->top_k) {
+        /* Pass 1: where the k-th best similarity lies. */
+        CK(cudaMemsetAsync(d->hist.p, 0, NBINS * 4, d->stream), "clearing the histogram");
+        p.mode = MODE_HIST;
+        if ((rc = run_pass(d, &p, W, (int)blocks, counters))) return rc;
+        CK(cudaMemcpyAsync(hist, d->hist.p, NBINS * 4, cudaMemcpyDeviceToHost, d->stream), "reading the histogram");
+        CK(cudaStreamSynchronize(d->stream), "histogram");
+        unsigned long long above = 0;
+        uint32_t bar = NBINS;
+        while (bar > 0 && above < q->top_k) above += hist[--bar];
+        p.bar = bar;
+        p.mode = MODE_BIN;
+    } else {
+        p.mode = MODE_NEED;
+    }
+    if ((rc = run_pass(d, &p, W, (int)blocks, counters))) return rc;
+    CK(cudaEventRecord(d->ev[2], d->stream), "event");
+    double t2 = now_ms();
+    unsigned long long n = counters[0], keep = q->top_k && q->top_k < n ? q->top_k : n;
+    r->length_pruned = counters[1];
+    r->lcs_pruned = counters[2];
+    r->scored = counters[3];
+    uint32_t *ids = (uint32_t *)d->out_id.p;
+    unsigned long long *sims = (unsigned long long *)d->out_sim.p;
+    if (n > 1) {
+        /* Kernel order is arbitrary: sort by id, then (stably) by similarity descending. Similarities
+         * are non-negative doubles, whose bit patterns sort as their values; below 1.0 needs 62 bits. */
+        int id_bits = 1;
+        while (id_bits < 32 && ((uint64_t)limit >> id_bits)) id_bits++;
+        size_t t_a = 0, t_b = 0;
+        CK(cub::DeviceRadixSort::SortPairs(NULL, t_a, ids, (uint32_t *)d->alt_id.p, sims, (unsigned long long *)d->alt_sim.p, (int)n, 0, id_bits, d->stream), "sort size");
+        CK(cub::DeviceRadixSort::SortPairsDescending(NULL, t_b, (unsigned long long *)d->alt_sim.p, sims, (uint32_t *)d->alt_id.p, ids, (int)n, 0, 62, d->stream), "sort size");
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->temp, t_a > t_b ? t_a : t_b, "sort scratch"))) return rc;
+        t_a = d->temp.bytes;
+        CK(cub::DeviceRadixSort::SortPairs(d->temp.p, t_a, ids, (uint32_t *)d->alt_id.p, sims, (unsigned long long *)d->alt_sim.p, (int)n, 0, id_bits, d->stream), "sorting by id");
+        t_b = d->temp.bytes;
+        CK(cub::DeviceRadixSort::SortPairsDescending(d->temp.p, t_b, (unsigned long long *)d->alt_sim.p, sims, (uint32_t *)d->alt_id.p, ids, (int)n, 0, 62, d->stream), "sorting by similarity");
+    }
+    tdm_seq_hit *out = (tdm_seq_hit *)H->malloc((keep ? keep : 1) * sizeof *out);
+    if (!out) return H->error(TDM_E_NOMEM, "cuda: no host memory for %llu result rows", keep);
+    if (keep) {
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->hits, keep * sizeof(dhit), "packed rows"))) {
+            H->free(out);
+            return rc;
+        }
+        unsigned long long pb = (keep + BLOCK - 1) / BLOCK;
+        pack_kernel<<<(unsigned)(pb < 4096 ? pb : 4096), BLOCK, 0, d->stream>>>(ids, sims, (dhit *)d->hits.p, keep);
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) e = cudaEventRecord(d->ev[3], d->stream);
+    if (e == cudaSuccess && keep) e = cudaMemcpyAsync(out, d->hits.p, keep * sizeof *out, cudaMemcpyDeviceToHost, d->stream);
+    if (e == cudaSuccess) e = cudaEventRecord(d->ev[4], d->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
+    if (e != cudaSuccess) {
+        H->free(out);
+        return tdm_cuda_fail(e, "selecting and copying result rows");
+    }
+    float f_up = 0, f_sel = 0, f_copy = 0;
+    cudaEventElapsedTime(&f_up, d->ev[0], d->ev[1]);
+    cudaEventElapsedTime(&f_sel, d->ev[2], d->ev[3]);
+    cudaEventElapsedTime(&f_copy, d->ev[3], d->ev[4]);
+    r->hits = out;
+    r->n = keep;
+    r->filter_ms = (t1 - t0) + f_up;
+    r->score_ms = t2 - t1;
+    r->select_ms = f_sel;
+    r->copy_ms = f_copy;
+    return TDM_OK;
+}
