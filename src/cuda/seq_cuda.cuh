@@ -56,6 +56,8 @@ struct tdm_seq_dstore {
     void *h_q;               /* its pinned host twin */
     size_t h_q_bytes;
     void *h_small;           /* pinned: counters and the top-k histogram coming back */
+    void *h_rows;            /* pinned: large results land here, then one memcpy into the caller's array */
+    size_t h_rows_bytes;
     dbuf out_id, out_sim, alt_id, alt_sim, temp, hits, scr, cnt, hist;
     uint64_t out_cap;        /* rows out_id/out_sim hold */
     cudaEvent_t ev[6];

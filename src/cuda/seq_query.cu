@@ -499,15 +499,29 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         unsigned long long pb = (keep + BLOCK - 1) / BLOCK;
         pack_kernel<<<(unsigned)(pb < 4096 ? pb : 4096), BLOCK, 0, d->stream>>>(ids, sims, (dhit *)d->hits.p, keep);
     }
+    /* Many rows: a copy from device memory into pageable memory crawls (measured 1.4 GB/s for 3.1M rows on
+     * an H100), so they land in a pinned buffer first and one memcpy moves them. */
+    size_t row_bytes = keep * sizeof *out;
+    int staged = row_bytes >= (1u << 20);
     cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && staged && d->h_rows_bytes < row_bytes) {
+        if (d->h_rows) cudaFreeHost(d->h_rows);
+        d->h_rows = NULL;
+        d->h_rows_bytes = 0;
+        e = cudaMallocHost(&d->h_rows, row_bytes + row_bytes / 4);
+        if (e == cudaSuccess) d->h_rows_bytes = row_bytes + row_bytes / 4;
+    }
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[3], d->stream);
-    if (e == cudaSuccess && keep) e = cudaMemcpyAsync(out, d->hits.p, keep * sizeof *out, cudaMemcpyDeviceToHost, d->stream);
+    if (e == cudaSuccess && keep) e = cudaMemcpyAsync(staged ? d->h_rows : (void *)out, d->hits.p, row_bytes, cudaMemcpyDeviceToHost, d->stream);
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[4], d->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
     if (e != cudaSuccess) {
         H->free(out);
         return tdm_cuda_fail(e, "selecting and copying result rows");
     }
+    double t3 = now_ms();
+    if (staged) memcpy(out, d->h_rows, row_bytes);
+    double host_copy = staged ? now_ms() - t3 : 0.0;
     float f_up = 0, f_sel = 0, f_copy = 0;
     cudaEventElapsedTime(&f_up, d->ev[0], d->ev[1]);
     cudaEventElapsedTime(&f_sel, d->ev[2], d->ev[3]);
@@ -517,6 +531,6 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     r->filter_ms = (t1 - t0) + f_up;
     r->score_ms = t2 - t1;
     r->select_ms = f_sel;
-    r->copy_ms = f_copy;
+    r->copy_ms = f_copy + host_copy;
     return TDM_OK;
 }

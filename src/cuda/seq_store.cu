@@ -61,6 +61,7 @@ static void store_free(tdm_seq_dstore *d) {
     cudaStreamSynchronize(d->stream);
     if (d->h_q) cudaFreeHost(d->h_q);
     if (d->h_small) cudaFreeHost(d->h_small);
+    if (d->h_rows) cudaFreeHost(d->h_rows);
     for (int i = 0; i < 6; i++)
         if (d->ev[i]) cudaEventDestroy(d->ev[i]);
     free(d->chunk);
