@@ -36,12 +36,11 @@ if command -v compute-sanitizer >/dev/null; then
   # test_cuda_backend provokes an out-of-memory on purpose; API errors are checked by the test itself.
   step memcheck compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 build-gpu/tests/test_cuda_backend
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_cuda_backend
-  # The sequence kernels and the engine's tiers under the sanitizers, on fewer cases (they run slowly there).
+  # The sequence kernels under the sanitizers, on fewer cases (they run slowly there); the engine's tier
+  # logic is checked with ThreadSanitizer off the GPU (its unit tests use a host test double).
   step memcheck-seq env TANDEM_TEST_CASES=6 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_cuda_seq
   step racecheck-seq env TANDEM_TEST_CASES=6 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_cuda_seq
-  if [ -x build-gpu/tests/test_engine ]; then
-    step memcheck-engine compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_engine
-  fi
+  step memcheck-cross compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_seq_cross --cases 3
 fi
 # More random cases than CI's machine can run.
 step cuda-seq-many env TANDEM_TEST_CASES=300 build-gpu/tests/test_cuda_seq

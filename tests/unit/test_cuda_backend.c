@@ -72,17 +72,25 @@ static void test_huge_allocation_is_a_status(void **state) {
     tdm_destroy(ctx);
 }
 
-static void test_placement_without_gpu_kernels(void **state) {
+static void test_placement(void **state) {
     tdm_ctx *ctx;
     const tdm_backend *b = cuda_or_skip(&ctx);
     if (!b) skip();
-    /* No sequence op has a GPU kernel yet: forcing CUDA must fall back to the CPU and say why. */
+    /* lcs and difflib have exact device kernels: forcing CUDA or auto picks the GPU. char has none: forcing
+     * CUDA falls back to the CPU and says why. */
     const tdm_backend *chosen;
     tdm_route_reason reason;
+    assert_non_null(b->seq);
     assert_int_equal(tdm_backend_select(ctx, TDM_OP_SEQ_LCS, TDM_DEVICE_CUDA, &chosen, &reason), TDM_OK);
+    assert_ptr_equal(chosen, b);
+    assert_int_equal(reason, TDM_ROUTE_FORCED_GPU);
+    assert_int_equal(tdm_backend_select(ctx, TDM_OP_SEQ_DIFFLIB, TDM_DEVICE_AUTO, &chosen, &reason), TDM_OK);
+    assert_ptr_equal(chosen, b);
+    assert_int_equal(reason, TDM_ROUTE_PREFER_GPU);
+    assert_int_equal(tdm_backend_select(ctx, TDM_OP_SEQ_CHAR, TDM_DEVICE_CUDA, &chosen, &reason), TDM_OK);
     assert_int_equal(chosen->kind, TDM_BACKEND_CPU);
     assert_int_equal(reason, TDM_ROUTE_FORCED_GPU_UNAVAILABLE);
-    assert_int_equal(tdm_backend_select(ctx, TDM_OP_SEQ_LCS, TDM_DEVICE_AUTO, &chosen, &reason), TDM_OK);
+    assert_int_equal(tdm_backend_select(ctx, TDM_OP_SEQ_CHAR, TDM_DEVICE_AUTO, &chosen, &reason), TDM_OK);
     assert_int_equal(reason, TDM_ROUTE_NO_GPU_IMPL);
     tdm_destroy(ctx);
 }
@@ -91,7 +99,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory_round_trip),
         cmocka_unit_test(test_huge_allocation_is_a_status),
-        cmocka_unit_test(test_placement_without_gpu_kernels),
+        cmocka_unit_test(test_placement),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
