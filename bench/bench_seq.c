@@ -21,6 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "bench_seq"
+#include "bench_common.h" /* data, STMs, timing, errors */
+
 #define MAX_SIZES 8
 #define MAX_THREADS_LIST 4
 
@@ -43,85 +46,7 @@ typedef struct {
     int quick;
 } options;
 
-typedef struct {
-    uint32_t *sym; /* every generated pattern's ranks, back to back */
-    uint64_t *off; /* off[k]..off[k+1]; n+1 entries */
-    uint32_t n;
-} patterns;
-
-static void die(const char *what, int rc) {
-    fprintf(stderr, "bench_seq: %s: %s (%s)\n", what, tdm_strerror(rc), tdm_last_error());
-    exit(1);
-}
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "bench_seq: out of memory (%zu bytes)\n", n);
-        exit(1);
-    }
-    return p;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted v (so p99 of fewer than 100 values is the maximum). */
-static double percentile(const double *v, size_t n, double p) {
-    if (!n) return 0.0;
-    size_t r = (size_t)ceil(p / 100.0 * (double)n);
-    return v[r ? r - 1 : 0];
-}
-
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0.0;
-}
-
 /* ---- data ---------------------------------------------------------------------------------------- */
-
-static tdm_seq_gen *new_gen(uint64_t seed) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    o.seed = seed;
-    tdm_seq_gen *g;
-    int rc = tdm_seq_gen_new(&o, &g);
-    if (rc) die("generator", rc);
-    return g;
-}
-
-/* The first n patterns of `tandem seq gen --seed seed` (default distribution). */
-static void generate(uint64_t seed, uint32_t n, patterns *p) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    tdm_seq_gen *g = new_gen(seed);
-    size_t cap = (size_t)n * 24 + o.max_len, used = 0;
-    p->sym = xmalloc(cap * sizeof *p->sym);
-    p->off = xmalloc(((size_t)n + 1) * sizeof *p->off);
-    p->n = n;
-    for (uint32_t k = 0; k < n; k++) {
-        if (used + o.max_len > cap) {
-            cap *= 2;
-            uint32_t *q = realloc(p->sym, cap * sizeof *q);
-            if (!q) die("generate", TDM_E_NOMEM);
-            p->sym = q;
-        }
-        size_t len;
-        p->off[k] = used;
-        tdm_seq_gen_next(g, p->sym + used, &len);
-        used += len;
-    }
-    p->off[n] = used;
-    tdm_seq_gen_free(g);
-}
 
 /* Builds a store of the first n patterns; returns the seconds taken (vocabulary interning, the length and
  * inverted indexes and the final shrink included). */
@@ -168,38 +93,6 @@ static double build_store(tdm_ctx *ctx, const patterns *p, uint32_t n, tdm_seq_s
 /* STMs: even indices are "near" (a stored pattern among the first `pool` ids, with about 10% of its
  * positions edited: substitution, deletion or insertion of a Zipf draw, equally likely), odd indices
  * are "fresh" draws of the generator; both from their own stream (seed + 1). See bench/README.md. */
-static uint32_t **make_stms(uint64_t seed, uint32_t q, const patterns *p, uint32_t pool, size_t **lens_out) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    tdm_seq_gen *g = new_gen(seed + 1);
-    uint32_t **stms = xmalloc(q * sizeof *stms);
-    size_t *lens = xmalloc(q * sizeof *lens);
-    uint32_t *tmp = xmalloc((size_t)o.max_len * 3 * sizeof *tmp);
-    for (uint32_t i = 0; i < q; i++) {
-        size_t n = 0;
-        if (i % 2 == 0) {
-            uint32_t src = (uint32_t)tdm_seq_gen_uniform(g, pool);
-            for (uint64_t t = p->off[src]; t < p->off[src + 1]; t++) {
-                uint64_t u = tdm_seq_gen_uniform(g, 300); /* < 10: substitute, < 20: delete, < 30: insert */
-                if (u < 10) tmp[n++] = tdm_seq_gen_symbol(g);
-                else if (u < 20) continue;
-                else if (u < 30) tmp[n++] = tdm_seq_gen_symbol(g), tmp[n++] = p->sym[t];
-                else tmp[n++] = p->sym[t];
-            }
-            while (n < 2) tmp[n++] = tdm_seq_gen_symbol(g);
-        } else {
-            tdm_seq_gen_next(g, tmp, &n);
-        }
-        stms[i] = xmalloc(n * sizeof **stms);
-        memcpy(stms[i], tmp, n * sizeof *tmp);
-        lens[i] = n;
-    }
-    free(tmp);
-    tdm_seq_gen_free(g);
-    *lens_out = lens;
-    return stms;
-}
-
 static void put_symbols(FILE *f, const uint32_t *s, size_t n) {
     char name[16];
     fputc('[', f);
@@ -437,18 +330,6 @@ static const char *usage =
     "--quick: sizes 2000,20000, 40 queries, budget 0.5 s, 20 pairs per STM (a smoke run).\n"
     "Each configuration times queries one at a time until all are done, or the budget is spent and at\n"
     "least --min-queries ran; the batch run then answers those same queries, --reps times at most.\n";
-
-static int parse_list(const char *s, double *out, int max) {
-    int n = 0;
-    char *end;
-    while (*s && n < max) {
-        out[n++] = strtod(s, &end);
-        if (end == s) return -1;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
-    }
-    return *s ? -1 : n;
-}
 
 static void parse_args(int argc, char **argv, options *o) {
     *o = (options){.sizes = {10000, 100000, 1000000}, .nsizes = 3, .threads = {2, 1}, .nthreads = 2, .queries = 200,

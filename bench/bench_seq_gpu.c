@@ -12,8 +12,7 @@
  *
  * The data and the STMs are bench_seq.c's (bench/README.md): the shared generator's stream with the same
  * seed, ranks interned as "s<rank>" first (store id = rank), stores of different sizes prefixes of one
- * stream; near/fresh STMs alternating from their own stream (seed + 1). The two functions that make them
- * are copied from bench_seq.c, because the inputs must be identical and bench/ has no shared code. */
+ * stream; near/fresh STMs alternating from their own stream (seed + 1): bench_common.h makes both. */
 #include "tandem/backend.h"
 #include "tandem/seq.h"
 
@@ -24,40 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_NAME "bench_seq_gpu"
+#include "bench_common.h"      /* data, STMs, timing, errors (shared with bench_seq.c) */
 #include "bench_seq_gpu_opts.h" /* options, --help */
 
 #define NCELLS 8 /* 2 metrics x (3 thresholds + top-k) */
-
-typedef struct {
-    uint32_t *sym;
-    uint64_t *off;
-    uint32_t n;
-} patterns;
-
-static void die(const char *what, int rc) {
-    fprintf(stderr, "bench_seq_gpu: %s: %s (%s)\n", what, tdm_strerror(rc), tdm_last_error());
-    exit(1);
-}
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "bench_seq_gpu: out of memory (%zu bytes)\n", n);
-        exit(1);
-    }
-    return p;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Latency summary: nearest-rank percentiles (p99 of fewer than 100 values is the maximum), as bench_seq. */
 typedef struct {
@@ -73,84 +43,9 @@ static void summarize(const double *v, uint32_t n, lstat *s) {
     memcpy(t, v, n * sizeof *t);
     qsort(t, n, sizeof *t, cmp_double);
     for (uint32_t i = 0; i < n; i++) sum += t[i];
-    size_t r50 = (size_t)ceil(0.50 * n), r99 = (size_t)ceil(0.99 * n);
-    s->p50 = t[r50 ? r50 - 1 : 0], s->p99 = t[r99 ? r99 - 1 : 0];
+    s->p50 = percentile(t, n, 50), s->p99 = percentile(t, n, 99);
     s->mean = sum / n, s->min = t[0], s->max = t[n - 1];
     free(t);
-}
-
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0.0;
-}
-
-/* ---- data (as bench_seq.c) -------------------------------------------------------------------------- */
-
-static tdm_seq_gen *new_gen(uint64_t seed) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    o.seed = seed;
-    tdm_seq_gen *g;
-    int rc = tdm_seq_gen_new(&o, &g);
-    if (rc) die("generator", rc);
-    return g;
-}
-
-static void generate(uint64_t seed, uint32_t n, patterns *p) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    tdm_seq_gen *g = new_gen(seed);
-    size_t cap = (size_t)n * 24 + o.max_len, used = 0;
-    p->sym = xmalloc(cap * sizeof *p->sym);
-    p->off = xmalloc(((size_t)n + 1) * sizeof *p->off);
-    p->n = n;
-    for (uint32_t k = 0; k < n; k++) {
-        if (used + o.max_len > cap) {
-            cap *= 2;
-            uint32_t *q = realloc(p->sym, cap * sizeof *q);
-            if (!q) die("generate", TDM_E_NOMEM);
-            p->sym = q;
-        }
-        size_t len;
-        p->off[k] = used;
-        tdm_seq_gen_next(g, p->sym + used, &len);
-        used += len;
-    }
-    p->off[n] = used;
-    tdm_seq_gen_free(g);
-}
-
-/* Even indices near (a stored pattern among the first `pool`, ~10% of positions edited), odd fresh. */
-static uint32_t **make_stms(uint64_t seed, uint32_t q, const patterns *p, uint32_t pool, size_t **lens_out) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    tdm_seq_gen *g = new_gen(seed + 1);
-    uint32_t **stms = xmalloc(q * sizeof *stms);
-    size_t *lens = xmalloc(q * sizeof *lens);
-    uint32_t *tmp = xmalloc((size_t)o.max_len * 3 * sizeof *tmp);
-    for (uint32_t i = 0; i < q; i++) {
-        size_t n = 0;
-        if (i % 2 == 0) {
-            uint32_t src = (uint32_t)tdm_seq_gen_uniform(g, pool);
-            for (uint64_t t = p->off[src]; t < p->off[src + 1]; t++) {
-                uint64_t u = tdm_seq_gen_uniform(g, 300);
-                if (u < 10) tmp[n++] = tdm_seq_gen_symbol(g);
-                else if (u < 20) continue;
-                else if (u < 30) tmp[n++] = tdm_seq_gen_symbol(g), tmp[n++] = p->sym[t];
-                else tmp[n++] = p->sym[t];
-            }
-            while (n < 2) tmp[n++] = tdm_seq_gen_symbol(g);
-        } else {
-            tdm_seq_gen_next(g, tmp, &n);
-        }
-        stms[i] = xmalloc(n * sizeof **stms);
-        memcpy(stms[i], tmp, n * sizeof *tmp);
-        lens[i] = n;
-    }
-    free(tmp);
-    tdm_seq_gen_free(g);
-    *lens_out = lens;
-    return stms;
 }
 
 /* ---- one backend at one size ----------------------------------------------------------------------- */

@@ -55,18 +55,6 @@ static const char *usage =
     "--min-queries ran. Exit status 1 also on any cross-backend mismatch, an answer computed elsewhere\n"
     "than the forced backend, or a learned pattern the next query did not return.\n";
 
-static int parse_list(const char *s, double *out, int max) {
-    int n = 0;
-    char *end;
-    while (*s && n < max) {
-        out[n++] = strtod(s, &end);
-        if (end == s) return -1;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
-    }
-    return *s ? -1 : n;
-}
-
 static void parse_args(int argc, char **argv, options *o) {
     *o = (options){.sizes = {1000, 10000, 100000, 1000000, 10000000}, .nsizes = 5, .backends = {BK_CUDA, BK_CPU},
                    .nbackends = 2, .queries = 200, .min_queries = 8, .batch = 256, .batch_reps = 3, .learns = 1000,

@@ -45,7 +45,10 @@ fi
 # More random cases than CI's machine can run.
 step cuda-seq-many env TANDEM_TEST_CASES=300 build-gpu/tests/test_cuda_seq
 step cross-many build-gpu/tests/cross/test_seq_cross --cases 96
-if [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/bench_seq_gpu ]; then
+# Figures only from a build whose every check passed.
+if [ "$status" != 0 ]; then
+  echo "== bench-gpu skipped: a check failed"
+elif [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/bench_seq_gpu ]; then
   step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$(nproc)" --json "$OUT/bench_seq_gpu.json"
   tail -60 "$OUT/bench-gpu.log"
 fi

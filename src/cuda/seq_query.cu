@@ -377,6 +377,16 @@ static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, 
     return TDM_OK;
 }
 
+/* Room for cap result rows and the sort's second buffers. */
+static int reserve_rows(tdm_seq_dstore *d, unsigned long long cap) {
+    int rc = tdm_cuda_dbuf_reserve(d, &d->out_id, cap * 4, "result rows");
+    if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->out_sim, cap * 8, "result rows");
+    if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->alt_id, cap * 4, "result rows");
+    if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->alt_sim, cap * 8, "result rows");
+    if (!rc) d->out_cap = cap;
+    return rc;
+}
+
 /* One scoring pass; grows the output and runs again when more rows passed than it had room for. */
 static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned long long *counters) {
     for (;;) {
@@ -389,13 +399,8 @@ static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned l
         CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
         CK(cudaStreamSynchronize(d->stream), "scoring kernel");
         if (counters[0] <= d->out_cap) return TDM_OK;
-        unsigned long long cap = counters[0];
-        int rc = tdm_cuda_dbuf_reserve(d, &d->out_id, cap * 4, "result rows");
-        if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->out_sim, cap * 8, "result rows");
-        if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->alt_id, cap * 4, "result rows");
-        if (!rc) rc = tdm_cuda_dbuf_reserve(d, &d->alt_sim, cap * 8, "result rows");
+        int rc = reserve_rows(d, counters[0]);
         if (rc) return rc;
-        d->out_cap = cap;
     }
 }
 
@@ -439,13 +444,7 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     if ((rc = tdm_cuda_dbuf_reserve(d, &d->cnt, 64, "counters")) || (rc = tdm_cuda_dbuf_reserve(d, &d->hist, NBINS * 4, "histogram")))
         return rc;
     if (!d->h_small) CK(cudaMallocHost(&d->h_small, 64 + NBINS * 4), "pinned counters");
-    if (!d->out_cap) {
-        unsigned long long cap = 1 << 16;
-        if ((rc = tdm_cuda_dbuf_reserve(d, &d->out_id, cap * 4, "result rows")) || (rc = tdm_cuda_dbuf_reserve(d, &d->out_sim, cap * 8, "result rows")) ||
-            (rc = tdm_cuda_dbuf_reserve(d, &d->alt_id, cap * 4, "result rows")) || (rc = tdm_cuda_dbuf_reserve(d, &d->alt_sim, cap * 8, "result rows")))
-            return rc;
-        d->out_cap = cap;
-    }
+    if (!d->out_cap && (rc = reserve_rows(d, 1 << 16))) return rc;
     p.cnt = (unsigned long long *)d->cnt.p;
     p.hist = (uint32_t *)d->hist.p;
     unsigned long long *counters = (unsigned long long *)d->h_small;

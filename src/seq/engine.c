@@ -148,6 +148,15 @@ int tdm_seq_engine_encode(tdm_seq_engine *e, const char *const *syms, const size
     return rc;
 }
 
+/* What both learns do once the append (rc) is done and the write lock released: report the id, then run
+ * the count trigger with the store's size after the append. */
+static int learned(tdm_seq_engine *e, int rc, uint32_t got, uint32_t count, uint32_t *id) {
+    if (rc) return rc;
+    if (id) *id = got;
+    tdm_seq_tier_after_learn(e, count);
+    return TDM_OK;
+}
+
 int tdm_seq_engine_learn(tdm_seq_engine *e, const uint32_t *syms, size_t n, uint32_t *id) {
     if (!e) return tdm_error(TDM_E_INVAL, "tdm_seq_engine_learn: engine is NULL");
     uint32_t got;
@@ -155,10 +164,7 @@ int tdm_seq_engine_learn(tdm_seq_engine *e, const uint32_t *syms, size_t n, uint
     int rc = tdm_seq_store_add(e->store, syms, n, &got);
     uint32_t count = e->store->count;
     pthread_rwlock_unlock(&e->lock);
-    if (rc) return rc;
-    if (id) *id = got;
-    tdm_seq_tier_after_learn(e, count);
-    return TDM_OK;
+    return learned(e, rc, got, count, id);
 }
 
 int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, const size_t *lens, size_t n, uint32_t *id) {
@@ -168,10 +174,7 @@ int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, con
     int rc = tdm_seq_store_add_strings(e->store, syms, lens, n, &got);
     uint32_t count = e->store->count;
     pthread_rwlock_unlock(&e->lock);
-    if (rc) return rc;
-    if (id) *id = got;
-    tdm_seq_tier_after_learn(e, count);
-    return TDM_OK;
+    return learned(e, rc, got, count, id);
 }
 
 /* ---- queries ------------------------------------------------------------------------------------------ */

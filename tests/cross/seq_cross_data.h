@@ -292,6 +292,29 @@ static void code_names(const uint32_t *codes, size_t n, char *buf, const char **
     }
 }
 
+/* A coded sequence's names, in buffers reused and grown across calls (release with namebuf_free). */
+typedef struct {
+    size_t cap;
+    char *buf;
+    const char **names;
+    size_t *lens;
+} namebuf;
+
+static void namebuf_fill(namebuf *nb, const uint32_t *codes, size_t n) {
+    if (n + 1 > nb->cap) {
+        nb->cap = n + 1;
+        nb->buf = xrealloc(nb->buf, nb->cap * 16);
+        nb->names = xrealloc((void *)nb->names, nb->cap * sizeof *nb->names);
+        nb->lens = xrealloc(nb->lens, nb->cap * sizeof *nb->lens);
+    }
+    code_names(codes, n, nb->buf, nb->names, nb->lens);
+}
+
+static void namebuf_free(namebuf *nb) {
+    free(nb->buf), free((void *)nb->names), free(nb->lens);
+    memset(nb, 0, sizeof *nb);
+}
+
 /* ---- STMs and options ------------------------------------------------------------------------------ */
 
 typedef struct {

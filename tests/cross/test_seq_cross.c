@@ -75,29 +75,21 @@ static int build_store(run_state *st, const xcase *c, tdm_ctx *ctx, const patset
             return rc ? api_fail(st, c, "tdm_seq_vocab_intern", rc) : fail(st, c, "symbol %s got id %u", name, id);
         }
     }
-    size_t cap = 64;
-    char *buf = xmalloc(cap * 16);
-    const char **names = xmalloc(cap * sizeof *names);
-    size_t *lens = xmalloc(cap * sizeof *lens);
+    namebuf nb = {0};
     for (uint32_t k = 0; k < n && !rc; k++) {
         const uint32_t *syms = p->sym + p->off[k];
         size_t len = (size_t)(p->off[k + 1] - p->off[k]);
         uint32_t id = UINT32_MAX;
         if (p->has_new[k]) {
-            if (len > cap) {
-                cap = len;
-                buf = xrealloc(buf, cap * 16), names = xrealloc(names, cap * sizeof *names);
-                lens = xrealloc(lens, cap * sizeof *lens);
-            }
-            code_names(syms, len, buf, names, lens);
-            rc = tdm_seq_store_add_strings(s, names, lens, len, &id);
+            namebuf_fill(&nb, syms, len);
+            rc = tdm_seq_store_add_strings(s, nb.names, nb.lens, len, &id);
         } else {
             rc = tdm_seq_store_add(s, syms, len, &id);
         }
         if (rc) api_fail(st, c, "tdm_seq_store_add", rc);
         else if (id != k) rc = -1, fail(st, c, "pattern %u was stored as id %u", k, id);
     }
-    free(buf), free(names), free(lens);
+    namebuf_free(&nb);
     if (rc) {
         tdm_seq_store_free(s);
         return 0;
@@ -107,10 +99,7 @@ static int build_store(run_state *st, const xcase *c, tdm_ctx *ctx, const patset
 }
 
 static int learn_rest(run_state *st, const xcase *c, tdm_seq_engine *e, const char *side, const patset *p) {
-    size_t cap = 64;
-    char *buf = xmalloc(cap * 16);
-    const char **names = xmalloc(cap * sizeof *names);
-    size_t *lens = xmalloc(cap * sizeof *lens);
+    namebuf nb = {0};
     int ok = 1;
     for (uint32_t k = c->n_initial; k < p->n && ok; k++) {
         const uint32_t *syms = p->sym + p->off[k];
@@ -118,20 +107,15 @@ static int learn_rest(run_state *st, const xcase *c, tdm_seq_engine *e, const ch
         uint32_t id = UINT32_MAX;
         int rc;
         if (p->has_new[k]) {
-            if (len > cap) {
-                cap = len;
-                buf = xrealloc(buf, cap * 16), names = xrealloc(names, cap * sizeof *names);
-                lens = xrealloc(lens, cap * sizeof *lens);
-            }
-            code_names(syms, len, buf, names, lens);
-            rc = tdm_seq_engine_learn_strings(e, names, lens, len, &id);
+            namebuf_fill(&nb, syms, len);
+            rc = tdm_seq_engine_learn_strings(e, nb.names, nb.lens, len, &id);
         } else {
             rc = tdm_seq_engine_learn(e, syms, len, &id);
         }
         if (rc) ok = api_fail(st, c, side, rc);
         else if (id != k) ok = fail(st, c, "%s: learned pattern %u got id %u", side, k, id);
     }
-    free(buf), free(names), free(lens);
+    namebuf_free(&nb);
     return ok;
 }
 

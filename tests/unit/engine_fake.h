@@ -324,21 +324,7 @@ static inline void clear_stms(tdm_seq_stm *stms, size_t n) {
 
 /* ---- checks ----------------------------------------------------------------------------------------- */
 
-typedef struct {
-    tdm_seq_metric metric;
-    int autojunk, stm_first;
-    const char *name;
-} config;
-
-static const config configs[] = {
-    {TDM_SEQ_LCS, 0, 0, "lcs"},
-    {TDM_SEQ_CHAR, 0, 0, "char"},
-    {TDM_SEQ_DIFFLIB, 0, 0, "difflib"},
-    {TDM_SEQ_DIFFLIB, 1, 0, "difflib autojunk"},
-    {TDM_SEQ_DIFFLIB, 0, 1, "difflib stm-first"},
-    {TDM_SEQ_DIFFLIB, 1, 1, "difflib autojunk stm-first"},
-};
-#define NCONFIG (sizeof configs / sizeof *configs)
+#include "seq_configs.h" /* the metric configurations every query test runs */
 
 static inline tdm_seq_query_opts opts_for(config c, double thr, uint32_t k) {
     tdm_seq_query_opts o;

@@ -131,21 +131,7 @@ static size_t make_stms(tdm_seq_store *s, tu_rng *r, uint32_t vocab, tdm_seq_stm
 
 /* ---- the brute-force reference ---------------------------------------------------------------------- */
 
-typedef struct {
-    tdm_seq_metric metric;
-    int autojunk, stm_first;
-    const char *name;
-} config;
-
-static const config configs[] = {
-    {TDM_SEQ_LCS, 0, 0, "lcs"},
-    {TDM_SEQ_CHAR, 0, 0, "char"},
-    {TDM_SEQ_DIFFLIB, 0, 0, "difflib"},
-    {TDM_SEQ_DIFFLIB, 1, 0, "difflib autojunk"},
-    {TDM_SEQ_DIFFLIB, 0, 1, "difflib stm-first"},
-    {TDM_SEQ_DIFFLIB, 1, 1, "difflib autojunk stm-first"},
-};
-#define NCONFIG (sizeof configs / sizeof *configs)
+#include "seq_configs.h" /* the metric configurations every query test runs */
 
 typedef struct {
     uint32_t id;
