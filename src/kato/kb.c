@@ -329,6 +329,16 @@ int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
     pthread_rwlock_wrlock(&kb->lock);
     uint32_t idx = kato_name_lookup(kb, hex);
     kato_pat *old = idx == UINT32_MAX ? NULL : &kb->pats[idx];
+    /* every key of the accumulator gets an index, also those of dicts outside the window: the affinity
+     * averages all of them */
+    for (size_t d = 0; d < nemotives; d++)
+        for (size_t i = 0; i < emotives[d].n; i++) {
+            uint32_t k;
+            if (emokey_intern(kb, emotives[d].items[i].key, &k)) {
+                rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: no memory for emotive keys");
+                goto unlock;
+            }
+        }
     if (build_extras(kb, old, emotives, nemotives, metadata, nmetadata, persistence, &x)) {
         rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: no memory for emotives/metadata");
         goto unlock;
