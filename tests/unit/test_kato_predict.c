@@ -124,12 +124,245 @@ static void test_fixup(void **state) {
     tdm_kato_kb_free(kb);
 }
 
+
+static const tdm_kato_prediction *by_name(const tdm_kato_result *r, const char *name) {
+    for (size_t i = 0; i < tdm_kato_result_count(r); i++)
+        if (!strcmp(tdm_kato_result_get(r, i)->name, name)) return tdm_kato_result_get(r, i);
+    fail_msg("no prediction %s", name);
+    return NULL;
+}
+
+#define NEAR(x, want, what) tu_check(fabs((x) - (want)) < 1e-12, "%s: %.17g, want %.17g", what, (double)(x), (double)(want))
+
+/* Every metric of a small ensemble, derived by hand from the spec's formulas (the closed forms below).
+ * Patterns: abc (learned twice), acd, xy; STM [[a],[c]]. TUP 3, TPF 4, NSYM 6; pmf a 2, b 1, c 2, d 1. */
+static void test_metrics_by_hand(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    char n1[41], n2[41];
+    ku_learn(kb, "a|b|c", n1);
+    ku_learn(kb, "a|b|c", n1);
+    ku_learn(kb, "a|c|d", n2);
+    ku_learn(kb, "x|y", NULL);
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    tdm_kato_result *r = ku_predict(kb, "a|c", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 2); /* xy shares nothing */
+    const tdm_kato_prediction *p1 = by_name(r, n1), *p2 = by_name(r, n2);
+    /* acd first: potential 2/3+1 + ~1 + 1 against abc's 4/3 + ~0.96 + 1/2 */
+    assert_string_equal(tdm_kato_result_get(r, 0)->name, n2);
+    /* similarity: LCS 2 of 5 symbols, through the x100/100 round trip */
+    tu_assert_same_double(p1->similarity, ((2.0 * 2 / 5) * 100.0) / 100.0, "similarity");
+    /* abc: blocks (0,0,1) (2,1,1): fragmentation 1, present a|b|c, missing [[],[b],[]], no future */
+    tu_assert_same_double(p1->fragmentation, 1.0, "fragmentation");
+    assert_string_equal(KU_EV(r, p1->present), "a|b|c");
+    assert_string_equal(KU_EV(r, p1->missing), "|b|");
+    assert_int_equal(p1->future.nevents, 0);
+    tu_assert_same_double(p1->evidence, 2.0 / 3.0, "evidence");
+    tu_assert_same_double(p1->confidence, 2.0 / 3.0, "confidence");
+    tu_assert_same_double(p1->snr, 1.0, "snr");
+    assert_int_equal(p1->frequency, 2);
+    /* acd: one block, present a|c, future d */
+    tu_assert_same_double(p2->fragmentation, 0.0, "fragmentation");
+    assert_string_equal(KU_EV(r, p2->present), "a|c");
+    assert_string_equal(KU_EV(r, p2->future), "d");
+    tu_assert_same_double(p2->confidence, 1.0, "confidence");
+    /* probabilities: a, b, c are in matches or missing; p = pmf / 3 */
+    double pa = 2.0 / 3, pb = 1.0 / 3, pc = 2.0 / 3;
+    /* itfdf: abc's present vector (pa, pb, pc) against the state (pa, 0, pc); acd's are parallel */
+    double cos1 = (pa * pa + pc * pc) / (sqrt(pa * pa + pc * pc) * sqrt(pa * pa + pb * pb + pc * pc));
+    NEAR(p1->itfdf_similarity, 1 - (1 - cos1) * 2 / 3, "itfdf abc");
+    NEAR(p2->itfdf_similarity, 1.0, "itfdf acd");
+    /* confluence = f/TPF * (1 - product of p over the present) */
+    NEAR(p1->confluence, 2.0 / 4 * (1 - pa * pb * pc), "confluence abc");
+    NEAR(p2->confluence, 1.0 / 4 * (1 - pa * pc), "confluence acd");
+    /* entropies over the present: three distinct symbols */
+    NEAR(p1->entropy, log2(3.0), "entropy");
+    NEAR(p1->normalized_entropy, log(3.0) / log(6.0), "normalized entropy");
+    NEAR(p1->global_normalized_entropy, -(pa * log(pa) + pb * log(pb) + pc * log(pc)) / log(6.0), "global normalized entropy");
+    NEAR(p2->entropy, 1.0, "entropy acd");
+    /* tfidf: n_x = int(p * TUP): a 2, b 1, c 2 */
+    NEAR(p1->tfidf_score, (1.0 / 3 * (log2(1.5) + 1) * 2 + 1.0 / 3 * (log2(3.0) + 1)) / 3, "tfidf");
+    /* predictive information: only acd has a future; its group holds all the weight */
+    NEAR(p2->pattern_probability, 1.0 / 3, "pattern probability");
+    NEAR(p2->weighted_strength, 0.8 / 3, "weighted strength");
+    NEAR(p2->predictive_information, 0.8 / 3, "predictive information");
+    tu_assert_same_double(p1->predictive_information, 0.0, "no future");
+    /* Bayesian: prior = f/F, posterior = sim*prior / sum */
+    NEAR(p1->bayesian_prior, 2.0 / 3, "prior");
+    NEAR(p1->bayesian_posterior, 2.0 / 3, "posterior");
+    tu_assert_same_double(p1->bayesian_likelihood, p1->similarity, "likelihood");
+    /* potential = (E + C) * snr + itfdf + 1/(frag+1) */
+    tu_assert_same_double(p1->potential, (p1->evidence + p1->confidence) * p1->snr + p1->itfdf_similarity + 0.5, "potential");
+    /* future_potentials: one group (d) */
+    assert_int_equal(tdm_kato_result_future_count(r), 1);
+    const tdm_kato_future_potential *f = tdm_kato_result_future(r, 0);
+    tu_assert_same_double(f->aggregate_potential, 1.0, "aggregate");
+    assert_int_equal(f->supporting_patterns, 1);
+    tdm_kato_result_free(r);
+    /* rank by another key: bayesian_prior puts abc (f 2) first */
+    cfg.rank_sort_algo = TDM_KATO_RANK_BAYESIAN_PRIOR;
+    r = ku_predict(kb, "a|c", &cfg);
+    assert_string_equal(tdm_kato_result_get(r, 0)->name, n1);
+    tdm_kato_result_free(r);
+    tdm_kato_kb_free(kb);
+}
+
+/* threshold 0 returns patterns that share nothing (spec 2.3): sim 0, matches [], present = the whole
+ * pattern, fragmentation -1, snr -1; unknown STM symbols stay in extras */
+static void test_threshold_zero(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    ku_learn(kb, "x|y", NULL);
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    cfg.recall_threshold = 0.0;
+    tdm_kato_result *r = ku_predict(kb, "never|seen", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 1);
+    const tdm_kato_prediction *p = tdm_kato_result_get(r, 0);
+    tu_assert_same_double(p->similarity, 0.0, "similarity");
+    assert_int_equal(p->nmatches, 0);
+    assert_string_equal(KU_EV(r, p->present), "x|y");
+    assert_string_equal(KU_EV(r, p->missing), "x|y");
+    assert_string_equal(KU_EV(r, p->extras), "never|seen");
+    tu_assert_same_double(p->fragmentation, -1.0, "fragmentation");
+    tu_assert_same_double(p->snr, -1.0, "snr");
+    tu_assert_same_double(p->potential, (0.0 + 0.0) * -1.0 + p->itfdf_similarity + 0.0, "potential without the fragmentation term");
+    tdm_kato_result_free(r);
+    cfg.recall_threshold = 0.1;
+    r = ku_predict(kb, "never|seen", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 0);
+    tdm_kato_result_free(r);
+    tdm_kato_kb_free(kb);
+}
+
+/* equal potentials are ordered by name; max_predictions truncates; more than 3 x max_predictions
+ * candidates are pruned first (and say so) */
+static void test_ties_truncation_pruning(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    char names[12][41];
+    for (int i = 0; i < 12; i++) {
+        char text[32];
+        snprintf(text, sizeof text, "a|b|t%d", i); /* same shape: identical metrics */
+        ku_learn(kb, text, names[i]);
+    }
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    tdm_kato_result *r = ku_predict(kb, "a|b", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 12);
+    assert_int_equal(tdm_kato_result_stats(r)->pruned, 0);
+    for (size_t i = 1; i < 12; i++) {
+        assert_true(strcmp(tdm_kato_result_get(r, i - 1)->name, tdm_kato_result_get(r, i)->name) < 0);
+        tu_assert_same_double(tdm_kato_result_get(r, i)->potential, tdm_kato_result_get(r, 0)->potential, "tie");
+    }
+    assert_int_equal(tdm_kato_result_future_count(r), 12);
+    tdm_kato_result_free(r);
+    cfg.max_predictions = 3; /* 12 > 9 candidates: pruning keeps 9, truncation 3 */
+    r = ku_predict(kb, "a|b", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 3);
+    assert_int_equal(tdm_kato_result_stats(r)->pruned, 1);
+    assert_int_equal(tdm_kato_result_stats(r)->candidates, 12);
+    assert_true(tdm_kato_result_get(r, 0)->flags & TDM_KATO_HAS_PRE_POTENTIAL);
+    assert_int_equal(tdm_kato_result_future_count(r), 9);
+    tdm_kato_result_free(r);
+    tdm_kato_kb_free(kb);
+}
+
+/* spec 2.5 E4b: token similarity 0 but character similarity 0.8 */
+static void test_char_mode(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    ku_learn(kb, "hello|world", NULL);
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    cfg.recall_threshold = 0.0;
+    cfg.use_token_matching = 0;
+    tdm_kato_result *r = ku_predict(kb, "help|word", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 1);
+    tu_assert_same_double(tdm_kato_result_get(r, 0)->similarity, 0.8, "char similarity");
+    tdm_kato_result_free(r);
+    /* at a positive threshold a character match with no common token has no block: rejected */
+    cfg.recall_threshold = 0.5;
+    r = ku_predict(kb, "help|word", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 0);
+    tdm_kato_result_free(r);
+    tdm_kato_kb_free(kb);
+}
+
+static void test_bad_input(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    ku_learn(kb, "a|b", NULL);
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    tdm_kato_result *r = ku_predict(kb, "", &cfg); /* empty STM: no predictions */
+    assert_int_equal(tdm_kato_result_count(r), 0);
+    tdm_kato_result_free(r);
+    ku_events e;
+    ku_parse(&e, "a|\xFF");
+    r = NULL;
+    assert_int_equal(tdm_kato_predict(kb, e.ev, e.n, &cfg, &r), TDM_E_UTF8);
+    assert_null(r);
+    ku_parse(&e, "a|b");
+    cfg.recall_threshold = 1.5;
+    assert_int_equal(tdm_kato_predict(kb, e.ev, e.n, &cfg, &r), TDM_E_RANGE);
+    assert_non_null(strstr(tdm_last_error(), "recall_threshold"));
+    cfg.recall_threshold = NAN;
+    assert_int_equal(tdm_kato_predict(kb, e.ev, e.n, &cfg, &r), TDM_E_RANGE);
+    tdm_kato_config_init(&cfg);
+    cfg.max_predictions = 10001;
+    assert_int_equal(tdm_kato_predict(kb, e.ev, e.n, &cfg, &r), TDM_E_RANGE);
+    assert_int_equal(tdm_kato_predict(NULL, e.ev, e.n, &cfg, &r), TDM_E_INVAL);
+    tdm_kato_rank k;
+    assert_int_equal(tdm_kato_rank_parse("weighted_snr", &k), TDM_OK);
+    assert_int_equal(k, TDM_KATO_RANK_WEIGHTED_SNR);
+    assert_int_equal(tdm_kato_rank_parse("potentail", &k), TDM_E_INVAL);
+    /* a knowledge base with nothing learned predicts nothing */
+    tdm_kato_kb *empty = new_kb();
+    tdm_kato_config_init(&cfg);
+    r = ku_predict(empty, "a|b", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 0);
+    tdm_kato_result_free(r);
+    r = ku_predict(empty, "a", &cfg);
+    assert_int_equal(tdm_kato_result_count(r), 0);
+    tdm_kato_result_free(r);
+    tdm_kato_kb_free(empty);
+    tdm_kato_kb_free(kb);
+    tdm_kato_result_free(NULL);
+}
+
+/* results own their symbols: they stay readable after more learning and after the kb is gone */
+static void test_result_outlives_kb(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    ku_learn(kb, "a|b|c", NULL);
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    tdm_kato_result *r = ku_predict(kb, "a|b", &cfg);
+    for (int i = 0; i < 300; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "long-symbol-name-%d|other-%d", i, i);
+        ku_learn(kb, text, NULL);
+    }
+    tdm_kato_kb_free(kb);
+    assert_int_equal(tdm_kato_result_count(r), 1);
+    assert_string_equal(KU_EV(r, tdm_kato_result_get(r, 0)->future), "c");
+    tdm_kato_result_free(r);
+}
+
 int main(void) {
     tu_init_seed("test_kato_predict");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e1),
         cmocka_unit_test(test_fast_path),
         cmocka_unit_test(test_fixup),
+        cmocka_unit_test(test_metrics_by_hand),
+        cmocka_unit_test(test_threshold_zero),
+        cmocka_unit_test(test_ties_truncation_pruning),
+        cmocka_unit_test(test_char_mode),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_result_outlives_kb),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
