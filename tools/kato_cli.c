@@ -312,8 +312,10 @@ void kcli_put_result(FILE *out, const tdm_kato_result *r) {
 void kcli_put_table(FILE *out, const tdm_kato_result *r) {
     size_t n = tdm_kato_result_count(r);
     const tdm_kato_predict_stats *st = tdm_kato_result_stats(r);
-    fprintf(out, "%zu prediction%s (%llu candidate%s%s)\n", n, n == 1 ? "" : "s", (unsigned long long)st->candidates,
-            st->candidates == 1 ? "" : "s", st->fast_path ? ", single-symbol path" : "");
+    fprintf(out, "%zu prediction%s (%llu candidate%s%s%s; search %.2f ms, extraction %.2f ms, ensemble %.2f ms)\n", n,
+            n == 1 ? "" : "s", (unsigned long long)st->candidates, st->candidates == 1 ? "" : "s",
+            st->fast_path ? ", single-symbol path" : "", st->pruned ? ", pruned" : "", st->search_ms, st->extract_ms,
+            st->ensemble_ms);
     if (n) fprintf(out, "%4s  %-12s %5s %10s %10s %10s  %s\n", "rank", "name", "freq", "similarity", "potential", "evidence", "future");
     for (size_t i = 0; i < n; i++) {
         const tdm_kato_prediction *p = tdm_kato_result_get(r, i);

@@ -61,58 +61,50 @@ static double rank_value(const kato_cand *c, tdm_kato_rank k) {
     }
 }
 
+/* A compact sort record: the key, the name's first 16 hex digits, the candidate. Sorting these rather
+ * than the candidates keeps a sort of 100K candidates in cache. */
 typedef struct {
-    const kato_pred *p;
-    tdm_kato_rank key;
-    int pre; /* rank by _pre_potential, ties by current position (stable) */
-} rank_ctx;
-static _Thread_local rank_ctx rctx;
+    double v;
+    uint64_t nk;
+    uint32_t i;
+} rank_rec;
+static _Thread_local const kato_pred *rank_pred;
 
-typedef struct {
-    kato_cand c;
-    size_t pos;
-} ranked;
-
+/* Key descending, then name ascending. */
 static int cmp_rank(const void *a, const void *b) {
-    const ranked *x = a, *y = b;
-    double vx, vy;
-    if (rctx.pre) vx = x->c.pre_potential, vy = y->c.pre_potential;
-    else if (rctx.key == TDM_KATO_RANK_FREQUENCY)
-        vx = (double)rctx.p->kb->pats[x->c.pid].frequency, vy = (double)rctx.p->kb->pats[y->c.pid].frequency;
-    else vx = rank_value(&x->c, rctx.key), vy = rank_value(&y->c, rctx.key);
-    if (vx > vy) return -1;
-    if (vx < vy) return 1;
-    if (rctx.pre) return (x->pos > y->pos) - (x->pos < y->pos);
-    return strcmp(rctx.p->kb->pats[x->c.pid].name, rctx.p->kb->pats[y->c.pid].name);
+    const rank_rec *x = a, *y = b;
+    if (x->v > y->v) return -1;
+    if (x->v < y->v) return 1;
+    if (x->nk != y->nk) return x->nk < y->nk ? -1 : 1;
+    return kato_name_cmp(rank_pred->kb, rank_pred->c[x->i].pid, rank_pred->c[y->i].pid);
 }
 
-/* Sorts p->c (stable for pre, else ties by name) and keeps the first keep candidates. */
-static void sort_keep(kato_pred *p, tdm_kato_rank key, int pre, size_t keep) {
-    ranked *r = tdm_malloc((p->nc + 1) * sizeof *r);
-    if (r) {
-        for (size_t i = 0; i < p->nc; i++) r[i].c = p->c[i], r[i].pos = i;
-        rctx.p = p, rctx.key = key, rctx.pre = pre;
-        qsort(r, p->nc, sizeof *r, cmp_rank);
-        for (size_t i = 0; i < p->nc; i++) p->c[i] = r[i].c;
-        tdm_free(r);
-    } else { /* no memory for the copy: insertion sort in place (same order, slower) */
-        rctx.p = p, rctx.key = key, rctx.pre = pre;
-        for (size_t i = 1; i < p->nc; i++) {
-            ranked t = {p->c[i], i};
-            size_t j = i;
-            for (; j > 0; j--) {
-                ranked u = {p->c[j - 1], j - 1};
-                if (cmp_rank(&u, &t) <= 0) break;
-                p->c[j] = p->c[j - 1];
-            }
-            p->c[j] = t.c;
-        }
+/* Sorts p->c by a key (pre: _pre_potential, else the rank key), ties by name, and keeps the first keep. */
+static int sort_keep(kato_pred *p, tdm_kato_rank key, int pre, size_t keep) {
+    size_t n = p->nc, k = keep < n ? keep : n;
+    rank_rec *r = tdm_malloc((n + 1) * sizeof *r);
+    kato_cand *kept = tdm_malloc((k + 1) * sizeof *kept);
+    if (!r || !kept) {
+        tdm_free(r), tdm_free(kept);
+        return tdm_error(TDM_E_NOMEM, "predict: no memory to rank %zu candidates", n);
     }
-    for (size_t i = keep; i < p->nc; i++) tdm_free(p->c[i].matches);
-    if (p->nc > keep) p->nc = keep;
+    for (size_t i = 0; i < n; i++) {
+        const kato_cand *c = &p->c[i];
+        r[i].v = pre ? c->pre_potential
+                     : key == TDM_KATO_RANK_FREQUENCY ? (double)p->kb->pats[c->pid].frequency : rank_value(c, key);
+        r[i].nk = p->kb->pats[c->pid].name_key;
+        r[i].i = (uint32_t)i;
+    }
+    rank_pred = p;
+    qsort(r, n, sizeof *r, cmp_rank);
+    for (size_t i = 0; i < k; i++) kept[i] = p->c[r[i].i];
+    memcpy(p->c, kept, k * sizeof *kept);
+    p->nc = k;
+    tdm_free(r), tdm_free(kept);
+    return TDM_OK;
 }
 
-void kato_rank(kato_pred *p, tdm_kato_rank key) { sort_keep(p, key, 0, p->cfg->max_predictions); }
+int kato_rank(kato_pred *p, tdm_kato_rank key) { return sort_keep(p, key, 0, p->cfg->max_predictions); }
 
 /* ---- future groups (predictive information) --------------------------------------------------------------
  * Two futures are one group when they have as many events and each event holds the same multiset of
@@ -284,15 +276,18 @@ static double itfdf_distance(const kato_pred *p, const scratch *s, const uint32_
 
 int kato_ensemble(kato_pred *p) {
     const tdm_kato_config *cfg = p->cfg;
-    /* 0. pruning: the 3 x max_predictions best by _pre_potential (unweighted), nlargest's order */
+    int rc;
+    /* 0. pruning: the 3 x max_predictions best by _pre_potential (unweighted), in nlargest's order over
+     * the name-ordered list (a stable sort: ties stay in name order); without pruning, name order */
     size_t limit = 3 * (size_t)cfg->max_predictions;
-    if (p->nc > limit) {
+    if (p->nc <= limit) kato_sort_by_name(p);
+    else {
         for (size_t i = 0; i < p->nc; i++) {
             kato_cand *c = &p->c[i];
             double t = c->frag == -1.0 ? 0.0 : 1.0 / (c->frag + 1.0);
             c->pre_potential = (c->evidence + c->confidence) * c->snr + t;
         }
-        sort_keep(p, TDM_KATO_RANK_POTENTIAL, 1, limit);
+        if ((rc = sort_keep(p, TDM_KATO_RANK_POTENTIAL, 1, limit))) return rc;
         p->pruned = 1;
     }
     size_t nids = (size_t)p->vocab_n + p->nunk, maxp = 0;
@@ -302,7 +297,7 @@ int kato_ensemble(kato_pred *p) {
     s.rank = tdm_calloc(nids + 1, sizeof *s.rank);
     uint32_t *D = tdm_malloc((maxp + p->ns + 1) * sizeof *D), *sorted = tdm_malloc((maxp + 1) * sizeof *sorted);
     uint32_t *cnt = tdm_malloc((maxp + 1) * sizeof *cnt);
-    int rc = TDM_OK;
+    rc = TDM_OK;
     if (!s.cached || !s.rank || !D || !sorted || !cnt) {
         rc = tdm_error(TDM_E_NOMEM, "predict: no memory for the ensemble");
         goto out;
@@ -410,7 +405,7 @@ int kato_ensemble(kato_pred *p) {
         else c->potential = (c->evidence + c->confidence) * c->snr + c->itfdf + t;
     }
     /* 13. rank and truncate */
-    kato_rank(p, cfg->rank_sort_algo);
+    rc = kato_rank(p, cfg->rank_sort_algo);
 out:
     tdm_free(s.cached), tdm_free(s.rank), tdm_free(D), tdm_free(sorted), tdm_free(cnt);
     return rc;

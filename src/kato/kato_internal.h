@@ -3,6 +3,7 @@
 #define TANDEM_KATO_INTERNAL_H
 
 #include <pthread.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "tandem/kato.h"
@@ -19,6 +20,7 @@ typedef struct {
  * store under the same index). */
 typedef struct {
     char name[TDM_KATO_NAME_LEN + 1];
+    uint64_t name_key;       /* the first 16 hex digits as a number: same order as the names */
     uint64_t frequency;
     uint32_t nevents;
     uint32_t *event_sizes;
@@ -60,6 +62,12 @@ struct tdm_kato_kb {
 int tdm_kato_sha1_hex(const void *data, size_t len, char hex[TDM_KATO_NAME_LEN + 1]);
 /* Index of a known emotive key, or UINT32_MAX. Read lock held. */
 uint32_t kato_emokey_find(const tdm_kato_kb *kb, const char *key);
+/* Orders two patterns by name (strcmp order), cheaply. */
+static inline int kato_name_cmp(const tdm_kato_kb *kb, uint32_t a, uint32_t b) {
+    uint64_t x = kb->pats[a].name_key, y = kb->pats[b].name_key;
+    if (x != y) return x < y ? -1 : 1;
+    return strcmp(kb->pats[a].name, kb->pats[b].name);
+}
 /* Pattern index by name, or UINT32_MAX. Lock held. */
 uint32_t kato_name_lookup(const tdm_kato_kb *kb, const char *hex40);
 

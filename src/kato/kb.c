@@ -375,6 +375,7 @@ int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
         kato_pat *p = &kb->pats[kb->npats];
         memset(p, 0, sizeof *p);
         memcpy(p->name, hex, sizeof hex);
+        p->name_key = name_key(hex);
         p->frequency = 1;
         p->nevents = (uint32_t)nevents;
         p->event_sizes = sizes, sizes = NULL;

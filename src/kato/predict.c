@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <omp.h>
+
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -88,8 +90,7 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
     c->nblocks = (uint32_t)nb;
     size_t nm = 0;
     for (size_t k = 0; k < nb; k++) nm += bl[k].n;
-    c->matches = tdm_malloc((nm + 1) * sizeof *c->matches);
-    if (!c->matches) return tdm_error(TDM_E_NOMEM, "predict: no memory");
+    /* c->matches was pointed at the candidate's slot of the arena, large enough for min(|P|, |S|) */
     for (size_t k = 0; k < nb; k++)
         for (uint32_t t = 0; t < bl[k].n; t++) c->matches[c->nm++] = p->S[bl[k].j + t];
     size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
@@ -146,8 +147,7 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
 
 static int cmp_cand_name(const void *a, const void *b, void *kb) {
     const kato_cand *x = a, *y = b;
-    const tdm_kato_kb *k = kb;
-    return strcmp(k->pats[x->pid].name, k->pats[y->pid].name);
+    return kato_name_cmp(kb, x->pid, y->pid);
 }
 
 /* qsort with a context, portable: names are compared through a file-level pointer under the kb's read
@@ -155,7 +155,7 @@ static int cmp_cand_name(const void *a, const void *b, void *kb) {
 static _Thread_local const tdm_kato_kb *sort_kb;
 static int cmp_name_tls(const void *a, const void *b) { return cmp_cand_name(a, b, (void *)sort_kb); }
 
-static void sort_by_name(kato_pred *p) {
+void kato_sort_by_name(kato_pred *p) {
     sort_kb = p->kb;
     qsort(p->c, p->nc, sizeof *p->c, cmp_name_tls);
 }
@@ -167,6 +167,8 @@ static int fast_path(kato_pred *p) {
     uint32_t count = tdm_seq_store_count(p->store);
     if (s >= p->vocab_n) return TDM_OK; /* an unknown symbol starts no pattern */
     size_t cap = 0;
+    if (!(p->match_arena = tdm_malloc(((size_t)count + 1) * sizeof *p->match_arena)))
+        return tdm_error(TDM_E_NOMEM, "predict: no memory");
     for (uint32_t pid = 0; pid < count; pid++) {
         const uint32_t *P;
         size_t np;
@@ -184,7 +186,7 @@ static int fast_path(kato_pred *p) {
             if (rc) return rc;
             c->sim = tdm_seq_char_ratio(L, la, lb);
         }
-        if (!(c->matches = tdm_malloc(sizeof *c->matches))) return tdm_error(TDM_E_NOMEM, "predict: no memory");
+        c->matches = &p->match_arena[p->nc - 1];
         c->matches[0] = s, c->nm = 1, c->nblocks = 1;
         c->evidence = 1.0 / (double)np;
         c->confidence = 1.0;
@@ -197,9 +199,8 @@ static int fast_path(kato_pred *p) {
             c->weighted_similarity = 2.0 * wm / (ws + wp), c->has_wsim = 1;
         }
     }
-    sort_by_name(p);
-    kato_rank(p, TDM_KATO_RANK_POTENTIAL);
-    return TDM_OK;
+    kato_sort_by_name(p);
+    return kato_rank(p, TDM_KATO_RANK_POTENTIAL);
 }
 
 /* ---- the full path (spec 3.3-3.7) --------------------------------------------------------------------- */
@@ -229,31 +230,64 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
     st->search_ms = now_ms() - t0;
     if (rc) return rc;
     p->c = tdm_calloc(res.n + 1, sizeof *p->c);
-    tdm_seq_matcher *m = NULL;
-    if (!p->c || tdm_seq_matcher_new(&m)) {
+    uint8_t *keep = tdm_calloc(res.n + 1, 1);
+    size_t *slot = tdm_malloc((res.n + 1) * sizeof *slot), total = 0;
+    for (size_t h = 0; slot && h < res.n; h++) {
+        size_t np = 0;
+        const uint32_t *P;
+        tdm_seq_store_get(p->store, res.hits[h].id, &P, &np);
+        slot[h] = total;
+        total += np < p->ns ? np : p->ns;
+    }
+    if (slot) p->match_arena = tdm_malloc((total + 1) * sizeof *p->match_arena);
+    if (!p->c || !keep || !slot || !p->match_arena) {
+        tdm_free(slot);
         tdm_seq_result_clear(&res);
-        tdm_seq_matcher_free(m);
+        tdm_free(keep);
         return tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", res.n);
     }
+    /* extraction is independent per candidate: spread it over the context's threads, each with its own
+     * matcher (the result does not depend on the thread count; failures are collected after the loop) */
     t0 = now_ms();
-    rc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
-    for (size_t h = 0; h < res.n && !rc; h++) {
-        kato_cand *c = &p->c[p->nc];
-        size_t np;
-        c->pid = res.hits[h].id, c->sim = res.hits[h].similarity, c->group = UINT32_MAX;
-        tdm_seq_store_get(p->store, c->pid, &c->P, &np);
-        c->np = (uint32_t)np;
-        int keep;
-        rc = extract(p, m, c, NULL, &keep);
-        if (!rc && keep) p->nc++;
-        else tdm_free(c->matches), memset(c, 0, sizeof *c);
+    int threads = tdm_ctx_threads(p->kb->ctx);
+    if (res.n < 256) threads = 1;
+    int err = TDM_OK;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        tdm_seq_matcher *m = NULL;
+        int lrc = tdm_seq_matcher_new(&m);
+        if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+#pragma omp for schedule(dynamic, 64)
+        for (size_t h = 0; h < res.n; h++) {
+            if (lrc) continue;
+            kato_cand *c = &p->c[h];
+            size_t np;
+            c->pid = res.hits[h].id, c->sim = res.hits[h].similarity, c->group = UINT32_MAX;
+            tdm_seq_store_get(p->store, c->pid, &c->P, &np);
+            c->np = (uint32_t)np;
+            c->matches = p->match_arena + slot[h];
+            int k = 0;
+            lrc = extract(p, m, c, NULL, &k);
+            keep[h] = (uint8_t)(!lrc && k);
+        }
+        tdm_seq_matcher_free(m);
+        if (lrc) {
+#pragma omp critical(kato_extract_err)
+            if (!err) err = lrc;
+        }
     }
-    tdm_seq_matcher_free(m);
+    /* keep the accepted candidates, in hit order */
+    for (size_t h = 0; h < res.n; h++) {
+        if (keep[h] && !err) p->c[p->nc++] = p->c[h];
+    }
+    tdm_free(keep), tdm_free(slot);
     tdm_seq_result_clear(&res);
     st->extract_ms = now_ms() - t0;
-    if (rc) return rc;
+    if (err) {
+        p->nc = 0;
+        return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
+    }
     st->candidates = p->nc;
-    sort_by_name(p);
     t0 = now_ms();
     rc = kato_ensemble(p);
     st->ensemble_ms = now_ms() - t0;
@@ -261,7 +295,7 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
 }
 
 static void pred_free(kato_pred *p) {
-    for (size_t i = 0; i < p->nc; i++) tdm_free(p->c[i].matches);
+    tdm_free(p->match_arena);
     tdm_free(p->c), tdm_free(p->S), tdm_free(p->stm_sizes), tdm_free(p->unk), tdm_free(p->unk_len);
     tdm_free(p->group_first), tdm_free(p->group_w), tdm_free(p->group_count);
     tdm_free(p->group_pid), tdm_free(p->group_pe);

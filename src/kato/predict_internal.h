@@ -14,7 +14,7 @@ typedef struct {
     const uint32_t *P; /* flat pattern (the store's) */
     uint32_t np;
     double sim;
-    uint32_t *matches, nm; /* owned */
+    uint32_t *matches, nm; /* in kato_pred.match_arena */
     uint32_t pb, pe;
     uint32_t nblocks;
     uint32_t extras_flat;
@@ -41,7 +41,8 @@ typedef struct {
     /* affinity */
     int affinity;
     uint32_t aff_key;
-    /* candidates */
+    /* candidates; their matches live in one arena (a candidate has at most min(|P|, |S|) matches) */
+    uint32_t *match_arena;
     kato_cand *c;
     size_t nc;
     int pruned, fast;
@@ -60,11 +61,13 @@ double kato_weight(const kato_pred *p, uint32_t id);
 /* Event range of pattern pid (event e starts at *off). */
 const uint32_t *kato_event_sizes(const kato_pred *p, uint32_t pid, uint32_t *nevents);
 
+/* Sorts p->c by pattern name (the ensemble order KATO leaves to set iteration). */
+void kato_sort_by_name(kato_pred *p);
 /* ensemble.c: pruning, ensemble metrics, potential, ranking and truncation of p->c (full path).
  * Errors: TDM_E_NOMEM. */
 int kato_ensemble(kato_pred *p);
-/* Sorts by the rank key (descending), ties by name, and keeps max_predictions. */
-void kato_rank(kato_pred *p, tdm_kato_rank key);
+/* Sorts by the rank key (descending), ties by name, and keeps max_predictions. Errors: TDM_E_NOMEM. */
+int kato_rank(kato_pred *p, tdm_kato_rank key);
 
 /* result.c: builds the self-contained result from p (which keeps ownership of its state). */
 int kato_result_build(const kato_pred *p, const tdm_kato_predict_stats *st, tdm_kato_result **out);
