@@ -160,6 +160,34 @@ uint32_t tdm_kato_kb_count(tdm_kato_kb *kb);
 int tdm_kato_kb_get(tdm_kato_kb *kb, uint32_t index, tdm_kato_pattern *out);
 void tdm_kato_pattern_free(tdm_kato_pattern *p);
 
+/* ---- export and import (a durable store saves these and rebuilds the knowledge base from them) ---------
+ * Patterns: tdm_kato_kb_get for 0 .. count-1. tdm_kato_kb_import adds one back: its name must be the name of
+ * its events (else TDM_E_CORRUPT) and not yet present (else TDM_E_INVAL); its frequency, emotives window and
+ * metadata are taken as they are, and the counters that follow from patterns alone (symbol frequencies and
+ * member frequencies, the four totals) are rebuilt: importing every exported pattern gives the same totals
+ * and statistics as the original. Affinities depend on the accumulators of past learns, so they travel per
+ * symbol: tdm_kato_kb_symbol_get exports them, tdm_kato_kb_set_affinity restores one (after the patterns
+ * that introduce the symbol). Errors also TDM_E_UTF8, TDM_E_NOMEM. */
+int tdm_kato_kb_import(tdm_kato_kb *kb, const tdm_kato_pattern *p);
+
+typedef struct {
+    char *sym;            /* NUL-terminated copy (the symbol may itself contain NUL: use len) */
+    size_t len;
+    uint64_t frequency, pattern_member_frequency;
+    size_t naff;          /* affinity sums by emotive key */
+    char **aff_keys;
+    double *aff_values;
+} tdm_kato_symbol;
+
+/* Symbols ever learned (indices 0 .. count-1) and one symbol's statistics, owned by the caller
+ * (tdm_kato_symbol_free). Errors: TDM_E_RANGE, TDM_E_NOMEM. */
+uint32_t tdm_kato_kb_symbol_count(tdm_kato_kb *kb);
+int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, uint32_t index, tdm_kato_symbol *out);
+void tdm_kato_symbol_free(tdm_kato_symbol *s);
+/* Sets a symbol's affinity sum for an emotive. Errors: TDM_E_NOTFOUND (symbol never learned),
+ * TDM_E_INVAL (value not finite), TDM_E_NOMEM. */
+int tdm_kato_kb_set_affinity(tdm_kato_kb *kb, const char *sym, size_t len, const char *emotive, double value);
+
 /* Per-symbol statistics: occurrences in learned patterns (frequency, re-learns included), number of
  * distinct patterns containing it (pattern_member_frequency). Errors: TDM_E_NOTFOUND. */
 int tdm_kato_kb_symbol_stats(tdm_kato_kb *kb, const char *sym, size_t len, uint64_t *frequency,

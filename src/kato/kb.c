@@ -248,8 +248,8 @@ static int check_learn_args(const tdm_kato_event *events, size_t nevents, const 
 
 /* Symbol statistics of one learn: counts per occurrence, pattern-member frequency and affinity once per
  * distinct symbol. New patterns only add to the member frequency. */
-static int update_symbols(tdm_kato_kb *kb, const uint32_t *ids, size_t n, int is_new, const tdm_kato_emotives *emo,
-                          size_t nemo) {
+static int update_symbols(tdm_kato_kb *kb, const uint32_t *ids, size_t n, int is_new, uint64_t times,
+                          const tdm_kato_emotives *emo, size_t nemo) {
     /* affinity: the accumulator's per-key means (average_emotives), added to each distinct symbol */
     size_t total = 0;
     for (size_t d = 0; d < nemo; d++) total += emo[d].n;
@@ -280,7 +280,7 @@ static int update_symbols(tdm_kato_kb *kb, const uint32_t *ids, size_t n, int is
         uint32_t s = ids[i];
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = ids[j] == s;
-        kb->freq[s]++;
+        kb->freq[s] += times;
         if (seen) continue;
         if (is_new) {
             if (kb->pmf[s]++ == 0) kb->nsym++;
@@ -299,10 +299,13 @@ out:
     return rc;
 }
 
-int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t nevents,
-                      const tdm_kato_emotives *emotives, size_t nemotives, const tdm_kato_metadata *metadata,
-                      size_t nmetadata, uint32_t persistence, char name[TDM_KATO_NAME_LEN + 1], int *learned) {
-    if (!kb) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_learn: kb is NULL");
+static int find_symbol(tdm_kato_kb *kb, const char *sym, size_t len, uint32_t *id);
+
+/* A learn (times = 1, with affinity) or an import (times = the stored frequency, no affinity: an import
+ * restores affinities separately, and must not meet an existing pattern). */
+static int learn_impl(tdm_kato_kb *kb, const tdm_kato_event *events, size_t nevents, const tdm_kato_emotives *emotives,
+                      size_t nemotives, const tdm_kato_metadata *metadata, size_t nmetadata, uint32_t persistence,
+                      uint64_t times, int import, char name[TDM_KATO_NAME_LEN + 1], int *learned) {
     int rc = check_learn_args(events, nevents, emotives, nemotives, metadata, nmetadata, persistence);
     if (rc) return rc;
     char hex[TDM_KATO_NAME_LEN + 1];
@@ -329,6 +332,10 @@ int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
     pthread_rwlock_wrlock(&kb->lock);
     uint32_t idx = kato_name_lookup(kb, hex);
     kato_pat *old = idx == UINT32_MAX ? NULL : &kb->pats[idx];
+    if (old && import) {
+        rc = tdm_error(TDM_E_INVAL, "import: pattern %s is already in the knowledge base", hex);
+        goto unlock;
+    }
     /* every key of the accumulator gets an index, also those of dicts outside the window: the affinity
      * averages all of them */
     for (size_t d = 0; d < nemotives; d++)
@@ -376,14 +383,14 @@ int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
         memset(p, 0, sizeof *p);
         memcpy(p->name, hex, sizeof hex);
         p->name_key = name_key(hex);
-        p->frequency = 1;
+        p->frequency = times;
         p->nevents = (uint32_t)nevents;
         p->event_sizes = sizes, sizes = NULL;
         name_insert(kb->name_table, kb->name_cap, hex, (uint32_t)kb->npats);
         kb->npats++;
         idx = pid;
     } else {
-        old->frequency++;
+        old->frequency += times;
     }
     kato_pat *p = &kb->pats[idx];
     pat_clear_extras(p);
@@ -392,15 +399,15 @@ int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
     const uint32_t *ids;
     size_t n;
     tdm_seq_store_get(tdm_seq_engine_store(kb->engine), idx, &ids, &n);
-    if (update_symbols(kb, ids, n, !old, emotives, nemotives)) {
+    if (update_symbols(kb, ids, n, !old, times, emotives, import ? 0 : nemotives)) {
         /* only the affinity reservation can fail, before any count changed */
         rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: no memory for affinities");
         goto unlock;
     }
     /* tandem counts every learn in total_pattern_frequencies, as KATO's documentation says
      * (KATO itself skips re-learns: docs/kato-compat.md) */
-    kb->tpf++;
-    kb->tspf += length;
+    kb->tpf += times;
+    kb->tspf += length * times;
     if (name) memcpy(name, hex, sizeof hex);
     if (learned) *learned = 1;
 unlock:
@@ -408,6 +415,141 @@ unlock:
 out:
     extras_free(&x);
     tdm_free(syms), tdm_free(lens), tdm_free(sizes);
+    return rc;
+}
+
+int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t nevents,
+                      const tdm_kato_emotives *emotives, size_t nemotives, const tdm_kato_metadata *metadata,
+                      size_t nmetadata, uint32_t persistence, char name[TDM_KATO_NAME_LEN + 1], int *learned) {
+    if (!kb) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_learn: kb is NULL");
+    return learn_impl(kb, events, nevents, emotives, nemotives, metadata, nmetadata, persistence, 1, 0, name, learned);
+}
+
+int tdm_kato_kb_import(tdm_kato_kb *kb, const tdm_kato_pattern *p) {
+    if (!kb || !p) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_import: NULL argument");
+    if (!p->frequency) return tdm_error(TDM_E_INVAL, "import: pattern %.40s has frequency 0", p->name);
+    if (p->nemotive_dicts > 100) return tdm_error(TDM_E_INVAL, "import: %zu emotive dicts (at most 100)", p->nemotive_dicts);
+    size_t nval = 0, nent = 0;
+    for (size_t m = 0; m < p->nmeta; m++) nval += p->meta_nvalues[m];
+    for (size_t d = 0; d < p->nemotive_dicts; d++) nent += p->emotive_sizes[d];
+    tdm_kato_event *ev = tdm_calloc(p->nevents + 1, sizeof *ev);
+    tdm_kato_emotives *emo = tdm_calloc(p->nemotive_dicts + 1, sizeof *emo);
+    tdm_kato_meta *mi = tdm_calloc(nval + 1, sizeof *mi);
+    tdm_kato_metadata *md = tdm_calloc(nval + 1, sizeof *md);
+    int rc = TDM_OK;
+    if (!ev || !emo || !mi || !md) {
+        rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_import: no memory");
+        goto out;
+    }
+    size_t at = 0;
+    for (size_t e = 0; e < p->nevents; e++) {
+        if (at + p->event_sizes[e] > p->nsyms) {
+            rc = tdm_error(TDM_E_CORRUPT, "import: pattern %.40s: event sizes exceed its %zu symbols", p->name, p->nsyms);
+            goto out;
+        }
+        ev[e].syms = (const char *const *)p->syms + at, ev[e].lens = p->sym_lens + at, ev[e].n = p->event_sizes[e];
+        at += p->event_sizes[e];
+    }
+    if (at != p->nsyms) {
+        rc = tdm_error(TDM_E_CORRUPT, "import: pattern %.40s: event sizes cover %zu of %zu symbols", p->name, at, p->nsyms);
+        goto out;
+    }
+    char hex[TDM_KATO_NAME_LEN + 1];
+    if ((rc = tdm_kato_pattern_name(ev, p->nevents, hex))) goto out;
+    if (strcmp(hex, p->name)) {
+        rc = tdm_error(TDM_E_CORRUPT, "import: pattern named %.40s has the name %s", p->name, hex);
+        goto out;
+    }
+    for (size_t d = 0, off = 0; d < p->nemotive_dicts; d++) emo[d].items = p->emotives + off, emo[d].n = p->emotive_sizes[d], off += p->emotive_sizes[d];
+    /* one single-entry dict per stored value: the union rebuilds the same sorted sets, keys in order */
+    for (size_t m = 0, k = 0; m < p->nmeta; m++)
+        for (size_t v = 0; v < p->meta_nvalues[m]; v++, k++) {
+            mi[k].key = p->meta_keys[m], mi[k].value = p->meta_values[k];
+            md[k].items = &mi[k], md[k].n = 1;
+        }
+    int learned;
+    rc = learn_impl(kb, ev, p->nevents, emo, p->nemotive_dicts, md, nval, p->nemotive_dicts ? (uint32_t)p->nemotive_dicts : 1,
+                    p->frequency, 1, hex, &learned);
+    if (!rc && !learned) rc = tdm_error(TDM_E_INVAL, "import: pattern %.40s has fewer than 2 symbols", p->name);
+out:
+    tdm_free(ev), tdm_free(emo), tdm_free(mi), tdm_free(md);
+    (void)nent;
+    return rc;
+}
+
+int tdm_kato_kb_set_affinity(tdm_kato_kb *kb, const char *sym, size_t len, const char *emotive, double value) {
+    if (!kb || (!sym && len) || !emotive) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_set_affinity: NULL argument");
+    if (!isfinite(value)) return tdm_error(TDM_E_INVAL, "affinity of \"%s\" is not a finite number", emotive);
+    pthread_rwlock_wrlock(&kb->lock);
+    uint32_t id, k;
+    int rc = find_symbol(kb, sym ? sym : "", len, &id);
+    if (!rc && emokey_intern(kb, emotive, &k)) rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_set_affinity: no memory");
+    if (!rc) {
+        kato_aff *a = &kb->aff[id];
+        uint32_t i = 0;
+        while (i < a->n && a->keys[i] != k) i++;
+        if (i == a->n) {
+            uint32_t *k2 = tdm_realloc(a->keys, (a->n + 1) * sizeof *k2);
+            if (k2) a->keys = k2;
+            double *s2 = k2 ? tdm_realloc(a->sums, (a->n + 1) * sizeof *s2) : NULL;
+            if (s2) a->sums = s2;
+            if (!k2 || !s2) rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_set_affinity: no memory");
+            else a->keys[a->n++] = k;
+        }
+        if (!rc) a->sums[i] = value;
+    }
+    pthread_rwlock_unlock(&kb->lock);
+    return rc;
+}
+
+uint32_t tdm_kato_kb_symbol_count(tdm_kato_kb *kb) {
+    pthread_rwlock_rdlock(&kb->lock);
+    uint32_t n = tdm_seq_vocab_size(tdm_seq_store_vocab_const(tdm_seq_engine_store(kb->engine)));
+    pthread_rwlock_unlock(&kb->lock);
+    return n;
+}
+
+void tdm_kato_symbol_free(tdm_kato_symbol *s) {
+    if (!s) return;
+    tdm_free(s->sym);
+    for (size_t i = 0; i < s->naff; i++) tdm_free(s->aff_keys ? s->aff_keys[i] : NULL);
+    tdm_free(s->aff_keys), tdm_free(s->aff_values);
+    memset(s, 0, sizeof *s);
+}
+
+int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, uint32_t index, tdm_kato_symbol *out) {
+    if (!kb || !out) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_symbol_get: NULL argument");
+    memset(out, 0, sizeof *out);
+    pthread_rwlock_rdlock(&kb->lock);
+    const tdm_seq_vocab *v = tdm_seq_store_vocab_const(tdm_seq_engine_store(kb->engine));
+    int rc = TDM_OK;
+    if (index >= tdm_seq_vocab_size(v) || index >= kb->capsym) {
+        rc = tdm_error(TDM_E_RANGE, "symbol index %u: the knowledge base has %u", index, tdm_seq_vocab_size(v));
+        goto out;
+    }
+    const char *s;
+    size_t len;
+    tdm_seq_vocab_get(v, index, &s, &len);
+    const kato_aff *a = &kb->aff[index];
+    out->sym = tdm_strndup(s, len);
+    out->len = len;
+    out->frequency = kb->freq[index];
+    out->pattern_member_frequency = kb->pmf[index];
+    out->aff_keys = tdm_calloc(a->n + 1, sizeof *out->aff_keys);
+    out->aff_values = tdm_malloc((a->n + 1) * sizeof *out->aff_values);
+    if (!out->sym || !out->aff_keys || !out->aff_values) goto nomem;
+    out->naff = a->n;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const char *k = kb->emokeys[a->keys[i]];
+        if (!(out->aff_keys[i] = tdm_strndup(k, strlen(k)))) goto nomem;
+        out->aff_values[i] = a->sums[i];
+    }
+    goto out;
+nomem:
+    tdm_kato_symbol_free(out);
+    rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_symbol_get: no memory");
+out:
+    pthread_rwlock_unlock(&kb->lock);
     return rc;
 }
 

@@ -89,6 +89,64 @@ static inline const char *ku_syms_str(const tdm_kato_result *r, const tdm_kato_s
     return ku_events_str(r, &ev, out, cap);
 }
 
+/* Fails unless two results are the same: names, flags, every double bit for bit, every list and emotive. */
+static inline void ku_events_same(const tdm_kato_result *a, const tdm_kato_events *x, const tdm_kato_result *b,
+                                  const tdm_kato_events *y, const char *what) {
+    char sa[2048], sb[2048];
+    tu_check(x->flat == y->flat && x->nevents == y->nevents, "%s: event counts", what);
+    tu_check(!strcmp(ku_events_str(a, x, sa, sizeof sa), ku_events_str(b, y, sb, sizeof sb)), "%s: %s vs %s", what, sa, sb);
+}
+
+static inline void ku_results_same(const tdm_kato_result *a, const tdm_kato_result *b) {
+    tu_check(tdm_kato_result_count(a) == tdm_kato_result_count(b), "counts %zu vs %zu", tdm_kato_result_count(a),
+             tdm_kato_result_count(b));
+    for (size_t i = 0; i < tdm_kato_result_count(a); i++) {
+        const tdm_kato_prediction *x = tdm_kato_result_get(a, i), *y = tdm_kato_result_get(b, i);
+        tu_check(!strcmp(x->name, y->name), "prediction %zu: %s vs %s", i, x->name, y->name);
+        tu_check(x->flags == y->flags && x->frequency == y->frequency, "prediction %zu: flags or frequency", i);
+        const double *dx = &x->similarity, *dy = &y->similarity;
+        for (int k = 0; k < 23; k++) tu_assert_same_double(dx[k], dy[k], "prediction %zu double %d", i, k);
+        char sa[2048], sb[2048];
+        tu_check(!strcmp(ku_syms_str(a, x->matches, x->nmatches, sa, sizeof sa), ku_syms_str(b, y->matches, y->nmatches, sb, sizeof sb)),
+                 "matches");
+        ku_events_same(a, &x->past, b, &y->past, "past");
+        ku_events_same(a, &x->present, b, &y->present, "present");
+        ku_events_same(a, &x->future, b, &y->future, "future");
+        ku_events_same(a, &x->missing, b, &y->missing, "missing");
+        ku_events_same(a, &x->extras, b, &y->extras, "extras");
+        tu_check(x->nemotives == y->nemotives, "emotive counts");
+        for (uint32_t k = 0; k < x->nemotives; k++) {
+            const char *ka, *kb;
+            size_t la, lb;
+            tdm_kato_result_symbol(a, x->emotive_keys[k], &ka, &la);
+            tdm_kato_result_symbol(b, y->emotive_keys[k], &kb, &lb);
+            tu_check(la == lb && !memcmp(ka, kb, la), "emotive key %u", k);
+            tu_assert_same_double(x->emotive_values[k], y->emotive_values[k], "emotive %u", k);
+        }
+    }
+    tu_check(tdm_kato_result_future_count(a) == tdm_kato_result_future_count(b), "future_potentials counts");
+    for (size_t i = 0; i < tdm_kato_result_future_count(a); i++) {
+        const tdm_kato_future_potential *x = tdm_kato_result_future(a, i), *y = tdm_kato_result_future(b, i);
+        ku_events_same(a, &x->future, b, &y->future, "future_potentials future");
+        tu_assert_same_double(x->aggregate_potential, y->aggregate_potential, "aggregate %zu", i);
+        tu_assert_same_double(x->total_weighted_frequency, y->total_weighted_frequency, "weight %zu", i);
+        tu_check(x->supporting_patterns == y->supporting_patterns, "supporting %zu", i);
+    }
+}
+
+/* A random knowledge base text for tests: n patterns over an alphabet of alpha symbols, 1-4 events of
+ * 1-2 symbols, about one in ten learned twice. */
+static inline void ku_random_pattern(tu_rng *r, int alpha, char *out, size_t cap) {
+    size_t at = 0;
+    int ne = (int)tu_range(r, 1, 4);
+    out[0] = '\0';
+    for (int e = 0; e < ne; e++) {
+        int n = (int)tu_range(r, 1, 2);
+        for (int k = 0; k < n; k++)
+            at += (size_t)snprintf(out + at, cap - at, "%ss%d", k ? " " : (e ? "|" : ""), (int)tu_below(r, (uint64_t)alpha));
+    }
+}
+
 #define KU_EV(r, ev) ku_events_str((r), &(ev), (char[512]){0}, 512)
 
 #endif

@@ -197,6 +197,80 @@ static void test_many_patterns(void **state) {
     tdm_kato_kb_free(kb);
 }
 
+
+/* export every pattern and symbol, import them into a fresh knowledge base: same totals, statistics,
+ * affinities, and the same predictions bit for bit (weighted metrics included) */
+static void test_export_import(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb(), *copy = new_kb();
+    tu_rng r = tu_rng_for(77);
+    for (int i = 0; i < 300; i++) {
+        char text[128];
+        ku_random_pattern(&r, 9, text, sizeof text);
+        ku_events e;
+        ku_parse(&e, text);
+        tdm_kato_emotive d[] = {{"joy", (double)tu_range(&r, -8, 8) / 4}, {"fear", tu_unit(&r)}};
+        tdm_kato_emotives emo[] = {{d, 2}, {d + 1, 1}};
+        tdm_kato_meta m[] = {{"src", tu_below(&r, 2) ? "a" : "b"}};
+        tdm_kato_metadata meta = {m, 1};
+        int learned;
+        assert_int_equal(tdm_kato_kb_learn(kb, e.ev, e.n, emo, (size_t)tu_range(&r, 0, 2), &meta, 1, 3, NULL, &learned), TDM_OK);
+        if (tu_below(&r, 10) == 0) /* a re-learn */
+            assert_int_equal(tdm_kato_kb_learn(kb, e.ev, e.n, emo, 1, NULL, 0, 3, NULL, &learned), TDM_OK);
+    }
+    for (uint32_t i = 0; i < tdm_kato_kb_count(kb); i++) {
+        tdm_kato_pattern p;
+        assert_int_equal(tdm_kato_kb_get(kb, i, &p), TDM_OK);
+        assert_int_equal(tdm_kato_kb_import(copy, &p), TDM_OK);
+        assert_int_equal(tdm_kato_kb_import(copy, &p), TDM_E_INVAL); /* already there */
+        tdm_kato_pattern_free(&p);
+    }
+    for (uint32_t i = 0; i < tdm_kato_kb_symbol_count(kb); i++) {
+        tdm_kato_symbol sy;
+        assert_int_equal(tdm_kato_kb_symbol_get(kb, i, &sy), TDM_OK);
+        for (size_t k = 0; k < sy.naff; k++)
+            assert_int_equal(tdm_kato_kb_set_affinity(copy, sy.sym, sy.len, sy.aff_keys[k], sy.aff_values[k]), TDM_OK);
+        uint64_t f, pm;
+        assert_int_equal(tdm_kato_kb_symbol_stats(copy, sy.sym, sy.len, &f, &pm), TDM_OK);
+        assert_int_equal(f, sy.frequency);
+        assert_int_equal(pm, sy.pattern_member_frequency);
+        tdm_kato_symbol_free(&sy);
+    }
+    tdm_kato_kb_totals ta, tb;
+    tdm_kato_kb_totals_get(kb, &ta);
+    tdm_kato_kb_totals_get(copy, &tb);
+    assert_memory_equal(&ta, &tb, sizeof ta);
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    for (int q = 0; q < 60; q++) {
+        char stm[128];
+        ku_random_pattern(&r, 11, stm, sizeof stm);
+        cfg.affinity_emotive = q % 2 ? "joy" : NULL;
+        cfg.max_predictions = q % 3 ? 100 : 4;
+        cfg.recall_threshold = q % 5 ? 0.1 : 0.0;
+        tdm_kato_result *a = ku_predict(kb, stm, &cfg), *b = ku_predict(copy, stm, &cfg);
+        ku_results_same(a, b);
+        tdm_kato_result_free(a), tdm_kato_result_free(b);
+    }
+    /* a pattern whose name does not match its events is refused */
+    tdm_kato_pattern p;
+    assert_int_equal(tdm_kato_kb_get(kb, 0, &p), TDM_OK);
+    p.name[0] = p.name[0] == 'a' ? 'b' : 'a';
+    tdm_kato_kb *third = new_kb();
+    assert_int_equal(tdm_kato_kb_import(third, &p), TDM_E_CORRUPT);
+    p.event_sizes[0]++;
+    assert_int_equal(tdm_kato_kb_import(third, &p), TDM_E_CORRUPT);
+    p.event_sizes[0]--;
+    tdm_kato_pattern_free(&p);
+    assert_int_equal(tdm_kato_kb_count(third), 0);
+    assert_int_equal(tdm_kato_kb_set_affinity(third, "s1", 2, "joy", 1.0), TDM_E_NOTFOUND);
+    tdm_kato_symbol sy;
+    assert_int_equal(tdm_kato_kb_symbol_get(third, 0, &sy), TDM_E_RANGE);
+    tdm_kato_kb_free(third);
+    tdm_kato_kb_free(kb);
+    tdm_kato_kb_free(copy);
+}
+
 int main(void) {
     tu_init_seed("test_kato_kb");
     const struct CMUnitTest tests[] = {
@@ -205,6 +279,7 @@ int main(void) {
         cmocka_unit_test(test_emotives_metadata_affinity),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_many_patterns),
+        cmocka_unit_test(test_export_import),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

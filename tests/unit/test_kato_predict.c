@@ -351,6 +351,42 @@ static void test_result_outlives_kb(void **state) {
     tdm_kato_result_free(r);
 }
 
+
+/* the same knowledge base under one and two threads (extraction runs in parallel past 256 candidates)
+ * gives the same predictions bit for bit */
+static void test_threads_identical(void **state) {
+    (void)state;
+    tdm_ctx *one, *two;
+    tdm_config c;
+    tdm_config_init(&c);
+    c.threads = 1;
+    assert_int_equal(tdm_init(&one, &c), TDM_OK);
+    c.threads = 2;
+    assert_int_equal(tdm_init(&two, &c), TDM_OK);
+    tdm_kato_kb *a, *b;
+    assert_int_equal(tdm_kato_kb_new(one, &a), TDM_OK);
+    assert_int_equal(tdm_kato_kb_new(two, &b), TDM_OK);
+    tu_rng r = tu_rng_for(91);
+    for (int i = 0; i < 3000; i++) {
+        char text[128];
+        ku_random_pattern(&r, 7, text, sizeof text);
+        ku_learn(a, text, NULL);
+        ku_learn(b, text, NULL);
+    }
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    for (int q = 0; q < 12; q++) {
+        char stm[128];
+        ku_random_pattern(&r, 8, stm, sizeof stm);
+        cfg.max_predictions = q % 2 ? 100 : 7;
+        tdm_kato_result *x = ku_predict(a, stm, &cfg), *y = ku_predict(b, stm, &cfg);
+        ku_results_same(x, y);
+        tdm_kato_result_free(x), tdm_kato_result_free(y);
+    }
+    tdm_kato_kb_free(a), tdm_kato_kb_free(b);
+    tdm_destroy(one), tdm_destroy(two);
+}
+
 int main(void) {
     tu_init_seed("test_kato_predict");
     const struct CMUnitTest tests[] = {
@@ -363,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_char_mode),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_result_outlives_kb),
+        cmocka_unit_test(test_threads_identical),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
