@@ -242,8 +242,12 @@ static void put_opt(FILE *out, const char *key, int has, double x) {
 
 static void put_prediction(FILE *out, const tdm_kato_result *r, const tdm_kato_prediction *p) {
     int full = p->flags & TDM_KATO_HAS_ENSEMBLE;
-    fprintf(out, "{%s\"name\": \"%s\", \"frequency\": %llu, \"emotives\": {", full ? "\"type\": \"prototypical\", " : "", p->name,
-            (unsigned long long)p->frequency);
+    fprintf(out, "{%s\"name\": \"%s\", ", full ? "\"type\": \"prototypical\", " : "", p->name);
+    if (!full) { /* the single-symbol path's dict also carries the pattern itself */
+        fputs("\"pattern_data\": ", out), put_events(out, r, &p->sequence);
+        fprintf(out, ", \"length\": %u, ", p->sequence.nsyms);
+    }
+    fprintf(out, "\"frequency\": %llu, \"emotives\": {", (unsigned long long)p->frequency);
     for (uint32_t i = 0; i < p->nemotives; i++) {
         fputs(i ? ", " : "", out);
         put_sym(out, r, p->emotive_keys[i]);

@@ -261,7 +261,8 @@ typedef struct {
     double weighted_similarity, weighted_evidence, weighted_confidence, weighted_snr;
     const tdm_kato_sym *matches; /* flat */
     uint32_t nmatches;
-    tdm_kato_events past, present, future, missing, extras, sequence;
+    tdm_kato_events past, present, future, missing, extras;
+    tdm_kato_events sequence; /* the pattern's events (KATO: sequence; pattern_data on the fast path) */
     /* emotives = per-key mean over the stored window, keys in first-seen order */
     const uint32_t *emotive_keys; /* indices into the result's symbol table */
     const double *emotive_values;

@@ -46,6 +46,9 @@ struct tdm_kato_kb {
     tdm_seq_engine *engine;  /* owns the store: pattern i's flat symbols are store pattern i */
     kato_pat *pats;
     size_t npats, cappats;
+    uint32_t *first;         /* per pattern: its first symbol (first event non-empty), else UINT32_MAX; the
+                                single-symbol fast path scans this contiguous array */
+    size_t capfirst;
     uint32_t *name_table;    /* open addressing on the name's first 16 hex digits: index+1, 0 = empty */
     size_t name_cap;         /* power of two */
     /* per vocabulary id */

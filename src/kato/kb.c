@@ -130,7 +130,7 @@ void tdm_kato_kb_free(tdm_kato_kb *kb) {
         pat_clear_extras(&kb->pats[i]);
         tdm_free(kb->pats[i].event_sizes);
     }
-    tdm_free(kb->pats), tdm_free(kb->name_table), tdm_free(kb->freq), tdm_free(kb->pmf);
+    tdm_free(kb->pats), tdm_free(kb->first), tdm_free(kb->name_table), tdm_free(kb->freq), tdm_free(kb->pmf);
     for (size_t i = 0; i < kb->capsym; i++) tdm_free(kb->aff[i].keys), tdm_free(kb->aff[i].sums);
     tdm_free(kb->aff);
     for (uint32_t i = 0; i < kb->nemokeys; i++) tdm_free(kb->emokeys[i]);
@@ -370,7 +370,8 @@ static int learn_impl(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
     }
     uint32_t pid;
     if (!old) {
-        if (tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats) || name_reserve(kb, kb->npats + 1)) {
+        if (tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats) ||
+            tdm_grow((void **)&kb->first, &kb->capfirst, kb->npats + 1, sizeof *kb->first) || name_reserve(kb, kb->npats + 1)) {
             rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: no memory for the pattern table");
             goto unlock;
         }
@@ -387,6 +388,10 @@ static int learn_impl(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
         p->nevents = (uint32_t)nevents;
         p->event_sizes = sizes, sizes = NULL;
         name_insert(kb->name_table, kb->name_cap, hex, (uint32_t)kb->npats);
+        const uint32_t *fs;
+        size_t fn;
+        tdm_seq_store_get(store, pid, &fs, &fn);
+        kb->first[kb->npats] = nevents && events[0].n ? fs[0] : UINT32_MAX;
         kb->npats++;
         idx = pid;
     } else {

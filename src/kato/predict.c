@@ -164,16 +164,16 @@ void kato_sort_by_name(kato_pred *p) {
 
 static int fast_path(kato_pred *p) {
     uint32_t s = p->S[0];
-    uint32_t count = tdm_seq_store_count(p->store);
+    uint32_t count = (uint32_t)p->kb->npats;
     if (s >= p->vocab_n) return TDM_OK; /* an unknown symbol starts no pattern */
     size_t cap = 0;
     if (!(p->match_arena = tdm_malloc(((size_t)count + 1) * sizeof *p->match_arena)))
         return tdm_error(TDM_E_NOMEM, "predict: no memory");
     for (uint32_t pid = 0; pid < count; pid++) {
+        if (p->kb->first[pid] != s) continue; /* KATO: first_token == s and pattern_data[0][0] == s */
         const uint32_t *P;
         size_t np;
         tdm_seq_store_get(p->store, pid, &P, &np);
-        if (!np || P[0] != s || p->kb->pats[pid].event_sizes[0] == 0) continue;
         if (tdm_grow((void **)&p->c, &cap, p->nc + 1, sizeof *p->c)) return tdm_error(TDM_E_NOMEM, "predict: no memory");
         kato_cand *c = &p->c[p->nc++];
         memset(c, 0, sizeof *c);

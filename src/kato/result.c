@@ -111,7 +111,7 @@ static int one(builder *b, const kato_cand *c, tdm_kato_prediction *o) {
         uint32_t zero = 0, one1 = 1, rest = c->np - 1;
         if (events(b, c->P, &zero, 1, 1, &o->past) || events(b, c->P, &one1, 1, 1, &o->present) ||
             events(b, c->P + 1, &rest, 1, 1, &o->future) || events(b, c->P, &zero, 1, 1, &o->missing) ||
-            events(b, c->P, &zero, 1, 1, &o->extras))
+            events(b, c->P, &zero, 1, 1, &o->extras) || events(b, c->P, sizes, nev, 0, &o->sequence))
             return -1;
     } else {
         o->flags |= TDM_KATO_HAS_ENSEMBLE;

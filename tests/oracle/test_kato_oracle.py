@@ -357,6 +357,9 @@ def output(kb, c, full):
     o = {k: c.get(k) for k in (FIELDS_FULL if full else FIELDS_FAST)}
     o["emotives"] = average_emotives(kb.patterns[c["name"]]["emotives"])
     o["anomalies"] = []
+    if not full:
+        o["pattern_data"] = c["E"]
+        o["length"] = len(c["P"])
     if full:
         o["type"] = "prototypical"
         o["sequence"] = c["E"]
