@@ -97,7 +97,8 @@ typedef struct {
     int sort_symbols;            /* sort each observed event's symbols (default 1) */
     int use_token_matching;      /* 1 = token LCS similarity (default), 0 = character mode */
     tdm_kato_rank rank_sort_algo;/* default potential */
-    const char *affinity_emotive;/* NULL (default) or an emotive key: turns the weighted metrics on; borrowed */
+    const char *affinity_emotive;/* NULL or "" (default: off) or an emotive key: turns the weighted metrics on
+                                    (docs/kato-compat.md); borrowed */
 } tdm_kato_config;
 
 /* KATO's defaults (above). */

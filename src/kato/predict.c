@@ -313,9 +313,11 @@ int tdm_kato_predict(tdm_kato_kb *kb, const tdm_kato_event *stm, size_t nevents,
     p.store = tdm_seq_engine_store(kb->engine);
     p.vocab = tdm_seq_store_vocab_const(p.store);
     p.vocab_n = tdm_seq_vocab_size(p.vocab);
-    if (cfg->affinity_emotive) {
+    if (cfg->affinity_emotive && cfg->affinity_emotive[0]) {
+        /* KATO weighs as soon as an affinity emotive is configured; one never recorded gives every symbol
+         * the floor weight 0.01 */
+        p.affinity = 1;
         p.aff_key = kato_emokey_find(kb, cfg->affinity_emotive);
-        p.affinity = p.aff_key != UINT32_MAX; /* KATO: weights only when the emotive has been seen */
     }
     rc = encode_stm(&p, stm, nevents);
     if (!rc && p.ns == 1) p.fast = st.fast_path = 1, rc = fast_path(&p), st.candidates = p.nc;

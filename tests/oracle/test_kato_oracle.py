@@ -208,7 +208,7 @@ def predict(kb, stm, cfg):
     S = [s for e in stm for s in e]
     thr, maxp = cfg["recall_threshold"], cfg["max_predictions"]
     emotive = cfg.get("affinity_emotive")
-    w = weight_fn(kb, emotive) if emotive is not None and emotive in kb.emokeys else None
+    w = weight_fn(kb, emotive) if emotive else None
     if not S:
         return [], []
     if len(S) == 1:
