@@ -468,6 +468,39 @@ def diff(want, got):
     return None if same(want, got) else ": want %r, got %r" % (want, got)
 
 
+def check_cli_errors(tandem, tmp):
+    """Bad input to the CLI: a non-zero exit and a message naming the problem (and the line). Returns the
+    number of failures."""
+    pfile = os.path.join(tmp, "bad_patterns.jsonl")
+    with open(pfile, "w") as f:
+        f.write('[["a"], ["b"]]\n[["a"], "b"]\n')
+    qfile = os.path.join(tmp, "bad_queries.jsonl")
+    with open(qfile, "w") as f:
+        f.write('{"stm": [["a"], ["b"]], "config": {"recall_treshold": 0.2}}\n')
+    good = os.path.join(tmp, "good_patterns.jsonl")
+    with open(good, "w") as f:
+        f.write('[["a"], ["b"]]\n')
+    cases = [
+        (["kato", "learn", "--patterns", pfile], "line 2"),
+        (["kato", "predict", "--patterns", good, "--queries", qfile, "--json"], "recall_treshold"),
+        (["kato", "predict", "--patterns", good, "--stm", "[[\"a\"]", "--json"], "--stm"),
+        (["kato", "predict", "--patterns", good, "--stm", "[[\"a\"]]", "--threshold", "1.5"], "--threshold"),
+        (["kato", "predict", "--patterns", good, "--stm", "[[\"a\"]]", "--rank", "potentail"], "rank_sort_algo"),
+        (["kato", "predict", "--patterns", good], "--stm"),
+    ]
+    bad = 0
+    for argv, want in cases:
+        out = subprocess.run([tandem] + argv, capture_output=True, text=True)
+        if out.returncode == 0 or want not in out.stderr:
+            bad += 1
+            print("FAIL cli %s: exit %d, stderr %r (want a message with %r)" % (" ".join(argv[1:3]), out.returncode, out.stderr, want))
+    out = subprocess.run([tandem, "kato", "predict", "--help"], capture_output=True, text=True)
+    if out.returncode != 0 or "usage: tandem kato predict" not in out.stdout:
+        bad += 1
+        print("FAIL cli: kato predict --help")
+    return bad
+
+
 def main():
     args = oc.parse_args(__doc__, lambda p: p.add_argument("--kbs", type=int, default=24, help="random knowledge bases"))
     rng = random.Random(args.seed)
@@ -529,6 +562,7 @@ def main():
                 shown += 1
                 print("FAIL kb %d query %d: predictions%s\n  stm %s\n  config %s\n  patterns %s" %
                       (kbi, qi, d, json.dumps(stm), json.dumps(cfg), pfile))
+    failed += check_cli_errors(args.tandem, tmp)
     print("covered: " + ", ".join("%s %d" % kv for kv in sorted(cover.items())))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
