@@ -14,7 +14,8 @@ be equal: symbol lists exactly, every double bit for bit (the CLI prints 17 sign
 (3) random sessions (`tandem kato session`: observations with emotives and metadata, empty observations,
 explicit learns, clears, auto-learn in CLEAR and ROLLING modes with max_pattern_length 0-4, unsorted
 events) must give the same auto-learned and learned names, STM lengths, times and predictions;
-(4) bad CLI input must fail with a message naming the problem.
+(4) names of 3,000 patterns whose symbols are drawn from every Unicode plane must match Python's;
+(5) bad CLI input must fail with a message naming the problem.
 
 Why: a seeded random comparison covers the interactions (pruning order, ensemble-wide probabilities,
 future groups, ties) that hand-picked cases miss. The reference is written from the spec's formulas, with
@@ -584,6 +585,50 @@ def check_sessions(tandem, tmp, rng, n, shown):
     return passed, failed
 
 
+def check_names(tandem, tmp, rng, n):
+    """Pattern names of symbols drawn from every Unicode plane (printable, non-printable, unassigned, quotes,
+    backslashes, controls): the C repr must agree with CPython's for each code point class."""
+    def rand_cp():
+        r = rng.random()
+        if r < 0.3:
+            return chr(rng.randrange(0x20, 0x7f))
+        if r < 0.4:
+            return rng.choice("'\"\\\t\n\r\x00\x7f")
+        if r < 0.7:
+            cp = rng.randrange(0x80, 0x3400)
+        elif r < 0.9:
+            cp = rng.randrange(0x3400, 0x10000)
+        else:
+            cp = rng.randrange(0x10000, 0x110000)
+        if 0xD800 <= cp < 0xE000:
+            cp = 0xE000
+        return chr(cp)
+    lines = []
+    for _ in range(n):
+        ev = [["".join(rand_cp() for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 3))]
+              for _ in range(rng.randint(1, 3))]
+        if sum(len(e) for e in ev) < 2:
+            ev.append(["x"])
+        lines.append(ev)
+    pfile = os.path.join(tmp, "names.jsonl")
+    with open(pfile, "w", encoding="utf-8") as f:
+        for ev in lines:
+            f.write(json.dumps(ev, ensure_ascii=bool(rng.getrandbits(1))) + "\n")
+    out = subprocess.run([tandem, "kato", "learn", "--patterns", pfile], capture_output=True, text=True)
+    got = out.stdout.split("\n")[:-1]
+    bad = 0
+    if out.returncode != 0 or len(got) != len(lines):
+        print("FAIL names: CLI exit %d: %s" % (out.returncode, out.stderr.strip()))
+        return 0, 1
+    for ev, name in zip(lines, got):
+        want = hashlib.sha1(str(ev).encode("utf-8")).hexdigest()
+        if name != want:
+            bad += 1
+            if bad <= oc.MAX_SHOWN:
+                print("FAIL name of %s: want %s (repr %s), got %s" % (ascii(ev), want, ascii(str(ev)), name))
+    return len(lines) - bad, bad
+
+
 def check_cli_errors(tandem, tmp):
     """Bad input to the CLI: a non-zero exit and a message naming the problem (and the line). Returns the
     number of failures."""
@@ -681,6 +726,9 @@ def main():
     sp, sf = check_sessions(args.tandem, tmp, rng, max(1, int(12 * args.scale)), shown)
     passed, failed = passed + sp, failed + sf
     cover["sessions"] += sp
+    npass, nfail = check_names(args.tandem, tmp, rng, max(1, int(3000 * args.scale)))
+    passed, failed = passed + npass, failed + nfail
+    cover["unicode names"] += npass
     failed += check_cli_errors(args.tandem, tmp)
     print("covered: " + ", ".join("%s %d" % kv for kv in sorted(cover.items())))
     print("%d passed, %d failed" % (passed, failed))
