@@ -1,5 +1,5 @@
 /* ensemble.c: the metrics that depend on the whole candidate set (spec/kato.md 3.6), in KATO's execution
- * order: pruning to 3 x max_predictions, weighted metrics, symbol probabilities over the ensemble,
+ * order (pruning to 3 x max_predictions has already run in predict.c): weighted metrics, symbol probabilities over the ensemble,
  * itfdf_similarity, confluence, entropies, tfidf, predictive information, Bayesian posterior, potential;
  * then ranking and truncation. Every sum runs left to right in the candidate order (name order, or the
  * pruning's order when pruning ran) with KATO's operation order, so each double matches a Python

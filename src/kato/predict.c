@@ -79,8 +79,8 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
 /* ---- per-candidate extraction (spec 3.4, 3.5) -------------------------------------------------------- */
 
 /* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
- * positive threshold). m has S as its second sequence. scratch holds at least np + ns entries. */
-static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scratch, int *keep) {
+ * positive threshold). m has S as its second sequence; c->matches has room for min(|P|, |S|) symbols. */
+static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     const tdm_seq_block *bl;
     size_t nb;
     int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, NULL);
@@ -88,9 +88,7 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
     *keep = 1;
     if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
     c->nblocks = (uint32_t)nb;
-    size_t nm = 0;
-    for (size_t k = 0; k < nb; k++) nm += bl[k].n;
-    /* c->matches was pointed at the candidate's slot of the arena, large enough for min(|P|, |S|) */
+    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
     for (size_t k = 0; k < nb; k++)
         for (uint32_t t = 0; t < bl[k].n; t++) c->matches[c->nm++] = p->S[bl[k].j + t];
     size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
@@ -128,11 +126,9 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
             }
     }
     /* confidence over the present events */
-    uint32_t off = 0, plen = 0;
-    for (uint32_t e = 0; e < c->pb; e++) off += sizes[e];
+    uint32_t plen = 0;
     for (uint32_t e = c->pb; e < c->pe; e++) plen += sizes[e];
     c->confidence = plen > 0 ? (double)c->nm / (double)plen : 0.0;
-    (void)off;
     /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)) */
     if (p->affinity) {
         double wm = 0.0, ws = 0.0, wp = 0.0;
@@ -141,7 +137,6 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
         for (uint32_t i = 0; i < c->np; i++) wp += kato_weight(p, c->P[i]);
         if (ws + wp != 0.0) c->weighted_similarity = 2.0 * wm / (ws + wp), c->has_wsim = 1;
     }
-    (void)scratch;
     return TDM_OK;
 }
 
@@ -249,7 +244,7 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
             x->np = (uint32_t)np;
             x->matches = full ? arena + slot[h] : mbuf;
             int k = 0;
-            lrc = extract(p, m, x, NULL, &k);
+            lrc = extract(p, m, x, &k);
             if (!full) {
                 keep[h] = (uint8_t)(!lrc && k);
                 double t = x->frag == -1.0 ? 0.0 : 1.0 / (x->frag + 1.0);
