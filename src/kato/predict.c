@@ -211,6 +211,8 @@ typedef struct {
     uint32_t pid;
 } kato_brief;
 
+#define KATO_PARALLEL_MIN 4096
+
 static _Thread_local const tdm_kato_kb *brief_kb;
 static int cmp_brief(const void *a, const void *b) {
     const kato_brief *x = a, *y = b;
@@ -224,8 +226,10 @@ static int cmp_brief(const void *a, const void *b) {
  * their summaries (full = 0, keep[i] says whether KATO keeps candidate i). */
 static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_cand *c, uint32_t *arena, const size_t *slot,
                         uint8_t *keep) {
+    /* one extraction takes about a microsecond: below a few thousand candidates a parallel region costs
+     * more than it saves (and on a busy machine a descheduled worker stalls the others) */
     int threads = tdm_ctx_threads(p->kb->ctx), err = TDM_OK;
-    if (n < 256) threads = 1;
+    if (n < KATO_PARALLEL_MIN) threads = 1;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         tdm_seq_matcher *m = NULL;

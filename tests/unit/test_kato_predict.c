@@ -352,7 +352,7 @@ static void test_result_outlives_kb(void **state) {
 }
 
 
-/* the same knowledge base under one and two threads (extraction runs in parallel past 256 candidates)
+/* the same knowledge base under one and two threads (extraction runs in parallel past 4096 candidates)
  * gives the same predictions bit for bit */
 static void test_threads_identical(void **state) {
     (void)state;
@@ -367,9 +367,9 @@ static void test_threads_identical(void **state) {
     assert_int_equal(tdm_kato_kb_new(one, &a), TDM_OK);
     assert_int_equal(tdm_kato_kb_new(two, &b), TDM_OK);
     tu_rng r = tu_rng_for(91);
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 8000; i++) {
         char text[128];
-        ku_random_pattern(&r, 7, text, sizeof text);
+        ku_random_pattern(&r, 12, text, sizeof text);
         ku_learn(a, text, NULL);
         ku_learn(b, text, NULL);
     }
@@ -379,7 +379,10 @@ static void test_threads_identical(void **state) {
         char stm[128];
         ku_random_pattern(&r, 8, stm, sizeof stm);
         cfg.max_predictions = q % 2 ? 100 : 7;
+        cfg.recall_threshold = q % 3 ? 0.1 : 0.0; /* 0: every pattern is a candidate */
         tdm_kato_result *x = ku_predict(a, stm, &cfg), *y = ku_predict(b, stm, &cfg);
+        if (q == 0) tu_check(tdm_kato_result_stats(x)->candidates > 4096, "only %llu candidates: the parallel path did not run",
+                             (unsigned long long)tdm_kato_result_stats(x)->candidates);
         ku_results_same(x, y);
         tdm_kato_result_free(x), tdm_kato_result_free(y);
     }
