@@ -2,7 +2,8 @@
  * learned patterns (issue 4's library-level benchmark), on the CPU and, where a GPU is present, with the
  * candidate search on the device. Patterns come from the shared generator (bench_common.h), cut into events
  * of 1 to 3 symbols; STMs hold 5 to 20 symbols (half from a stored pattern with edits, half fresh), and
- * predictions use KATO's defaults (recall_threshold 0.1, max_predictions 100, token matching, potential).
+ * predictions use KATO's defaults unless told (recall_threshold 0.1, max_predictions 100, token matching,
+ * potential). Timings are for bench/RESULTS.md; nothing here asserts on them.
  * Every cell forces its backend through the context, and the two backends' predictions are compared
  * (names, similarity and potential bits) on the first queries of each size. */
 #define BENCH_NAME "bench_kato"
@@ -21,8 +22,8 @@
 typedef struct {
     uint32_t sizes[MAX_SIZES];
     int nsizes, backends[2], nbackends, threads, require_gpu;
-    uint32_t queries, learns, verify;
-    double budget_s;
+    uint32_t queries, learns, verify, max_predictions;
+    double budget_s, threshold;
     uint64_t seed;
 } options;
 
@@ -31,9 +32,12 @@ static const char *const BK_NAME[] = {"cpu", "cuda"};
 
 static const char *usage =
     "usage: bench_kato [--sizes N,N,...] [--backends cpu,cuda] [--queries N] [--learns N] [--budget SECONDS]\n"
-    "                  [--verify N] [--threads N] [--seed S] [--require-gpu]\n"
+    "                  [--verify N] [--threads N] [--seed S] [--threshold X] [--max-predictions N] [--quick]\n"
+    "                  [--require-gpu]\n"
     "Defaults: --sizes 10000,100000,1000000 --backends cpu (cpu,cuda when a GPU is found) --queries 200\n"
-    "          --learns 1000 --budget 3 --verify 8 --threads <online cores> --seed 42\n"
+    "          --learns 1000 --budget 3 --verify 8 --threads <online cores> --seed 42 --threshold 0.1\n"
+    "          --max-predictions 100\n"
+    "--quick: --sizes 2000 --queries 20 --learns 100 --budget 0.5 (a smoke run).\n"
     "Each cell times predictions one at a time until all queries ran or the budget is spent (at least 8).\n"
     "Exit status 1 on a prediction that differs between the backends, or (--require-gpu) when cuda cannot run.\n";
 
@@ -119,7 +123,8 @@ static int cmp_pred(const tdm_kato_result *a, const tdm_kato_result *b) {
 
 static void parse_args(int argc, char **argv, options *o) {
     *o = (options){.sizes = {10000, 100000, 1000000}, .nsizes = 3, .backends = {BK_CPU}, .nbackends = 1,
-                   .queries = 200, .learns = 1000, .verify = 8, .budget_s = 3.0, .seed = 42};
+                   .queries = 200, .learns = 1000, .verify = 8, .budget_s = 3.0, .seed = 42, .threshold = 0.1,
+                   .max_predictions = 100};
     int set_backends = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -130,6 +135,9 @@ static void parse_args(int argc, char **argv, options *o) {
             exit(0);
         } else if (!strcmp(a, "--require-gpu")) {
             o->require_gpu = 1;
+            continue;
+        } else if (!strcmp(a, "--quick")) {
+            o->sizes[0] = 2000, o->nsizes = 1, o->queries = 20, o->learns = 100, o->budget_s = 0.5;
             continue;
         }
         if (!v) {
@@ -157,7 +165,7 @@ static void parse_args(int argc, char **argv, options *o) {
             if (!o->nbackends) goto bad;
             set_backends = 1;
         } else if (!strcmp(a, "--queries") || !strcmp(a, "--learns") || !strcmp(a, "--verify") ||
-                   !strcmp(a, "--threads") || !strcmp(a, "--seed")) {
+                   !strcmp(a, "--threads") || !strcmp(a, "--seed") || !strcmp(a, "--max-predictions")) {
             char *end;
             unsigned long long x = strtoull(v, &end, 10);
             if (*end || end == v || x > 100000000ull) goto bad;
@@ -165,12 +173,16 @@ static void parse_args(int argc, char **argv, options *o) {
             else if (!strcmp(a, "--learns")) o->learns = (uint32_t)x;
             else if (!strcmp(a, "--verify")) o->verify = (uint32_t)x;
             else if (!strcmp(a, "--threads")) o->threads = (int)x;
+            else if (!strcmp(a, "--max-predictions")) o->max_predictions = (uint32_t)x;
             else o->seed = x;
             if (!strcmp(a, "--queries") && !x) goto bad;
-        } else if (!strcmp(a, "--budget")) {
+        } else if (!strcmp(a, "--budget") || !strcmp(a, "--threshold")) {
             char *end;
-            o->budget_s = strtod(v, &end);
-            if (*end || end == v || !(o->budget_s > 0)) goto bad;
+            double x = strtod(v, &end);
+            if (*end || end == v || !(x >= 0) || (!strcmp(a, "--budget") && !(x > 0)) || (!strcmp(a, "--threshold") && x > 1))
+                goto bad;
+            if (!strcmp(a, "--budget")) o->budget_s = x;
+            else o->threshold = x;
         } else {
             fprintf(stderr, "bench_kato: unknown option %s\n%s", a, usage);
             exit(2);
@@ -210,7 +222,7 @@ int main(int argc, char **argv) {
     generate(o.seed, max + o.learns, &p);
     printf("bench_kato: tandem %s, seed %llu, sizes", tdm_version(), (unsigned long long)o.seed);
     for (int s = 0; s < o.nsizes; s++) printf(" %u", o.sizes[s]);
-    printf(", backends");
+    printf(", threshold %g, max_predictions %u, backends", o.threshold, o.max_predictions);
     for (int b = 0; b < o.nbackends; b++) printf(" %s", BK_NAME[o.backends[b]]);
     printf("; generated %u patterns in %.2f s\n", max + o.learns, now_s() - t0);
     int failed = 0;
@@ -251,6 +263,8 @@ int main(int argc, char **argv) {
             if ((rc = tdm_kato_stm_new(&stm))) die("stm_new", rc);
             tdm_kato_config cfg;
             tdm_kato_config_init(&cfg);
+            cfg.recall_threshold = o.threshold, cfg.max_predictions = o.max_predictions;
+            if ((rc = tdm_kato_config_check(&cfg))) die("config", rc);
             c->observe_us = xmalloc(o.queries * sizeof(double));
             c->pred_ms = xmalloc(o.queries * sizeof(double));
             tdm_seq_gen *g = new_gen(o.seed + 11);

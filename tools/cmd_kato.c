@@ -4,6 +4,7 @@
 static const cli_command kato_commands[] = {
     {"learn", "learn patterns from JSON lines and print their KATO names", cmd_kato_learn},
     {"predict", "learn patterns, then print KATO predictions for STMs", cmd_kato_predict},
+    {"session", "run one session: observations with auto-learn, learns and predictions", cmd_kato_session},
 };
 
 int cmd_kato(int argc, char **argv) {

@@ -31,7 +31,7 @@ static int predict_one(tdm_kato_kb *kb, const json_t *stm, const tdm_kato_config
     int st = tdm_kato_predict(kb, ev.ev, ev.n, cfg, &r);
     kcli_events_free(&ev);
     if (st) return cli_fail("%s: line %lu: %s: %s", src, lineno, tdm_strerror(st), tdm_last_error());
-    if (json) kcli_put_result(stdout, r);
+    if (json) kcli_put_result(stdout, r), fputc('\n', stdout);
     else kcli_put_table(stdout, r);
     tdm_kato_result_free(r);
     return 0;

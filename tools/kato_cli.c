@@ -310,7 +310,7 @@ void kcli_put_result(FILE *out, const tdm_kato_result *r) {
         }
         fputc(']', out);
     }
-    fprintf(out, ", \"count\": %zu}\n", n);
+    fprintf(out, ", \"count\": %zu}", n);
 }
 
 void kcli_put_table(FILE *out, const tdm_kato_result *r) {

@@ -38,12 +38,13 @@ int kcli_learn_file(tdm_kato_kb *kb, const char *path, uint32_t persistence, FIL
  * affinity strings stay owned by the JSON value. Returns 0 or -1 (message printed). */
 int kcli_config_from_json(const json_t *obj, const char *src, unsigned long lineno, tdm_kato_config *cfg);
 
-/* Writes {"predictions": [...], "future_potentials": [...] or null, "count": N} on one line. */
+/* Writes {"predictions": [...], "future_potentials": [...] or null, "count": N} (no newline). */
 void kcli_put_result(FILE *out, const tdm_kato_result *r);
 /* A human-readable table of the predictions. */
 void kcli_put_table(FILE *out, const tdm_kato_result *r);
 
 int cmd_kato_learn(int argc, char **argv);
 int cmd_kato_predict(int argc, char **argv);
+int cmd_kato_session(int argc, char **argv);
 
 #endif

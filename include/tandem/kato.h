@@ -121,7 +121,8 @@ void tdm_kato_kb_free(tdm_kato_kb *kb);
  * name holds the 40-hex name. name and learned may be NULL.
  * Errors: TDM_E_INVAL (no events: "cannot learn from an empty STM"; NULL arguments; persistence 0 or
  * above 100; an emotive value that is not finite), TDM_E_UTF8, TDM_E_NOMEM, TDM_E_OVERFLOW. Nothing
- * changes on error. */
+ * changes on error, with one exception: TDM_E_NOMEM while recording the symbols' affinities comes after
+ * the pattern and its counts were stored (the message says so); only that learn's affinity is missing. */
 int tdm_kato_kb_learn(tdm_kato_kb *kb, const tdm_kato_event *events, size_t nevents,
                       const tdm_kato_emotives *emotives, size_t nemotives, const tdm_kato_metadata *metadata,
                       size_t nmetadata, uint32_t persistence, char name[TDM_KATO_NAME_LEN + 1], int *learned);

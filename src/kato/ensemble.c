@@ -1,5 +1,5 @@
 /* ensemble.c: the metrics that depend on the whole candidate set (spec/kato.md 3.6), in KATO's execution
- * order: pruning to 3 x max_predictions, weighted metrics, symbol probabilities over the ensemble,
+ * order (pruning to 3 x max_predictions has already run in predict.c): weighted metrics, symbol probabilities over the ensemble,
  * itfdf_similarity, confluence, entropies, tfidf, predictive information, Bayesian posterior, potential;
  * then ranking and truncation. Every sum runs left to right in the candidate order (name order, or the
  * pruning's order when pruning ran) with KATO's operation order, so each double matches a Python
@@ -79,8 +79,8 @@ static int cmp_rank(const void *a, const void *b) {
     return kato_name_cmp(rank_pred->kb, rank_pred->c[x->i].pid, rank_pred->c[y->i].pid);
 }
 
-/* Sorts p->c by a key (pre: _pre_potential, else the rank key), ties by name, and keeps the first keep. */
-static int sort_keep(kato_pred *p, tdm_kato_rank key, int pre, size_t keep) {
+/* Sorts p->c by the rank key (descending), ties by name, and keeps the first keep. */
+static int sort_keep(kato_pred *p, tdm_kato_rank key, size_t keep) {
     size_t n = p->nc, k = keep < n ? keep : n;
     rank_rec *r = tdm_malloc((n + 1) * sizeof *r);
     kato_cand *kept = tdm_malloc((k + 1) * sizeof *kept);
@@ -90,8 +90,7 @@ static int sort_keep(kato_pred *p, tdm_kato_rank key, int pre, size_t keep) {
     }
     for (size_t i = 0; i < n; i++) {
         const kato_cand *c = &p->c[i];
-        r[i].v = pre ? c->pre_potential
-                     : key == TDM_KATO_RANK_FREQUENCY ? (double)p->kb->pats[c->pid].frequency : rank_value(c, key);
+        r[i].v = key == TDM_KATO_RANK_FREQUENCY ? (double)p->kb->pats[c->pid].frequency : rank_value(c, key);
         r[i].nk = p->kb->pats[c->pid].name_key;
         r[i].i = (uint32_t)i;
     }
@@ -104,7 +103,7 @@ static int sort_keep(kato_pred *p, tdm_kato_rank key, int pre, size_t keep) {
     return TDM_OK;
 }
 
-int kato_rank(kato_pred *p, tdm_kato_rank key) { return sort_keep(p, key, 0, p->cfg->max_predictions); }
+int kato_rank(kato_pred *p, tdm_kato_rank key) { return sort_keep(p, key, p->cfg->max_predictions); }
 
 /* ---- future groups (predictive information) --------------------------------------------------------------
  * Two futures are one group when they have as many events and each event holds the same multiset of
@@ -277,19 +276,9 @@ static double itfdf_distance(const kato_pred *p, const scratch *s, const uint32_
 int kato_ensemble(kato_pred *p) {
     const tdm_kato_config *cfg = p->cfg;
     int rc;
-    /* 0. pruning: the 3 x max_predictions best by _pre_potential (unweighted), in nlargest's order over
-     * the name-ordered list (a stable sort: ties stay in name order); without pruning, name order */
-    size_t limit = 3 * (size_t)cfg->max_predictions;
-    if (p->nc <= limit) kato_sort_by_name(p);
-    else {
-        for (size_t i = 0; i < p->nc; i++) {
-            kato_cand *c = &p->c[i];
-            double t = c->frag == -1.0 ? 0.0 : 1.0 / (c->frag + 1.0);
-            c->pre_potential = (c->evidence + c->confidence) * c->snr + t;
-        }
-        if ((rc = sort_keep(p, TDM_KATO_RANK_POTENTIAL, 1, limit))) return rc;
-        p->pruned = 1;
-    }
+    /* 0. pruning ran during extraction (predict.c) and left the candidates in its order; otherwise the
+     * ensemble order is the name order */
+    if (!p->pruned) kato_sort_by_name(p);
     size_t nids = (size_t)p->vocab_n + p->nunk, maxp = 0;
     for (size_t i = 0; i < p->nc; i++) maxp = p->c[i].np > maxp ? p->c[i].np : maxp;
     scratch s = {0};

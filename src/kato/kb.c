@@ -250,24 +250,32 @@ static int check_learn_args(const tdm_kato_event *events, size_t nevents, const 
  * distinct symbol. New patterns only add to the member frequency. */
 static int update_symbols(tdm_kato_kb *kb, const uint32_t *ids, size_t n, int is_new, uint64_t times,
                           const tdm_kato_emotives *emo, size_t nemo) {
+    /* counts first: they cannot fail, so the pattern and its counts always agree */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = ids[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = ids[j] == s;
+        kb->freq[s] += times;
+        if (!seen && is_new && kb->pmf[s]++ == 0) kb->nsym++;
+    }
+    if (!nemo) return 0;
     /* affinity: the accumulator's per-key means (average_emotives), added to each distinct symbol */
     size_t total = 0;
     for (size_t d = 0; d < nemo; d++) total += emo[d].n;
     uint32_t *dsize = tdm_malloc((nemo + 1) * sizeof *dsize), *keys = tdm_malloc((total + 1) * sizeof *keys);
     uint32_t *mkeys = tdm_malloc((total + 1) * sizeof *mkeys);
     double *vals = tdm_malloc((total + 1) * sizeof *vals), *means = tdm_malloc((total + 1) * sizeof *means);
-    uint32_t nmeans = 0;
     int rc = -1;
     if (!dsize || !keys || !mkeys || !vals || !means) goto out;
     for (size_t d = 0, at = 0; d < nemo; d++) {
         dsize[d] = (uint32_t)emo[d].n;
         for (size_t i = 0; i < emo[d].n; i++, at++) {
-            keys[at] = kato_emokey_find(kb, emo[d].items[i].key); /* interned by build_extras */
+            keys[at] = kato_emokey_find(kb, emo[d].items[i].key); /* interned by the learn */
             vals[at] = emo[d].items[i].value;
         }
     }
-    nmeans = kato_average_emotives((uint32_t)nemo, dsize, keys, vals, mkeys, means);
-    /* reserve the affinity slots first so that nothing below can fail half-way */
+    uint32_t nmeans = kato_average_emotives((uint32_t)nemo, dsize, keys, vals, mkeys, means);
+    /* reserve every slot before adding, so that a failure adds nothing rather than part */
     for (size_t i = 0; i < n; i++) {
         kato_aff *a = &kb->aff[ids[i]];
         uint32_t *k2 = tdm_realloc(a->keys, (a->n + nmeans + 1) * sizeof *k2);
@@ -280,11 +288,7 @@ static int update_symbols(tdm_kato_kb *kb, const uint32_t *ids, size_t n, int is
         uint32_t s = ids[i];
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = ids[j] == s;
-        kb->freq[s] += times;
         if (seen) continue;
-        if (is_new) {
-            if (kb->pmf[s]++ == 0) kb->nsym++;
-        }
         kato_aff *a = &kb->aff[s];
         for (uint32_t m = 0; m < nmeans; m++) {
             uint32_t k = 0;
@@ -405,8 +409,10 @@ static int learn_impl(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
     size_t n;
     tdm_seq_store_get(tdm_seq_engine_store(kb->engine), idx, &ids, &n);
     if (update_symbols(kb, ids, n, !old, times, emotives, import ? 0 : nemotives)) {
-        /* only the affinity reservation can fail, before any count changed */
-        rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: no memory for affinities");
+        /* the pattern and its counts are in; only its affinity contribution could not be recorded */
+        kb->tpf += times;
+        kb->tspf += length * times;
+        rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: pattern %s learned, but no memory for its affinities", hex);
         goto unlock;
     }
     /* tandem counts every learn in total_pattern_frequencies, as KATO's documentation says

@@ -79,8 +79,8 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
 /* ---- per-candidate extraction (spec 3.4, 3.5) -------------------------------------------------------- */
 
 /* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
- * positive threshold). m has S as its second sequence. scratch holds at least np + ns entries. */
-static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scratch, int *keep) {
+ * positive threshold). m has S as its second sequence; c->matches has room for min(|P|, |S|) symbols. */
+static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     const tdm_seq_block *bl;
     size_t nb;
     int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, NULL);
@@ -88,9 +88,7 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
     *keep = 1;
     if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
     c->nblocks = (uint32_t)nb;
-    size_t nm = 0;
-    for (size_t k = 0; k < nb; k++) nm += bl[k].n;
-    /* c->matches was pointed at the candidate's slot of the arena, large enough for min(|P|, |S|) */
+    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
     for (size_t k = 0; k < nb; k++)
         for (uint32_t t = 0; t < bl[k].n; t++) c->matches[c->nm++] = p->S[bl[k].j + t];
     size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
@@ -128,11 +126,9 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
             }
     }
     /* confidence over the present events */
-    uint32_t off = 0, plen = 0;
-    for (uint32_t e = 0; e < c->pb; e++) off += sizes[e];
+    uint32_t plen = 0;
     for (uint32_t e = c->pb; e < c->pe; e++) plen += sizes[e];
     c->confidence = plen > 0 ? (double)c->nm / (double)plen : 0.0;
-    (void)off;
     /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)) */
     if (p->affinity) {
         double wm = 0.0, ws = 0.0, wp = 0.0;
@@ -141,7 +137,6 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, uint32_t *scr
         for (uint32_t i = 0; i < c->np; i++) wp += kato_weight(p, c->P[i]);
         if (ws + wp != 0.0) c->weighted_similarity = 2.0 * wm / (ws + wp), c->has_wsim = 1;
     }
-    (void)scratch;
     return TDM_OK;
 }
 
@@ -203,6 +198,118 @@ static int fast_path(kato_pred *p) {
     return kato_rank(p, TDM_KATO_RANK_POTENTIAL);
 }
 
+/* ---- extraction of every candidate -------------------------------------------------------------------
+ * Two passes keep memory small when the threshold admits most of a large store: the first extracts every
+ * hit in parallel but keeps only a 32-byte summary (its pruning key _pre_potential, name key, pattern,
+ * similarity); when more than 3 x max_predictions survive, the summaries are ranked (KATO's nlargest over
+ * the name-ordered list) and cut there. The second pass extracts the survivors again in full. Extraction
+ * is a pure function of (pattern, STM), so both passes agree. */
+
+typedef struct {
+    double pre, sim;
+    uint64_t nk;
+    uint32_t pid;
+} kato_brief;
+
+#define KATO_PARALLEL_MIN 4096
+
+static _Thread_local const tdm_kato_kb *brief_kb;
+static int cmp_brief(const void *a, const void *b) {
+    const kato_brief *x = a, *y = b;
+    if (x->pre > y->pre) return -1;
+    if (x->pre < y->pre) return 1;
+    if (x->nk != y->nk) return x->nk < y->nk ? -1 : 1;
+    return strcmp(brief_kb->pats[x->pid].name, brief_kb->pats[y->pid].name);
+}
+
+/* Extracts candidates (pid, sim) = br[0..n) into c[0..n) (full = 1: matches into arena slots) or only
+ * their summaries (full = 0, keep[i] says whether KATO keeps candidate i). */
+static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_cand *c, uint32_t *arena, const size_t *slot,
+                        uint8_t *keep) {
+    /* one extraction takes about a microsecond: below a few thousand candidates a parallel region costs
+     * more than it saves (and on a busy machine a descheduled worker stalls the others) */
+    int threads = tdm_ctx_threads(p->kb->ctx), err = TDM_OK;
+    if (n < KATO_PARALLEL_MIN) threads = 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        tdm_seq_matcher *m = NULL;
+        uint32_t *mbuf = full ? NULL : tdm_malloc(((size_t)p->ns + 1) * sizeof *mbuf);
+        int lrc = tdm_seq_matcher_new(&m);
+        if (!lrc && !full && !mbuf) lrc = TDM_E_NOMEM;
+        if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+#pragma omp for schedule(dynamic, 64)
+        for (size_t h = 0; h < n; h++) {
+            if (lrc) continue;
+            kato_cand local, *x = full ? &c[h] : &local;
+            size_t np;
+            memset(x, 0, sizeof *x);
+            x->pid = br[h].pid, x->sim = br[h].sim, x->group = UINT32_MAX;
+            tdm_seq_store_get(p->store, x->pid, &x->P, &np);
+            x->np = (uint32_t)np;
+            x->matches = full ? arena + slot[h] : mbuf;
+            int k = 0;
+            lrc = extract(p, m, x, &k);
+            if (!full) {
+                keep[h] = (uint8_t)(!lrc && k);
+                double t = x->frag == -1.0 ? 0.0 : 1.0 / (x->frag + 1.0);
+                br[h].pre = (x->evidence + x->confidence) * x->snr + t;
+            }
+        }
+        tdm_seq_matcher_free(m);
+        tdm_free(mbuf);
+        if (lrc) {
+#pragma omp critical(kato_extract_err)
+            if (!err) err = lrc;
+        }
+    }
+    if (err) return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
+    return TDM_OK;
+}
+
+static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict_stats *st) {
+    size_t n = res->n, limit = 3 * (size_t)p->cfg->max_predictions;
+    kato_brief *br = tdm_malloc((n + 1) * sizeof *br);
+    uint8_t *keep = tdm_calloc(n + 1, 1);
+    size_t *slot = NULL;
+    int rc = TDM_OK;
+    if (!br || !keep) {
+        rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
+        goto out;
+    }
+    for (size_t h = 0; h < n; h++) br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0;
+    if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep))) goto out;
+    size_t k = 0;
+    for (size_t h = 0; h < n; h++)
+        if (keep[h]) br[k] = br[h], br[k].nk = p->kb->pats[br[h].pid].name_key, k++;
+    st->candidates = k;
+    if (k > limit) { /* pruning (spec 3.6 step 0): the best 3 x max_predictions, in that order */
+        brief_kb = p->kb;
+        qsort(br, k, sizeof *br, cmp_brief);
+        k = limit;
+        p->pruned = 1;
+    }
+    p->c = tdm_calloc(k + 1, sizeof *p->c);
+    slot = tdm_malloc((k + 1) * sizeof *slot);
+    size_t total = 0;
+    for (size_t i = 0; slot && i < k; i++) {
+        const uint32_t *P;
+        size_t np;
+        tdm_seq_store_get(p->store, br[i].pid, &P, &np);
+        slot[i] = total, total += np < p->ns ? np : p->ns;
+    }
+    p->match_arena = slot ? tdm_malloc((total + 1) * sizeof *p->match_arena) : NULL;
+    if (!p->c || !slot || !p->match_arena) {
+        rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", k);
+        goto out;
+    }
+    if ((rc = extract_pass(p, br, k, 1, p->c, p->match_arena, slot, NULL))) goto out;
+    for (size_t i = 0; i < k; i++) p->c[i].pre_potential = br[i].pre;
+    p->nc = k;
+out:
+    tdm_free(br), tdm_free(keep), tdm_free(slot);
+    return rc;
+}
+
 /* ---- the full path (spec 3.3-3.7) --------------------------------------------------------------------- */
 
 static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
@@ -229,65 +336,11 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
     tdm_seq_stm_clear(&q);
     st->search_ms = now_ms() - t0;
     if (rc) return rc;
-    p->c = tdm_calloc(res.n + 1, sizeof *p->c);
-    uint8_t *keep = tdm_calloc(res.n + 1, 1);
-    size_t *slot = tdm_malloc((res.n + 1) * sizeof *slot), total = 0;
-    for (size_t h = 0; slot && h < res.n; h++) {
-        size_t np = 0;
-        const uint32_t *P;
-        tdm_seq_store_get(p->store, res.hits[h].id, &P, &np);
-        slot[h] = total;
-        total += np < p->ns ? np : p->ns;
-    }
-    if (slot) p->match_arena = tdm_malloc((total + 1) * sizeof *p->match_arena);
-    if (!p->c || !keep || !slot || !p->match_arena) {
-        tdm_free(slot);
-        tdm_seq_result_clear(&res);
-        tdm_free(keep);
-        return tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", res.n);
-    }
-    /* extraction is independent per candidate: spread it over the context's threads, each with its own
-     * matcher (the result does not depend on the thread count; failures are collected after the loop) */
     t0 = now_ms();
-    int threads = tdm_ctx_threads(p->kb->ctx);
-    if (res.n < 256) threads = 1;
-    int err = TDM_OK;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        tdm_seq_matcher *m = NULL;
-        int lrc = tdm_seq_matcher_new(&m);
-        if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
-#pragma omp for schedule(dynamic, 64)
-        for (size_t h = 0; h < res.n; h++) {
-            if (lrc) continue;
-            kato_cand *c = &p->c[h];
-            size_t np;
-            c->pid = res.hits[h].id, c->sim = res.hits[h].similarity, c->group = UINT32_MAX;
-            tdm_seq_store_get(p->store, c->pid, &c->P, &np);
-            c->np = (uint32_t)np;
-            c->matches = p->match_arena + slot[h];
-            int k = 0;
-            lrc = extract(p, m, c, NULL, &k);
-            keep[h] = (uint8_t)(!lrc && k);
-        }
-        tdm_seq_matcher_free(m);
-        if (lrc) {
-#pragma omp critical(kato_extract_err)
-            if (!err) err = lrc;
-        }
-    }
-    /* keep the accepted candidates, in hit order */
-    for (size_t h = 0; h < res.n; h++) {
-        if (keep[h] && !err) p->c[p->nc++] = p->c[h];
-    }
-    tdm_free(keep), tdm_free(slot);
+    rc = extract_all(p, &res, st);
     tdm_seq_result_clear(&res);
     st->extract_ms = now_ms() - t0;
-    if (err) {
-        p->nc = 0;
-        return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
-    }
-    st->candidates = p->nc;
+    if (rc) return rc;
     t0 = now_ms();
     rc = kato_ensemble(p);
     st->ensemble_ms = now_ms() - t0;

@@ -10,7 +10,12 @@ backslashes, control and non-printable Unicode characters, so repr's quoting and
 under random configurations (recall_threshold 0 to 1, max_predictions small enough that pruning to
 3 x max_predictions runs, every rank_sort_algo, token and character mode, with and without an affinity
 emotive) are predicted by the CLI and by the reference below, and every field of every prediction must
-be equal: symbol lists exactly, every double bit for bit (the CLI prints 17 significant digits).
+be equal: symbol lists exactly, every double bit for bit (the CLI prints 17 significant digits);
+(3) random sessions (`tandem kato session`: observations with emotives and metadata, empty observations,
+explicit learns, clears, auto-learn in CLEAR and ROLLING modes with max_pattern_length 0-4, unsorted
+events) must give the same auto-learned and learned names, STM lengths, times and predictions;
+(4) names of 3,000 patterns whose symbols are drawn from every Unicode plane must match Python's;
+(5) bad CLI input must fail with a message naming the problem.
 
 Why: a seeded random comparison covers the interactions (pruning order, ensemble-wide probabilities,
 future groups, ties) that hand-picked cases miss. The reference is written from the spec's formulas, with
@@ -468,6 +473,162 @@ def diff(want, got):
     return None if same(want, got) else ": want %r, got %r" % (want, got)
 
 
+# ---- sessions (spec 1.1, 1.2): observe, auto-learn, learn, clear -------------------------------------------
+
+def run_session(kb, lines, opts):
+    """The expected output line for each observation line."""
+    events, emo, meta, time = [], [], [], 0
+    mpl, out = opts["mpl"], []
+    for l in lines:
+        if l.get("clear"):
+            events, emo, meta, time = [], [], [], 0
+            out.append({"auto_learned": None, "learned": None, "stm_length": 0, "time": 0, "predictions": None})
+            continue
+        strings = l.get("strings", [])
+        if strings:
+            events.append(sorted(strings) if opts["sort"] else list(strings))
+        if l.get("emotives"):
+            emo.append(l["emotives"])
+        if l.get("metadata"):
+            meta.append({k: str(v) for k, v in l["metadata"].items()})
+        time += 1
+        auto = None
+        if strings and mpl > 0 and len(events) >= mpl:
+            keep = []
+            if len(events) > 1 and opts["rolling"]:
+                w = mpl - 1
+                keep = (events[-w:] if w else []) if len(events) > w else events[1:]
+            auto = kb.learn(events, emo, meta, opts["persistence"]) or None
+            events = keep
+        learned = None
+        if l.get("learn"):
+            learned = kb.learn(events, emo, meta, opts["persistence"])
+            events = []
+        preds = None
+        if l.get("predict"):
+            cfg = opts["cfg"]
+            p, fut = predict(kb, events, cfg)
+            preds = {"predictions": p, "future_potentials": fut, "count": len(p)}
+        out.append({"auto_learned": auto, "learned": learned, "stm_length": len(events), "time": time, "predictions": preds})
+    return out
+
+
+def rand_session(rng):
+    alpha = rng.choice([3, 4, 6])
+    opts = {"mpl": rng.choice([0, 0, 1, 2, 3, 4]), "rolling": rng.random() < 0.5, "sort": rng.random() < 0.8,
+            "persistence": rng.choice([1, 2, 5]), "cfg": rand_cfg(rng)}
+    lines, nevents = [], 0
+    for _ in range(rng.randint(10, 40)):
+        r = rng.random()
+        if r < 0.03:
+            lines.append({"clear": True})
+            nevents = 0
+            continue
+        l = {"strings": [] if r < 0.08 else [rand_symbol(rng, alpha) for _ in range(rng.randint(1, 3))]}
+        if rng.random() < 0.4:
+            l["emotives"] = {k: rng.randint(-3, 3) / 2 for k in rng.sample(["joy", "fear"], rng.randint(1, 2))}
+        if rng.random() < 0.2:
+            l["metadata"] = {"k": rng.choice(["x", 1, 2.5, True, None])}
+        if l["strings"]:  # the STM length after this observation, auto-learn included
+            nevents += 1
+            if opts["mpl"] and nevents >= opts["mpl"]:
+                nevents = opts["mpl"] - 1 if opts["rolling"] and nevents > 1 else 0
+        if rng.random() < 0.15 and nevents:
+            l["learn"] = True
+            nevents = 0
+        if rng.random() < 0.4:
+            l["predict"] = True
+        lines.append(l)
+    return opts, lines
+
+
+def session_argv(opts):
+    cfg = opts["cfg"]
+    argv = ["--max-pattern-length", str(opts["mpl"]), "--persistence", str(opts["persistence"]),
+            "--threshold", repr(cfg["recall_threshold"]), "--max-predictions", str(cfg["max_predictions"]),
+            "--rank", cfg["rank_sort_algo"]]
+    if opts["rolling"]:
+        argv.append("--rolling")
+    if not opts["sort"]:
+        argv.append("--no-sort")
+    if not cfg["use_token_matching"]:
+        argv.append("--char")
+    if cfg["affinity_emotive"]:
+        argv += ["--affinity", cfg["affinity_emotive"]]
+    return argv
+
+
+def check_sessions(tandem, tmp, rng, n, shown):
+    passed = failed = 0
+    for si in range(n):
+        opts, lines = rand_session(rng)
+        ofile = os.path.join(tmp, "s%d.jsonl" % si)
+        with open(ofile, "w", encoding="utf-8") as f:
+            for l in lines:
+                f.write(json.dumps(l) + "\n")
+        out = subprocess.run([tandem, "kato", "session", "--observations", ofile] + session_argv(opts),
+                             capture_output=True, text=True)
+        want = run_session(KB(), lines, opts)
+        if out.returncode != 0:
+            failed += 1
+            print("FAIL session %d: CLI exit %d: %s" % (si, out.returncode, out.stderr.strip()))
+            continue
+        got = [json.loads(x) for x in out.stdout.split("\n")[:-1]]
+        d = diff(want, got)
+        if d is None:
+            passed += 1
+            continue
+        failed += 1
+        if shown < oc.MAX_SHOWN:
+            shown += 1
+            print("FAIL session %d: lines%s\n  options %s\n  observations %s" % (si, d, " ".join(session_argv(opts)), ofile))
+    return passed, failed
+
+
+def check_names(tandem, tmp, rng, n):
+    """Pattern names of symbols drawn from every Unicode plane (printable, non-printable, unassigned, quotes,
+    backslashes, controls): the C repr must agree with CPython's for each code point class."""
+    def rand_cp():
+        r = rng.random()
+        if r < 0.3:
+            return chr(rng.randrange(0x20, 0x7f))
+        if r < 0.4:
+            return rng.choice("'\"\\\t\n\r\x00\x7f")
+        if r < 0.7:
+            cp = rng.randrange(0x80, 0x3400)
+        elif r < 0.9:
+            cp = rng.randrange(0x3400, 0x10000)
+        else:
+            cp = rng.randrange(0x10000, 0x110000)
+        if 0xD800 <= cp < 0xE000:
+            cp = 0xE000
+        return chr(cp)
+    lines = []
+    for _ in range(n):
+        ev = [["".join(rand_cp() for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 3))]
+              for _ in range(rng.randint(1, 3))]
+        if sum(len(e) for e in ev) < 2:
+            ev.append(["x"])
+        lines.append(ev)
+    pfile = os.path.join(tmp, "names.jsonl")
+    with open(pfile, "w", encoding="utf-8") as f:
+        for ev in lines:
+            f.write(json.dumps(ev, ensure_ascii=bool(rng.getrandbits(1))) + "\n")
+    out = subprocess.run([tandem, "kato", "learn", "--patterns", pfile], capture_output=True, text=True)
+    got = out.stdout.split("\n")[:-1]
+    bad = 0
+    if out.returncode != 0 or len(got) != len(lines):
+        print("FAIL names: CLI exit %d: %s" % (out.returncode, out.stderr.strip()))
+        return 0, 1
+    for ev, name in zip(lines, got):
+        want = hashlib.sha1(str(ev).encode("utf-8")).hexdigest()
+        if name != want:
+            bad += 1
+            if bad <= oc.MAX_SHOWN:
+                print("FAIL name of %s: want %s (repr %s), got %s" % (ascii(ev), want, ascii(str(ev)), name))
+    return len(lines) - bad, bad
+
+
 def check_cli_errors(tandem, tmp):
     """Bad input to the CLI: a non-zero exit and a message naming the problem (and the line). Returns the
     number of failures."""
@@ -562,6 +723,12 @@ def main():
                 shown += 1
                 print("FAIL kb %d query %d: predictions%s\n  stm %s\n  config %s\n  patterns %s" %
                       (kbi, qi, d, json.dumps(stm), json.dumps(cfg), pfile))
+    sp, sf = check_sessions(args.tandem, tmp, rng, max(1, int(12 * args.scale)), shown)
+    passed, failed = passed + sp, failed + sf
+    cover["sessions"] += sp
+    npass, nfail = check_names(args.tandem, tmp, rng, max(1, int(3000 * args.scale)))
+    passed, failed = passed + npass, failed + nfail
+    cover["unicode names"] += npass
     failed += check_cli_errors(args.tandem, tmp)
     print("covered: " + ", ".join("%s %d" % kv for kv in sorted(cover.items())))
     print("%d passed, %d failed" % (passed, failed))

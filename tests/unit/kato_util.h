@@ -9,17 +9,18 @@
 #include "tandem/kato.h"
 
 typedef struct {
-    tdm_kato_event ev[64];
-    const char *syms[256];
-    size_t lens[256];
-    char buf[2048];
+    tdm_kato_event ev[256];
+    const char *syms[1024];
+    size_t lens[1024];
+    char buf[8192];
     size_t n;
 } ku_events;
 
 /* Parses "a b|c d" (events split by '|', symbols by ' '); "" gives no event, "|" an empty event. */
 static inline void ku_parse(ku_events *e, const char *text) {
     memset(e, 0, sizeof *e);
-    snprintf(e->buf, sizeof e->buf, "%s", text);
+    assert_true(strlen(text) < sizeof e->buf);
+    memcpy(e->buf, text, strlen(text) + 1);
     if (!*text) return;
     size_t ns = 0;
     char *p = e->buf;
@@ -28,6 +29,7 @@ static inline void ku_parse(ku_events *e, const char *text) {
     while (*p) {
         if (*p == '|') {
             *p++ = '\0';
+            assert_true(e->n < 256);
             e->ev[e->n].syms = &e->syms[ns], e->ev[e->n].lens = &e->lens[ns];
             e->n++;
             continue;
@@ -38,6 +40,7 @@ static inline void ku_parse(ku_events *e, const char *text) {
         }
         char *start = p;
         while (*p && *p != ' ' && *p != '|') p++;
+        assert_true(ns < 1024 && e->n <= 256);
         e->syms[ns] = start, e->lens[ns] = (size_t)(p - start);
         e->ev[e->n - 1].n++;
         ns++;
@@ -45,6 +48,7 @@ static inline void ku_parse(ku_events *e, const char *text) {
         else if (*p == '|') {
             *p = '\0';
             p++;
+            assert_true(e->n < 256);
             e->ev[e->n].syms = &e->syms[ns], e->ev[e->n].lens = &e->lens[ns];
             e->n++;
         }

@@ -352,7 +352,7 @@ static void test_result_outlives_kb(void **state) {
 }
 
 
-/* the same knowledge base under one and two threads (extraction runs in parallel past 256 candidates)
+/* the same knowledge base under one and two threads (extraction runs in parallel past 4096 candidates)
  * gives the same predictions bit for bit */
 static void test_threads_identical(void **state) {
     (void)state;
@@ -367,9 +367,9 @@ static void test_threads_identical(void **state) {
     assert_int_equal(tdm_kato_kb_new(one, &a), TDM_OK);
     assert_int_equal(tdm_kato_kb_new(two, &b), TDM_OK);
     tu_rng r = tu_rng_for(91);
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 8000; i++) {
         char text[128];
-        ku_random_pattern(&r, 7, text, sizeof text);
+        ku_random_pattern(&r, 12, text, sizeof text);
         ku_learn(a, text, NULL);
         ku_learn(b, text, NULL);
     }
@@ -379,12 +379,131 @@ static void test_threads_identical(void **state) {
         char stm[128];
         ku_random_pattern(&r, 8, stm, sizeof stm);
         cfg.max_predictions = q % 2 ? 100 : 7;
+        cfg.recall_threshold = q % 3 ? 0.1 : 0.0; /* 0: every pattern is a candidate */
         tdm_kato_result *x = ku_predict(a, stm, &cfg), *y = ku_predict(b, stm, &cfg);
+        if (q == 0) tu_check(tdm_kato_result_stats(x)->candidates > 4096, "only %llu candidates: the parallel path did not run",
+                             (unsigned long long)tdm_kato_result_stats(x)->candidates);
         ku_results_same(x, y);
         tdm_kato_result_free(x), tdm_kato_result_free(y);
     }
     tdm_kato_kb_free(a), tdm_kato_kb_free(b);
     tdm_destroy(one), tdm_destroy(two);
+}
+
+
+/* The value a prediction is ranked by (null weighted values below every number). */
+static double rank_of(const tdm_kato_prediction *p, tdm_kato_rank k) {
+    int w = (p->flags & TDM_KATO_HAS_WEIGHTED) != 0, ws = (p->flags & TDM_KATO_HAS_WEIGHTED_SIMILARITY) != 0;
+    switch (k) {
+    case TDM_KATO_RANK_POTENTIAL: return p->potential;
+    case TDM_KATO_RANK_SIMILARITY: return p->similarity;
+    case TDM_KATO_RANK_EVIDENCE: return p->evidence;
+    case TDM_KATO_RANK_CONFIDENCE: return p->confidence;
+    case TDM_KATO_RANK_SNR: return p->snr;
+    case TDM_KATO_RANK_FRAGMENTATION: return p->fragmentation;
+    case TDM_KATO_RANK_FREQUENCY: return (double)p->frequency;
+    case TDM_KATO_RANK_NORMALIZED_ENTROPY: return p->normalized_entropy;
+    case TDM_KATO_RANK_GLOBAL_NORMALIZED_ENTROPY: return p->global_normalized_entropy;
+    case TDM_KATO_RANK_ITFDF_SIMILARITY: return p->itfdf_similarity;
+    case TDM_KATO_RANK_CONFLUENCE: return p->confluence;
+    case TDM_KATO_RANK_PREDICTIVE_INFORMATION: return p->predictive_information;
+    case TDM_KATO_RANK_BAYESIAN_POSTERIOR: return p->bayesian_posterior;
+    case TDM_KATO_RANK_BAYESIAN_PRIOR: return p->bayesian_prior;
+    case TDM_KATO_RANK_BAYESIAN_LIKELIHOOD: return p->bayesian_likelihood;
+    case TDM_KATO_RANK_TFIDF_SCORE: return p->tfidf_score;
+    case TDM_KATO_RANK_WEIGHTED_SIMILARITY: return ws ? p->weighted_similarity : -INFINITY;
+    case TDM_KATO_RANK_WEIGHTED_EVIDENCE: return w ? p->weighted_evidence : -INFINITY;
+    case TDM_KATO_RANK_WEIGHTED_CONFIDENCE: return w ? p->weighted_confidence : -INFINITY;
+    case TDM_KATO_RANK_WEIGHTED_SNR: return w ? p->weighted_snr : -INFINITY;
+    default: return NAN;
+    }
+}
+
+/* Invariants every prediction must satisfy, on random knowledge bases with long patterns (past the
+ * 64-symbol word of the bit-parallel LCS), empty STM events, unknown symbols and random settings:
+ * at most max_predictions, ranked by the key with ties by name, similarity >= threshold, past + present +
+ * future = the pattern's events, matches drawn from the STM, missing within the present, one extras list
+ * per STM event, confidence/evidence in [0, 1], snr in [-1, 1]. */
+static void test_random_invariants(void **state) {
+    (void)state;
+    tdm_kato_kb *kb = new_kb();
+    tu_rng r = tu_rng_for(123);
+    char text[4096];
+    for (int i = 0; i < 400; i++) {
+        int long_one = tu_below(&r, 20) == 0;
+        size_t at = 0;
+        int ne = long_one ? (int)tu_range(&r, 40, 150) : (int)tu_range(&r, 1, 6);
+        for (int e = 0; e < ne; e++) {
+            int n = (int)tu_range(&r, 1, 3);
+            for (int k = 0; k < n; k++)
+                at += (size_t)snprintf(text + at, sizeof text - at, "%ss%d", k ? " " : (e ? "|" : ""), (int)tu_below(&r, 12));
+        }
+        ku_learn(kb, text, NULL);
+    }
+    static const double thr[] = {0.0, 0.05, 0.1, 0.3, 0.5, 0.9};
+    for (int q = 0; q < 150; q++) {
+        size_t at = 0;
+        int ne = (int)tu_range(&r, 1, q % 10 == 0 ? 90 : 8);
+        for (int e = 0; e < ne; e++) {
+            int n = (int)tu_range(&r, 0, 2); /* empty events too */
+            if (e) at += (size_t)snprintf(text + at, sizeof text - at, "|");
+            for (int k = 0; k < n; k++)
+                at += (size_t)snprintf(text + at, sizeof text - at, "%s%s%d", k ? " " : "", tu_below(&r, 8) ? "s" : "unknown", (int)tu_below(&r, 14));
+        }
+        tdm_kato_config cfg;
+        tdm_kato_config_init(&cfg);
+        cfg.recall_threshold = thr[tu_below(&r, 6)];
+        cfg.max_predictions = (uint32_t)tu_range(&r, 1, 40);
+        cfg.rank_sort_algo = (tdm_kato_rank)tu_below(&r, TDM_KATO_RANK_COUNT);
+        cfg.use_token_matching = tu_below(&r, 4) != 0;
+        cfg.affinity_emotive = tu_below(&r, 2) ? "joy" : NULL;
+        ku_events stm;
+        ku_parse(&stm, text);
+        tdm_kato_result *res = NULL;
+        assert_int_equal(tdm_kato_predict(kb, stm.ev, stm.n, &cfg, &res), TDM_OK);
+        size_t n = tdm_kato_result_count(res), ns = 0;
+        for (size_t e = 0; e < stm.n; e++) ns += stm.ev[e].n;
+        tu_check(n <= cfg.max_predictions, "%zu predictions for max %u", n, cfg.max_predictions);
+        for (size_t i = 0; i < n; i++) {
+            const tdm_kato_prediction *p = tdm_kato_result_get(res, i);
+            if (ns > 1) tu_check(p->similarity >= cfg.recall_threshold, "similarity %.17g below %g", p->similarity, cfg.recall_threshold);
+            tu_check(p->evidence >= 0 && p->evidence <= 1 && p->confidence >= 0 && p->confidence <= 1, "evidence/confidence");
+            tu_check(p->snr >= -1 && p->snr <= 1, "snr %g", p->snr);
+            if (ns == 1) continue; /* the fast path's lists are flat */
+            /* past + present + future = sequence */
+            char a[8192], b[8192];
+            tdm_kato_events all = p->sequence;
+            size_t at2 = 0;
+            const tdm_kato_events *parts[] = {&p->past, &p->present, &p->future};
+            a[0] = '\0';
+            for (int k = 0; k < 3; k++) {
+                if (!parts[k]->nevents) continue;
+                at2 += (size_t)snprintf(a + at2, sizeof a - at2, "%s%s", at2 ? "|" : "", ku_events_str(res, parts[k], b, sizeof b));
+            }
+            tu_check(!strcmp(a, ku_events_str(res, &all, b, sizeof b)), "past|present|future != sequence: %s", a);
+            tu_check(p->missing.nevents == p->present.nevents, "one missing list per present event");
+            tu_check(p->extras.nevents == stm.n, "one extras list per STM event");
+            tu_check(p->nmatches <= ns, "matches");
+            for (uint32_t k = 0; k < p->nmatches; k++) {
+                const char *sym;
+                size_t len;
+                int found = 0;
+                tdm_kato_result_symbol(res, p->matches[k], &sym, &len);
+                for (size_t e = 0; e < stm.n && !found; e++)
+                    for (size_t j = 0; j < stm.ev[e].n && !found; j++)
+                        found = stm.ev[e].lens[j] == len && !memcmp(stm.ev[e].syms[j], sym, len);
+                tu_check(found, "match %.*s is not in the STM", (int)len, sym);
+            }
+            if (i) { /* ranked by the key, ties by name */
+                const tdm_kato_prediction *o = tdm_kato_result_get(res, i - 1);
+                double vo = rank_of(o, cfg.rank_sort_algo), vp = rank_of(p, cfg.rank_sort_algo);
+                tu_check(vo > vp || (vo == vp && strcmp(o->name, p->name) < 0), "%s: %.17g %s before %.17g %s",
+                         tdm_kato_rank_name(cfg.rank_sort_algo), vo, o->name, vp, p->name);
+            }
+        }
+        tdm_kato_result_free(res);
+    }
+    tdm_kato_kb_free(kb);
 }
 
 int main(void) {
@@ -400,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_result_outlives_kb),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_random_invariants),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
