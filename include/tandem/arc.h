@@ -1,0 +1,110 @@
+/* arc.h: the native ARC DSL (spec: shared/spec/arc-dsl.md, reference: Hodel's arc-dsl under CPython 3.11).
+ *
+ * Values are immutable and live in a runtime (tdm_arc_rt): every value made by a call belongs to the
+ * runtime and stays valid until tdm_arc_rt_reset or tdm_arc_rt_free. A runtime is used by one thread at a
+ * time; use one runtime per thread. Frozensets keep the slot layout CPython 3.11 would give them, so
+ * iteration order (and every primitive that reads it: first, last, argmax ties, mostcolor ties, ...)
+ * matches the reference.
+ *
+ * Errors: a primitive call that raises in Python fails with TDM_E_ARC_RAISE and a message (tdm_last_error
+ * and tdm_arc_rt_error); running out of memory gives TDM_E_NOMEM. Programs that do not parse give
+ * TDM_E_PARSE with "file:line:col: message 'token'". */
+#ifndef TANDEM_ARC_H
+#define TANDEM_ARC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tandem/tandem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_arc_rt tdm_arc_rt;
+typedef struct tdm_arc_val tdm_arc_val;
+
+typedef enum {
+    TDM_ARC_INT = 0,
+    TDM_ARC_BOOL = 1,
+    TDM_ARC_NONE = 2,
+    TDM_ARC_TUPLE = 3,
+    TDM_ARC_FSET = 4,
+    TDM_ARC_FUNC = 5
+} tdm_arc_kind;
+
+/* ---- runtime ------------------------------------------------------------------------------------------ */
+/* Creates a runtime. Errors: TDM_E_INVAL (out NULL), TDM_E_NOMEM. Release with tdm_arc_rt_free. */
+int tdm_arc_rt_new(tdm_arc_rt **out);
+void tdm_arc_rt_free(tdm_arc_rt *rt);
+/* Frees every value of the runtime at once and clears its error; keeps one block for reuse. */
+void tdm_arc_rt_reset(tdm_arc_rt *rt);
+/* The message of the runtime's last failed call ("" if none). */
+const char *tdm_arc_rt_error(const tdm_arc_rt *rt);
+/* Bytes the runtime holds for values. */
+size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt);
+
+/* ---- values ------------------------------------------------------------------------------------------- */
+tdm_arc_kind tdm_arc_val_kind(const tdm_arc_val *v);
+/* The int of an int or bool value (0 for other kinds). */
+int64_t tdm_arc_val_int(const tdm_arc_val *v);
+/* Elements of a tuple or frozenset (0 for other kinds). */
+size_t tdm_arc_val_len(const tdm_arc_val *v);
+/* Copies up to cap elements of a tuple (index order) or frozenset (CPython iteration order) into out;
+ * returns the number of elements (which may exceed cap). Elements stay owned by their runtime. */
+size_t tdm_arc_val_items(const tdm_arc_val *v, const tdm_arc_val **out, size_t cap);
+/* Python's ==: 1 equal, 0 not. Frozensets by membership, tuples by order, bools as ints. */
+int tdm_arc_val_equal(const tdm_arc_val *a, const tdm_arc_val *b);
+/* CPython 3.11's hash() of the value (functions and None: a deterministic stand-in; spec §4.10). */
+int64_t tdm_arc_val_hash(const tdm_arc_val *v);
+/* Writes Python's repr of the value (frozensets in iteration order, functions as <function name>). */
+void tdm_arc_val_print(FILE *out, const tdm_arc_val *v);
+
+/* Makes the grid of h rows of w cells (row-major in cells). h = 0 gives (); w = 0 gives h empty rows.
+ * Errors: TDM_E_INVAL (NULL arguments, negative sizes), TDM_E_NOMEM. */
+int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out);
+/* Reads a grid value: *h, *w and, when cells is not NULL and cap >= h*w, the cells row-major. Errors:
+ * TDM_E_INVAL when v is not a tuple of equally long tuples of ints that fit an int. */
+int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t cap);
+
+/* ---- primitives ---------------------------------------------------------------------------------------- */
+/* The number of primitives (160); ids are 0..count-1 in alphabetical order. */
+int tdm_arc_prim_count(void);
+const char *tdm_arc_prim_name(int id);
+int tdm_arc_prim_arity(int id);
+/* Id of a primitive by name. Errors: TDM_E_NOTFOUND. */
+int tdm_arc_prim_lookup(const char *name, int *id);
+/* The function value of a primitive (static, valid forever). NULL for a bad id. */
+const tdm_arc_val *tdm_arc_prim_value(int id);
+/* Value of a constant of constants.py (T, F, ZERO .. TEN, NEG_ONE, NEG_TWO, DOWN, ...), or of a
+ * primitive's name; *out is owned by rt. Errors: TDM_E_NOTFOUND, TDM_E_NOMEM. */
+int tdm_arc_name_value(tdm_arc_rt *rt, const char *name, const tdm_arc_val **out);
+/* Calls a function value (a primitive or a closure) with argc arguments. Errors: TDM_E_ARC_RAISE (wrong
+ * arity, or the Python reference raises: message says why), TDM_E_NOMEM, TDM_E_INVAL (NULL). */
+int tdm_arc_call(tdm_arc_rt *rt, const tdm_arc_val *fn, int argc, const tdm_arc_val *const *args,
+                 const tdm_arc_val **out);
+
+/* ---- programs ------------------------------------------------------------------------------------------ */
+/* A file of solver programs (spec §5): `def solve_<id>(I):`, one `v = callee(args)` per line, `return O`.
+ * Lines before, between and after functions may be blank, comments or import lines. */
+typedef struct tdm_arc_programs tdm_arc_programs;
+
+/* Parses src[0..len). name is used in messages (the file name). Errors: TDM_E_PARSE with
+ * "name:line:col: what 'token'", TDM_E_NOMEM, TDM_E_INVAL. Release with tdm_arc_programs_free. */
+int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_arc_programs **out);
+void tdm_arc_programs_free(tdm_arc_programs *p);
+size_t tdm_arc_programs_count(const tdm_arc_programs *p);
+/* The task id of program k (the part after solve_), owned by p. */
+const char *tdm_arc_programs_task(const tdm_arc_programs *p, size_t k);
+/* Index of the program for task id, or TDM_E_NOTFOUND. */
+int tdm_arc_programs_find(const tdm_arc_programs *p, const char *task, size_t *k);
+/* Runs program k on grid (a value of rt) and sets *out to O. Errors: TDM_E_ARC_RAISE with
+ * "line N: x3 = first(x2): <why>", TDM_E_NOMEM, TDM_E_INVAL. Values stay in rt until its reset. */
+int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
+                        const tdm_arc_val **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,199 @@
+/* prim_objects.c: object extraction (spec §3.9): objects, partition, fgpartition, frontiers and
+ * occurrences. objects() replays the reference's exact sequence of set operations (spec §4.8: a flood fill
+ * whose candidate sets are built from the neighbourhood frozensets, merged with |= and reduced with -),
+ * because the iteration order of the result and of every object is read by later primitives; only then
+ * does the port return the same object first, the same colour for multicoloured objects, and so on. */
+#include "arc_internal.h"
+
+#include <string.h>
+
+/* Interned position tuples for one call over an h x w grid, with a one-cell margin for neighbours; equal
+ * positions share one tuple, so set lookups mostly end at the pointer test. */
+typedef struct {
+    tdm_arc_val **t;
+    int64_t h, w;
+} pos_cache;
+
+static int pc_init(tdm_arc_rt *rt, pos_cache *pc, int64_t h, int64_t w) {
+    pc->h = h, pc->w = w;
+    size_t n = (size_t)(h + 2) * (size_t)(w + 2);
+    pc->t = arc_alloc(rt, n * sizeof *pc->t);
+    if (!pc->t) return -1;
+    memset(pc->t, 0, n * sizeof *pc->t);
+    return 0;
+}
+
+static tdm_arc_val *pc_get(tdm_arc_rt *rt, pos_cache *pc, int64_t i, int64_t j) {
+    if (i < -1 || j < -1 || i > pc->h || j > pc->w) return arc_ipair(rt, i, j);
+    tdm_arc_val **slot = &pc->t[(size_t)(i + 1) * (size_t)(pc->w + 2) + (size_t)(j + 1)];
+    if (!*slot) *slot = arc_ipair(rt, i, j);
+    return *slot;
+}
+
+/* N(p) with its own layout: freeze of the four-element display, or the union of both for diagonal. */
+static tdm_arc_val *neigh(tdm_arc_rt *rt, pos_cache *pc, int64_t i, int64_t j, int diagonal) {
+    static const int d4[8] = {-1, 0, 1, 0, 0, -1, 0, 1}, i4[8] = {-1, -1, -1, 1, 1, -1, 1, 1};
+    tdm_arc_val *d = arc_set_new(rt);
+    if (!d) return NULL;
+    for (int k = 0; k < 4; k++)
+        if (arc_set_add(rt, d, pc_get(rt, pc, i + d4[2 * k], j + d4[2 * k + 1]))) return NULL;
+    if (!(d = arc_set_copy(rt, d))) return NULL;
+    if (!diagonal) return d;
+    tdm_arc_val *x = arc_set_new(rt);
+    if (!x) return NULL;
+    for (int k = 0; k < 4; k++)
+        if (arc_set_add(rt, x, pc_get(rt, pc, i + i4[2 * k], j + i4[2 * k + 1]))) return NULL;
+    if (!(x = arc_set_copy(rt, x))) return NULL;
+    return arc_set_union(rt, d, x);
+}
+
+tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[0], &g, "objects"));
+    int univalued = arc_truthy(a[1]), diagonal = arc_truthy(a[2]), without_bg = arc_truthy(a[3]);
+    int64_t bg = 0;
+    int has_bg = 0;
+    if (without_bg) {
+        ARC_TRYI(arc_mostcolor_of(rt, a[0], 0, &bg));
+        has_bg = 1;
+    }
+    pos_cache pc;
+    ARC_TRYI(pc_init(rt, &pc, g.h, g.w));
+    tdm_arc_val *objs = arc_set_new(rt), *occupied = arc_set_new(rt);
+    ARC_TRY(objs && occupied);
+    /* unvisited = asindices(grid): row-major insertion, then its iteration order */
+    tdm_arc_val *unvisited = arc_set_new(rt);
+    ARC_TRY(unvisited);
+    for (int64_t i = 0; i < g.h; i++)
+        for (int64_t j = 0; j < g.w; j++)
+            if (arc_set_add(rt, unvisited, pc_get(rt, &pc, i, j))) return NULL;
+    arc_list locs;
+    ARC_TRYI(arc_elems(rt, unvisited, &locs, "objects"));
+    for (uint32_t k = 0; k < locs.n; k++) {
+        tdm_arc_val *loc = locs.v[k];
+        if (arc_set_contains(occupied, loc)) continue;
+        int64_t li = loc->u.items[0]->u.i, lj = loc->u.items[1]->u.i, val = g.c[li * g.w + lj];
+        if (has_bg && val == bg) continue;
+        tdm_arc_val *obj = arc_set_new(rt), *cands = arc_set_new(rt);
+        ARC_TRY(obj && cands);
+        if (arc_set_add(rt, obj, arc_pair(rt, arc_int(rt, val), loc)) || arc_set_add(rt, cands, loc)) return NULL;
+        while (cands->n) {
+            tdm_arc_val *nb = arc_set_new(rt);
+            ARC_TRY(nb);
+            arc_list cl;
+            ARC_TRYI(arc_elems(rt, cands, &cl, "objects"));
+            for (uint32_t c = 0; c < cl.n; c++) {
+                tdm_arc_val *cand = cl.v[c];
+                int64_t ci = cand->u.items[0]->u.i, cj = cand->u.items[1]->u.i, v = g.c[ci * g.w + cj];
+                if (univalued ? v != val : (has_bg && v == bg)) continue;
+                if (arc_set_add(rt, obj, arc_pair(rt, arc_int(rt, v), cand)) || arc_set_add(rt, occupied, cand)) return NULL;
+                tdm_arc_val *n = neigh(rt, &pc, ci, cj, diagonal), *inside = n ? arc_set_new(rt) : NULL;
+                ARC_TRY(inside);
+                for (uint32_t s = 0; s <= n->u.set.mask; s++) {
+                    tdm_arc_val *p = n->u.set.slots[s].key;
+                    if (!p || p == ARC_DUMMY) continue;
+                    int64_t pi = p->u.items[0]->u.i, pj = p->u.items[1]->u.i;
+                    if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, inside, p)) return NULL;
+                }
+                if (arc_set_merge(rt, nb, inside)) return NULL;
+            }
+            ARC_TRY(cands = arc_set_minus(rt, nb, occupied));
+        }
+        tdm_arc_val *frozen = arc_set_copy(rt, obj);
+        ARC_TRY(frozen);
+        if (arc_set_add(rt, objs, frozen)) return NULL;
+    }
+    return arc_set_copy(rt, objs);
+}
+
+/* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells. */
+static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colours, const char *who) {
+    tdm_arc_val *out = arc_set_new(rt);
+    ARC_TRY(out);
+    arc_list cl;
+    ARC_TRYI(arc_elems(rt, colours, &cl, who));
+    for (uint32_t k = 0; k < cl.n; k++) {
+        tdm_arc_val *o = arc_set_new(rt);
+        ARC_TRY(o);
+        for (uint32_t i = 0; i < grid->n; i++) {
+            tdm_arc_val *r = grid->u.items[i];
+            for (uint32_t j = 0; j < r->n; j++)
+                if (arc_eq(r->u.items[j], cl.v[k]) && arc_set_add(rt, o, arc_pair(rt, r->u.items[j], arc_ipair(rt, i, j))))
+                    return NULL;
+        }
+        if (arc_set_add(rt, out, o)) return NULL;
+    }
+    return out;
+}
+
+tdm_arc_val *arc_p_partition(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *p = arc_p_palette(rt, a);
+    ARC_TRY(p);
+    return by_colour(rt, a[0], p, "partition");
+}
+
+tdm_arc_val *arc_p_fgpartition(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t bg;
+    ARC_TRYI(arc_mostcolor_of(rt, a[0], 0, &bg));
+    tdm_arc_val *p = arc_p_palette(rt, a), *b = arc_set_new(rt);
+    ARC_TRY(p && b);
+    if (arc_set_add(rt, b, arc_int(rt, bg))) return NULL;
+    tdm_arc_val *cols = arc_set_minus(rt, p, b);
+    ARC_TRY(cols);
+    return by_colour(rt, a[0], cols, "fgpartition");
+}
+
+tdm_arc_val *arc_p_frontiers(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[0], &g, "frontiers"));
+    tdm_arc_val *hs = arc_set_new(rt), *vs = arc_set_new(rt);
+    ARC_TRY(hs && vs);
+    for (int64_t i = 0; i < g.h; i++) {
+        int uni = g.w > 0;
+        for (int64_t j = 1; j < g.w && uni; j++) uni = g.c[i * g.w + j] == g.c[i * g.w];
+        if (!uni) continue;
+        tdm_arc_val *row = arc_set_new(rt);
+        ARC_TRY(row);
+        for (int64_t j = 0; j < g.w; j++)
+            if (arc_set_add(rt, row, arc_cell(rt, g.c[i * g.w + j], i, j))) return NULL;
+        if (arc_set_add(rt, hs, arc_set_copy(rt, row))) return NULL;
+    }
+    for (int64_t j = 0; j < g.w; j++) {
+        int uni = 1;
+        for (int64_t i = 1; i < g.h && uni; i++) uni = g.c[i * g.w + j] == g.c[j];
+        if (!uni) continue;
+        tdm_arc_val *col = arc_set_new(rt);
+        ARC_TRY(col);
+        for (int64_t i = 0; i < g.h; i++)
+            if (arc_set_add(rt, col, arc_cell(rt, g.c[i * g.w + j], i, j))) return NULL;
+        if (arc_set_add(rt, vs, arc_set_copy(rt, col))) return NULL;
+    }
+    tdm_arc_val *fh = arc_set_copy(rt, hs), *fv = fh ? arc_set_copy(rt, vs) : NULL;
+    ARC_TRY(fv);
+    return arc_set_union(rt, fh, fv);
+}
+
+tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *normed = arc_p_normalize(rt, &a[1]);
+    ARC_TRY(normed);
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[0], &g, "occurrences"));
+    tdm_arc_val *shape = arc_p_shape(rt, &a[1]);
+    ARC_TRY(shape);
+    int64_t oh = shape->u.items[0]->u.i, ow = shape->u.items[1]->u.i, h2 = g.h - oh + 1, w2 = g.w - ow + 1;
+    tdm_arc_val *occs = arc_set_new(rt);
+    ARC_TRY(occs);
+    arc_cellv *c = NULL;
+    uint32_t n = 0;
+    if (h2 > 0 && w2 > 0 && normed->n) ARC_TRYI(arc_cells(rt, normed, &c, &n, "occurrences"));
+    for (int64_t i = 0; i < h2; i++)
+        for (int64_t j = 0; j < w2; j++) {
+            int ok = 1;
+            for (uint32_t k = 0; k < n && ok; k++) {
+                int64_t x = c[k].i + i, y = c[k].j + j;
+                ok = 0 <= x && x < g.h && 0 <= y && y < g.w && g.c[x * g.w + y] == c[k].c;
+            }
+            if (ok && arc_set_add(rt, occs, arc_ipair(rt, i, j))) return NULL;
+        }
+    return arc_set_copy(rt, occs);
+}
