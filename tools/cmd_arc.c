@@ -3,6 +3,7 @@
 
 static const cli_command arc_commands[] = {
     {"run", "run solver programs on ARC tasks and say which are solved", cmd_arc_run},
+    {"eval", "print Python's repr of each solver's result on grids (JSON lines)", cmd_arc_eval},
     {"check", "parse solver programs and list them (no task data needed)", cmd_arc_check},
 };
 
