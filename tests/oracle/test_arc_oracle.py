@@ -600,7 +600,8 @@ def run_python(lines, grid):
             fn = env[callee] if callee in env else g[callee]
             env[target] = fn(*vals)
         return ("value", repr(env["O"]))
-    except (StopIteration, ValueError, IndexError, TypeError, KeyError, ZeroDivisionError):
+    except (StopIteration, ValueError, IndexError, TypeError, KeyError, ZeroDivisionError, AttributeError,
+            RecursionError, RuntimeError):
         return ("error", None)
 
 
