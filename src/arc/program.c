@@ -54,6 +54,7 @@ static int perr(parser *ps, const char *at, size_t toklen, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     int col = (int)(at - ps->ls) + 1;
+    if (at >= ps->le) return tdm_error(TDM_E_PARSE, "%s:%d:%d: %s '<end of line>'", ps->name, ps->line, col, what);
     if (!toklen) {
         const char *e = at;
         while (e < ps->le && !isspace((unsigned char)*e)) e++;
@@ -79,7 +80,6 @@ static size_t ident(parser *ps, const char **start) {
 static int expect(parser *ps, char c, const char *what) {
     skip_ws(ps);
     if (ps->p >= ps->le || *ps->p != c) {
-        if (ps->p >= ps->le) return perr(ps, ps->p, 1, "expected %s at the end of the line", what);
         return perr(ps, ps->p, 1, "expected %s, found", what);
     }
     ps->p++;
