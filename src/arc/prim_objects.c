@@ -5,6 +5,7 @@
  * does the port return the same object first, the same colour for multicoloured objects, and so on. */
 #include "arc_internal.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* Interned position tuples for one call over an h x w grid, with a one-cell margin for neighbours; equal
@@ -47,6 +48,37 @@ static tdm_arc_val *neigh(tdm_arc_rt *rt, pos_cache *pc, int64_t i, int64_t j, i
     return arc_set_union(rt, d, x);
 }
 
+/* The iteration order of N((i, j)) depends only on (i, j): it is computed once per process for every
+ * position of a 30x30 grid, as offsets, so that objects() does not rebuild the neighbourhood sets. */
+#define NCACHE 30
+static int8_t norder[2][NCACHE][NCACHE][8][2];
+static pthread_once_t norder_once = PTHREAD_ONCE_INIT;
+static int norder_ok;
+
+static void norder_init(void) {
+    tdm_arc_rt *rt;
+    if (tdm_arc_rt_new(&rt)) return;
+    pos_cache pc;
+    if (pc_init(rt, &pc, NCACHE, NCACHE)) goto out;
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < NCACHE; i++)
+            for (int j = 0; j < NCACHE; j++) {
+                tdm_arc_val *n = neigh(rt, &pc, i, j, d);
+                if (!n) goto out;
+                int k = 0;
+                for (uint32_t s = 0; s <= n->u.set.mask; s++) {
+                    tdm_arc_val *p = n->u.set.slots[s].key;
+                    if (!p || p == ARC_DUMMY) continue;
+                    norder[d][i][j][k][0] = (int8_t)(p->u.items[0]->u.i - i);
+                    norder[d][i][j][k][1] = (int8_t)(p->u.items[1]->u.i - j);
+                    k++;
+                }
+            }
+    norder_ok = 1;
+out:
+    tdm_arc_rt_free(rt);
+}
+
 tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_grid g;
     ARC_TRYI(arc_read_grid0(rt, a[0], &g, "objects"));
@@ -59,6 +91,12 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
     }
     pos_cache pc;
     ARC_TRYI(pc_init(rt, &pc, g.h, g.w));
+    pthread_once(&norder_once, norder_init);
+    int fast = norder_ok && g.h <= NCACHE && g.w <= NCACHE;
+    /* each position holds one colour, so each cell (v, loc) is made once and shared */
+    tdm_arc_val **cells = arc_alloc(rt, (size_t)g.h * (size_t)g.w * sizeof *cells);
+    ARC_TRY(cells);
+    memset(cells, 0, (size_t)g.h * (size_t)g.w * sizeof *cells);
     tdm_arc_val *objs = arc_set_new(rt), *occupied = arc_set_new(rt);
     ARC_TRY(objs && occupied);
     /* unvisited = asindices(grid): row-major insertion, then its iteration order */
@@ -76,7 +114,9 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
         if (has_bg && val == bg) continue;
         tdm_arc_val *obj = arc_set_new(rt), *cands = arc_set_new(rt);
         ARC_TRY(obj && cands);
-        if (arc_set_add(rt, obj, arc_pair(rt, arc_int(rt, val), loc)) || arc_set_add(rt, cands, loc)) return NULL;
+        tdm_arc_val **cell0 = &cells[li * g.w + lj];
+        if (!*cell0) ARC_TRY(*cell0 = arc_pair(rt, arc_int(rt, val), loc));
+        if (arc_set_add(rt, obj, *cell0) || arc_set_add(rt, cands, loc)) return NULL;
         while (cands->n) {
             tdm_arc_val *nb = arc_set_new(rt);
             ARC_TRY(nb);
@@ -86,16 +126,32 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
                 tdm_arc_val *cand = cl.v[c];
                 int64_t ci = cand->u.items[0]->u.i, cj = cand->u.items[1]->u.i, v = g.c[ci * g.w + cj];
                 if (univalued ? v != val : (has_bg && v == bg)) continue;
-                if (arc_set_add(rt, obj, arc_pair(rt, arc_int(rt, v), cand)) || arc_set_add(rt, occupied, cand)) return NULL;
-                tdm_arc_val *n = neigh(rt, &pc, ci, cj, diagonal), *inside = n ? arc_set_new(rt) : NULL;
-                ARC_TRY(inside);
-                for (uint32_t s = 0; s <= n->u.set.mask; s++) {
-                    tdm_arc_val *p = n->u.set.slots[s].key;
-                    if (!p || p == ARC_DUMMY) continue;
-                    int64_t pi = p->u.items[0]->u.i, pj = p->u.items[1]->u.i;
-                    if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, inside, p)) return NULL;
+                tdm_arc_val **cell = &cells[ci * g.w + cj];
+                if (!*cell) ARC_TRY(*cell = arc_pair(rt, arc_int(rt, v), cand));
+                if (arc_set_add(rt, obj, *cell) || arc_set_add(rt, occupied, cand)) return NULL;
+                /* inside = {p in N(cand) if p is on the grid}: a small table on the stack, then nb |= inside */
+                arc_slot islots[8];
+                tdm_arc_val inside;
+                memset(&inside, 0, sizeof inside), memset(islots, 0, sizeof islots);
+                inside.kind = TDM_ARC_FSET, inside.u.set.slots = islots, inside.u.set.mask = 7;
+                if (fast) {
+                    const int8_t(*o)[2] = norder[diagonal][ci][cj];
+                    for (int q = 0; q < (diagonal ? 8 : 4); q++) {
+                        int64_t pi = ci + o[q][0], pj = cj + o[q][1];
+                        if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, &inside, pc_get(rt, &pc, pi, pj)))
+                            return NULL;
+                    }
+                } else {
+                    tdm_arc_val *n = neigh(rt, &pc, ci, cj, diagonal);
+                    ARC_TRY(n);
+                    for (uint32_t s = 0; s <= n->u.set.mask; s++) {
+                        tdm_arc_val *p = n->u.set.slots[s].key;
+                        if (!p || p == ARC_DUMMY) continue;
+                        int64_t pi = p->u.items[0]->u.i, pj = p->u.items[1]->u.i;
+                        if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, &inside, p)) return NULL;
+                    }
                 }
-                if (arc_set_merge(rt, nb, inside)) return NULL;
+                if (arc_set_merge(rt, nb, &inside)) return NULL;
             }
             ARC_TRY(cands = arc_set_minus(rt, nb, occupied));
         }
