@@ -104,6 +104,59 @@ int tdm_arc_programs_find(const tdm_arc_programs *p, const char *task, size_t *k
 int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
                         const tdm_arc_val **out);
 
+/* ---- batches ------------------------------------------------------------------------------------------
+ * Many programs over many grids in one call: the shape of program search (thousands of candidates on every
+ * grid of a task) and of acceptance runs. The CPU backend spreads the (program, grid) calls over threads,
+ * one runtime per thread; results do not depend on the thread count. The GPU backend (later) takes the same
+ * call and keeps grids on the device (docs/arc.md). */
+typedef struct {
+    int h, w;
+    const int *cells; /* h*w values, row-major; borrowed for the call */
+} tdm_arc_grid_ref;
+
+typedef struct {
+    int status;   /* TDM_OK, TDM_E_ARC_RAISE (the program raised) or TDM_E_NOMEM */
+    int h, w;     /* the result's shape when it is a grid of ints, else h = w = -1 */
+    int *cells;   /* the result's cells (owned by the batch), NULL when not a grid */
+    char *repr;   /* Python's repr of a result that is not a grid (owned by the batch), else NULL */
+    char *error;  /* the message when status != TDM_OK (owned by the batch), else NULL */
+} tdm_arc_result;
+
+/* Per-primitive statistics: calls and time in them (nested calls count in both caller and callee). */
+typedef struct {
+    uint64_t calls;
+    uint64_t ns;
+} tdm_arc_prim_stats;
+
+typedef struct tdm_arc_batch tdm_arc_batch;
+
+/* One call of a batch: program prog of the programs, on grid. */
+typedef struct {
+    size_t prog;
+    tdm_arc_grid_ref grid;
+} tdm_arc_call_ref;
+
+/* Runs calls[0..ncalls) (for program search: every candidate on every grid; for acceptance: each solver on
+ * its task's grids); result c belongs to calls[c]. threads: <= 0 = every core (OpenMP's default, which
+ * follows OMP_NUM_THREADS); stats: collect per-primitive statistics (a clock read per primitive call).
+ * Errors (no batch is made): TDM_E_INVAL (NULL arguments, a program index out of range, a negative grid
+ * size), TDM_E_NOMEM. A program that raises is not an error of the batch: its result carries the status and
+ * the message. Release with tdm_arc_batch_free. */
+int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t ncalls, int threads, int stats,
+                      tdm_arc_batch **out);
+void tdm_arc_batch_free(tdm_arc_batch *b);
+/* Result of call c; NULL when out of range. Owned by b. */
+const tdm_arc_result *tdm_arc_batch_result(const tdm_arc_batch *b, size_t c);
+/* Statistics of primitive id summed over the batch (zeros unless stats was on); wall seconds of the run;
+ * threads used. */
+tdm_arc_prim_stats tdm_arc_batch_prim_stats(const tdm_arc_batch *b, int id);
+double tdm_arc_batch_seconds(const tdm_arc_batch *b);
+int tdm_arc_batch_threads(const tdm_arc_batch *b);
+
+/* Statistics of one runtime (tdm_arc_call and tdm_arc_program_run): turned on or off (and cleared on on). */
+void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on);
+tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -55,6 +55,7 @@ struct tdm_arc_rt {
     int serial;      /* closure serial numbers: deterministic hashes for function values */
     size_t bytes;    /* bytes in chunks */
     char err[256];
+    tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */

@@ -3,7 +3,11 @@
  * (rbind/lbind read the bound function's arity as the reference reads co_argcount), power, and the
  * mapping primitives with their type-preserving rebuilds. Calls nest like Python frames, so the nesting
  * is bounded as CPython's recursion limit bounds it. */
+#define _POSIX_C_SOURCE 200809L
 #include "arc_internal.h"
+
+#include <string.h>
+#include <time.h>
 
 /* CPython's default recursion limit is 1000 frames; a solver runs a few frames below the top. */
 #define ARC_MAX_DEPTH 990
@@ -20,7 +24,18 @@ tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **a
     rt->depth++;
     tdm_arc_val *r = NULL, **cap = fn->u.fn.cap, *t, *u, *buf[4];
     switch (fn->fkind) {
-    case ARC_FN_PRIM: r = arc_prim_table_fn(fn->u.fn.prim)(rt, args); break;
+    case ARC_FN_PRIM:
+        if (rt->stats) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            rt->stats[fn->u.fn.prim].calls++;
+            rt->stats[fn->u.fn.prim].ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+        } else {
+            r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+        }
+        break;
     case ARC_FN_COMPOSE:
         if ((t = arc_call1(rt, cap[1], args[0]))) r = arc_call1(rt, cap[0], t);
         break;
@@ -46,6 +61,23 @@ tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **a
     }
     rt->depth--;
     return r;
+}
+
+void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on) {
+    if (!rt) return;
+    if (!on) {
+        tdm_free(rt->stats);
+        rt->stats = NULL;
+        return;
+    }
+    if (!rt->stats) rt->stats = tdm_calloc(ARC_NPRIM, sizeof *rt->stats); /* no memory: statistics stay off */
+    else memset(rt->stats, 0, ARC_NPRIM * sizeof *rt->stats);
+}
+
+tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id) {
+    tdm_arc_prim_stats z = {0, 0};
+    if (!rt || !rt->stats || id < 0 || id >= ARC_NPRIM) return z;
+    return rt->stats[id];
 }
 
 tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) { return arc_call(rt, fn, 1, &x); }

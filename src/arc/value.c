@@ -81,6 +81,7 @@ static void free_chunks(arc_chunk *c) {
 void tdm_arc_rt_free(tdm_arc_rt *rt) {
     if (!rt) return;
     free_chunks(rt->chunks);
+    tdm_free(rt->stats);
     tdm_free(rt);
 }
 

@@ -1,6 +1,6 @@
 /* test_arc_container.c: container primitives (spec §3.2): type-preserving rebuilds, set layouts of the results, the selection rules (first, last, argmax ties, mostcommon over the set layout) and the empty and error cases.
  * Expected values: CPython 3.11 on a Python model of the spec (tests/arc/gen_unit_cases.py regenerates
- * the case lists from tests/arc/cases/*.cases); "ERROR" marks calls that raise in Python. */
+ * the case lists from the .cases files in tests/arc/cases); "ERROR" marks calls that raise in Python. */
 #include "arc_test_util.h"
 
 static void test_container(void **state) {

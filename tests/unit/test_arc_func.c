@@ -1,6 +1,6 @@
 /* test_arc_func.c: function values and higher-order primitives (spec §1.8, §3.3): closures, rbind/lbind arities (including the 4-argument fallback), power, the mapping primitives, and calls with a wrong arity or on non-functions.
  * Expected values: CPython 3.11 on a Python model of the spec (tests/arc/gen_unit_cases.py regenerates
- * the case lists from tests/arc/cases/*.cases); "ERROR" marks calls that raise in Python. */
+ * the case lists from the .cases files in tests/arc/cases); "ERROR" marks calls that raise in Python. */
 #include "arc_test_util.h"
 
 static void test_func(void **state) {

@@ -1,6 +1,6 @@
 /* test_arc_math.c: integer, vector and logic primitives (spec §3.1): the dispatch order of the arithmetic, floor division, the unary maps, predicates, and both/either returning an argument.
  * Expected values: CPython 3.11 on a Python model of the spec (tests/arc/gen_unit_cases.py regenerates
- * the case lists from tests/arc/cases/*.cases); "ERROR" marks calls that raise in Python. */
+ * the case lists from the .cases files in tests/arc/cases); "ERROR" marks calls that raise in Python. */
 #include "arc_test_util.h"
 
 static void test_math(void **state) {
