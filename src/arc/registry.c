@@ -25,6 +25,8 @@ __attribute__((constructor)) static void init_prim_vals(void) {
     for (int k = 0; k < ARC_NPRIM; k++) {
         prim_vals[k].kind = TDM_ARC_FUNC, prim_vals[k].fkind = ARC_FN_PRIM;
         prim_vals[k].arity = (uint8_t)prims[k].arity, prim_vals[k].u.fn.prim = k;
+        /* hashed now, so that threads sharing these static values never write them */
+        arc_hash(&prim_vals[k]);
     }
 }
 
