@@ -81,6 +81,8 @@ static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_F
 static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
 int arc_truthy(const tdm_arc_val *v);
 int64_t arc_hash(tdm_arc_val *v);
+/* The cached hash without a call (most keys are interned and hashed already). */
+static inline int64_t arc_hash_fast(tdm_arc_val *v) { return v->hashed ? v->hash : arc_hash(v); }
 int arc_eq(tdm_arc_val *a, tdm_arc_val *b);
 /* Python's a < b (op 0) or a > b (op 1): 1/0, or -1 with a TypeError recorded. */
 int arc_cmp(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, int gt);

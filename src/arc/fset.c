@@ -98,7 +98,7 @@ found_unused_or_dummy:
 
 int arc_set_add(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *key) {
     if (!key) return -1;
-    return add_entry(rt, s, key, arc_hash(key));
+    return add_entry(rt, s, key, arc_hash_fast(key));
 }
 
 /* set_lookkey: the live slot holding key, or NULL. */
@@ -117,7 +117,7 @@ static arc_slot *lookup(tdm_arc_val *s, tdm_arc_val *key, int64_t hash) {
     }
 }
 
-int arc_set_contains(tdm_arc_val *s, tdm_arc_val *key) { return lookup(s, key, arc_hash(key)) != NULL; }
+int arc_set_contains(tdm_arc_val *s, tdm_arc_val *key) { return lookup(s, key, arc_hash_fast(key)) != NULL; }
 
 static void discard(tdm_arc_val *s, tdm_arc_val *key, int64_t hash) {
     arc_slot *e = lookup(s, key, hash);

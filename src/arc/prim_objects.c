@@ -6,6 +6,7 @@
 #include "arc_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* Interned position tuples for one call over an h x w grid, with a one-cell margin for neighbours; equal
@@ -79,6 +80,39 @@ out:
     tdm_arc_rt_free(rt);
 }
 
+/* The iteration order of asindices(h x w) as row-major indices i * w + j, for grids up to 30x30: a pure
+ * function of (h, w), computed on first use and kept (published with a release store). */
+static _Atomic(uint16_t *) asi_cache[NCACHE][NCACHE];
+
+static const uint16_t *asindices_order(int64_t h, int64_t w) {
+    if (h < 1 || w < 1 || h > NCACHE || w > NCACHE) return NULL;
+    uint16_t *o = atomic_load_explicit(&asi_cache[h - 1][w - 1], memory_order_acquire);
+    if (o) return o;
+    tdm_arc_rt *rt;
+    if (tdm_arc_rt_new(&rt)) return NULL;
+    tdm_arc_val *s = arc_set_new(rt);
+    for (int64_t i = 0; s && i < h; i++)
+        for (int64_t j = 0; s && j < w; j++)
+            if (arc_set_add(rt, s, arc_ipair(rt, i, j))) s = NULL;
+    uint16_t *fresh = s ? tdm_malloc((size_t)(h * w) * sizeof *fresh) : NULL;
+    if (fresh) {
+        uint32_t k = 0;
+        for (uint32_t x = 0; x <= s->u.set.mask; x++) {
+            tdm_arc_val *p = s->u.set.slots[x].key;
+            if (p && p != ARC_DUMMY) fresh[k++] = (uint16_t)(p->u.items[0]->u.i * w + p->u.items[1]->u.i);
+        }
+        uint16_t *expected = NULL;
+        /* another thread may have published the same order first; keep that one */
+        if (!atomic_compare_exchange_strong_explicit(&asi_cache[h - 1][w - 1], &expected, fresh, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            tdm_free(fresh);
+            fresh = expected;
+        }
+    }
+    tdm_arc_rt_free(rt);
+    return fresh;
+}
+
 tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_grid g;
     ARC_TRYI(arc_read_grid0(rt, a[0], &g, "objects"));
@@ -99,16 +133,21 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
     memset(cells, 0, (size_t)g.h * (size_t)g.w * sizeof *cells);
     tdm_arc_val *objs = arc_set_new(rt), *occupied = arc_set_new(rt);
     ARC_TRY(objs && occupied);
-    /* unvisited = asindices(grid): row-major insertion, then its iteration order */
-    tdm_arc_val *unvisited = arc_set_new(rt);
-    ARC_TRY(unvisited);
-    for (int64_t i = 0; i < g.h; i++)
-        for (int64_t j = 0; j < g.w; j++)
-            if (arc_set_add(rt, unvisited, pc_get(rt, &pc, i, j))) return NULL;
-    arc_list locs;
-    ARC_TRYI(arc_elems(rt, unvisited, &locs, "objects"));
-    for (uint32_t k = 0; k < locs.n; k++) {
-        tdm_arc_val *loc = locs.v[k];
+    /* unvisited = asindices(grid): its iteration order depends only on (h, w) */
+    const uint16_t *order = fast ? asindices_order(g.h, g.w) : NULL;
+    arc_list locs = {NULL, 0};
+    if (!order) {
+        tdm_arc_val *unvisited = arc_set_new(rt);
+        ARC_TRY(unvisited);
+        for (int64_t i = 0; i < g.h; i++)
+            for (int64_t j = 0; j < g.w; j++)
+                if (arc_set_add(rt, unvisited, pc_get(rt, &pc, i, j))) return NULL;
+        ARC_TRYI(arc_elems(rt, unvisited, &locs, "objects"));
+    }
+    uint32_t nlocs = (uint32_t)(g.h * g.w);
+    for (uint32_t k = 0; k < nlocs; k++) {
+        tdm_arc_val *loc = order ? pc_get(rt, &pc, order[k] / g.w, order[k] % g.w) : locs.v[k];
+        ARC_TRY(loc);
         if (arc_set_contains(occupied, loc)) continue;
         int64_t li = loc->u.items[0]->u.i, lj = loc->u.items[1]->u.i, val = g.c[li * g.w + lj];
         if (has_bg && val == bg) continue;
@@ -120,10 +159,10 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
         while (cands->n) {
             tdm_arc_val *nb = arc_set_new(rt);
             ARC_TRY(nb);
-            arc_list cl;
-            ARC_TRYI(arc_elems(rt, cands, &cl, "objects"));
-            for (uint32_t c = 0; c < cl.n; c++) {
-                tdm_arc_val *cand = cl.v[c];
+            /* cands is only read while nb, obj and occupied grow */
+            for (uint32_t cs = 0; cs <= cands->u.set.mask; cs++) {
+                tdm_arc_val *cand = cands->u.set.slots[cs].key;
+                if (!cand || cand == ARC_DUMMY) continue;
                 int64_t ci = cand->u.items[0]->u.i, cj = cand->u.items[1]->u.i, v = g.c[ci * g.w + cj];
                 if (univalued ? v != val : (has_bg && v == bg)) continue;
                 tdm_arc_val **cell = &cells[ci * g.w + cj];

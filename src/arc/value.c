@@ -120,7 +120,7 @@ static int64_t int_hash(int64_t n) {
     return h == -1 ? -2 : h;
 }
 
-__attribute__((constructor)) static void init_static_values(void) {
+__attribute__((constructor(101))) static void init_static_values(void) {
     for (int64_t v = ARC_INT_LO; v <= ARC_INT_HI; v++) {
         tdm_arc_val *x = &small_ints[v - ARC_INT_LO];
         x->kind = TDM_ARC_INT, x->u.i = v, x->hash = int_hash(v), x->hashed = 1;
@@ -153,15 +153,51 @@ tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
     return x;
 }
 
+/* Interned positions (i, j) for i, j in POS_LO..POS_HI and cells (c, (i, j)) for colours 0..9 at those
+ * positions: the pairs every patch is made of. Shared by all runtimes, immutable and hashed at start, so
+ * building a patch allocates and hashes nothing and set lookups end at the pointer test. */
+#define POS_LO (-2)
+#define POS_HI 32
+#define POS_N (POS_HI - POS_LO + 1)
+static tdm_arc_val pos_vals[POS_N * POS_N], cell_vals[10 * POS_N * POS_N];
+static tdm_arc_val *pos_items[POS_N * POS_N][2], *cell_items[10 * POS_N * POS_N][2];
+
+__attribute__((constructor(200))) static void init_pairs(void) {
+    for (int i = 0; i < POS_N; i++)
+        for (int j = 0; j < POS_N; j++) {
+            int k = i * POS_N + j;
+            tdm_arc_val *p = &pos_vals[k];
+            pos_items[k][0] = &small_ints[i + POS_LO - ARC_INT_LO], pos_items[k][1] = &small_ints[j + POS_LO - ARC_INT_LO];
+            p->kind = TDM_ARC_TUPLE, p->n = 2, p->u.items = pos_items[k];
+            arc_hash(p);
+            for (int c = 0; c < 10; c++) {
+                tdm_arc_val *x = &cell_vals[c * POS_N * POS_N + k];
+                cell_items[c * POS_N * POS_N + k][0] = &small_ints[c - ARC_INT_LO], cell_items[c * POS_N * POS_N + k][1] = p;
+                x->kind = TDM_ARC_TUPLE, x->n = 2, x->u.items = cell_items[c * POS_N * POS_N + k];
+                arc_hash(x);
+            }
+        }
+}
+
+static inline int is_pos(const tdm_arc_val *b) { return b >= pos_vals && b < pos_vals + POS_N * POS_N; }
+
 tdm_arc_val *arc_pair(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b) {
     if (!a || !b) return NULL;
+    if (a->kind == TDM_ARC_INT) {
+        if (is_pos(b) && a->u.i >= 0 && a->u.i <= 9) return &cell_vals[a->u.i * POS_N * POS_N + (b - pos_vals)];
+        if (b->kind == TDM_ARC_INT && a->u.i >= POS_LO && a->u.i <= POS_HI && b->u.i >= POS_LO && b->u.i <= POS_HI)
+            return &pos_vals[(a->u.i - POS_LO) * POS_N + (b->u.i - POS_LO)];
+    }
     tdm_arc_val *t = arc_tuple(rt, 2);
     if (!t) return NULL;
     t->u.items[0] = a, t->u.items[1] = b;
     return t;
 }
 
-tdm_arc_val *arc_ipair(tdm_arc_rt *rt, int64_t a, int64_t b) { return arc_pair(rt, arc_int(rt, a), arc_int(rt, b)); }
+tdm_arc_val *arc_ipair(tdm_arc_rt *rt, int64_t a, int64_t b) {
+    if (a >= POS_LO && a <= POS_HI && b >= POS_LO && b <= POS_HI) return &pos_vals[(a - POS_LO) * POS_N + (b - POS_LO)];
+    return arc_pair(rt, arc_int(rt, a), arc_int(rt, b));
+}
 
 tdm_arc_val *arc_cell(tdm_arc_rt *rt, int64_t c, int64_t i, int64_t j) {
     return arc_pair(rt, arc_int(rt, c), arc_ipair(rt, i, j));
