@@ -408,3 +408,127 @@ def solve_feca6190(I):
     x13 = mapply(x12, x9)
     O = paint(x6, x13)
     return O
+
+def solve_05f2a901(I):
+    x1 = objects(I, T, F, T)
+    x2 = colorfilter(x1, TWO)
+    x3 = first(x2)
+    x4 = colorfilter(x1, EIGHT)
+    x5 = first(x4)
+    x6 = gravitate(x3, x5)
+    O = move(I, x3, x6)
+    return O
+
+def solve_90c28cc7(I):
+    x1 = objects(I, F, F, T)
+    x2 = first(x1)
+    x3 = subgrid(x2, I)
+    x4 = dedupe(x3)
+    x5 = rot90(x4)
+    x6 = dedupe(x5)
+    O = rot270(x6)
+    return O
+
+def solve_5117e062(I):
+    x1 = objects(I, F, T, T)
+    x2 = matcher(numcolors, TWO)
+    x3 = extract(x1, x2)
+    x4 = subgrid(x3, I)
+    x5 = mostcolor(x3)
+    O = replace(x4, EIGHT, x5)
+    return O
+
+def solve_be94b721(I):
+    x1 = objects(I, T, F, T)
+    x2 = argmax(x1, size)
+    O = subgrid(x2, I)
+    return O
+
+def solve_445eab21(I):
+    x1 = objects(I, T, F, T)
+    x2 = compose(size, backdrop)
+    x3 = argmax(x1, x2)
+    x4 = color(x3)
+    O = canvas(x4, TWO_BY_TWO)
+    return O
+
+def solve_5c0a986e(I):
+    x1 = ofcolor(I, ONE)
+    x2 = ulcorner(x1)
+    x3 = shoot(x2, NEG_UNITY)
+    x4 = ofcolor(I, TWO)
+    x5 = lrcorner(x4)
+    x6 = shoot(x5, UNITY)
+    x7 = fill(I, ONE, x3)
+    O = fill(x7, TWO, x6)
+    return O
+
+def solve_a61f2674(I):
+    x1 = objects(I, T, F, T)
+    x2 = argmax(x1, size)
+    x3 = argmin(x1, size)
+    x4 = replace(I, FIVE, ZERO)
+    x5 = recolor(ONE, x2)
+    x6 = recolor(TWO, x3)
+    x7 = paint(x4, x5)
+    O = paint(x7, x6)
+    return O
+
+def solve_d364b489(I):
+    x1 = ofcolor(I, ONE)
+    x2 = shift(x1, UP)
+    x3 = fill(I, TWO, x2)
+    x4 = shift(x1, DOWN)
+    x5 = fill(x3, EIGHT, x4)
+    x6 = shift(x1, LEFT)
+    x7 = fill(x5, SEVEN, x6)
+    x8 = shift(x1, RIGHT)
+    O = fill(x7, SIX, x8)
+    return O
+
+def solve_67385a82(I):
+    x1 = objects(I, T, F, F)
+    x2 = colorfilter(x1, THREE)
+    x3 = sizefilter(x2, ONE)
+    x4 = difference(x2, x3)
+    x5 = merge(x4)
+    O = fill(I, EIGHT, x5)
+    return O
+
+def solve_b230c067(I):
+    x1 = objects(I, T, T, T)
+    x2 = compose(toindices, normalize)
+    x3 = totuple(x1)
+    x4 = apply(x2, x3)
+    x5 = leastcommon(x4)
+    x6 = matcher(x2, x5)
+    x7 = extract(x1, x6)
+    x8 = replace(I, EIGHT, ONE)
+    O = fill(x8, TWO, x7)
+    return O
+
+def solve_42a50994(I):
+    x1 = objects(I, T, T, T)
+    x2 = sizefilter(x1, ONE)
+    x3 = merge(x2)
+    O = cover(I, x3)
+    return O
+
+def solve_7b6016b9(I):
+    x1 = objects(I, T, F, F)
+    x2 = colorfilter(x1, ZERO)
+    x3 = rbind(bordering, I)
+    x4 = compose(flip, x3)
+    x5 = mfilter(x2, x4)
+    x6 = fill(I, TWO, x5)
+    O = replace(x6, ZERO, THREE)
+    return O
+
+def solve_253bf280(I):
+    x1 = ofcolor(I, EIGHT)
+    x2 = prapply(connect, x1, x1)
+    x3 = fork(either, vline, hline)
+    x4 = mfilter(x2, x3)
+    x5 = fill(I, THREE, x4)
+    O = fill(x5, EIGHT, x1)
+    return O
