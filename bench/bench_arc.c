@@ -34,8 +34,11 @@ static void random_grid(int h, int w, int *c) {
     }
 }
 
+/* usage: bench_arc [NGRIDS] [DUMP]: DUMP receives the grids as JSON lines for the Python peer
+ * (bench/arc_peer.py), so both time the same inputs. */
 int main(int argc, char **argv) {
     int ngrids = argc > 1 ? atoi(argv[1]) : 200;
+    FILE *dump = argc > 2 ? fopen(argv[2], "w") : NULL;
     const char *flags[8] = {"F, F, F", "F, F, T", "F, T, F", "F, T, T", "T, F, F", "T, F, T", "T, T, F", "T, T, T"};
     tdm_arc_rt *rt;
     if (tdm_arc_rt_new(&rt)) return 1;
@@ -49,7 +52,12 @@ int main(int argc, char **argv) {
     printf("%-8s %-22s %10s %10s\n", "size", "univalued,diag,no_bg", "us/call", "objects");
     for (int s = 0; s < 2; s++) {
         int n = sizes[s], *cells = malloc(sizeof(int) * n * n * ngrids);
-        for (int g = 0; g < ngrids; g++) random_grid(n, n, cells + g * n * n);
+        for (int g = 0; g < ngrids; g++) {
+            random_grid(n, n, cells + g * n * n);
+            for (int i = 0; dump && i < n; i++)
+                for (int j = 0; j < n; j++)
+                    fprintf(dump, "%s%d%s", j ? ", " : i ? "[" : "[[", cells[g * n * n + i * n + j], j < n - 1 ? "" : i < n - 1 ? "], " : "]]\n");
+        }
         for (int f = 0; f < 8; f++) {
             const tdm_arc_val *a[4] = {NULL, f & 4 ? T : F, f & 2 ? T : F, f & 1 ? T : F};
             double t = 0;
@@ -72,5 +80,6 @@ int main(int argc, char **argv) {
         free(cells);
     }
     tdm_arc_rt_free(rt);
+    if (dump) fclose(dump);
     return 0;
 }
