@@ -1,6 +1,8 @@
 # Solver programs written for tandem's tests (not taken from arc-dsl's solvers.py), one per ARC-AGI-1
 # training task. Each solves every train and test pair of its task; `ctest -R arc.solvers` runs them all.
-# Some read CPython's set iteration order (1f876c06, e26a3af2 through mostcommon ties, f76d97a5, ...).
+# Some read CPython's set iteration order (1f876c06: first and last cells of each colour; e26a3af2:
+# mostcommon ties; b230c067: leastcommon over shapes). One-primitive tasks (rot180, vmirror, ...) have
+# only one natural solution, so those lines coincide with any other solver set.
 
 def solve_3c9b0459(I):
     O = rot180(I)
@@ -119,9 +121,10 @@ def solve_46442a0e(I):
     return O
 
 def solve_1cf80156(I):
-    x1 = objects(I, T, T, T)
-    x2 = first(x1)
-    O = subgrid(x2, I)
+    x1 = ofcolor(I, ZERO)
+    x2 = asindices(I)
+    x3 = difference(x2, x1)
+    O = subgrid(x3, I)
     return O
 
 def solve_5582e5ca(I):
@@ -131,24 +134,31 @@ def solve_5582e5ca(I):
     return O
 
 def solve_25ff71a9(I):
-    x1 = objects(I, T, T, T)
-    x2 = first(x1)
-    O = move(I, x2, DOWN)
+    x1 = asobject(I)
+    x2 = shift(x1, DOWN)
+    x3 = shape(I)
+    x4 = canvas(ZERO, x3)
+    O = paint(x4, x2)
     return O
 
 def solve_d037b0a7(I):
-    x1 = objects(I, T, F, T)
-    x2 = rbind(shoot, DOWN)
-    x3 = compose(x2, center)
-    x4 = fork(recolor, color, x3)
-    x5 = mapply(x4, x1)
-    O = paint(I, x5)
+    x1 = asobject(I)
+    x2 = matcher(first, ZERO)
+    x3 = compose(flip, x2)
+    x4 = sfilter(x1, x3)
+    x5 = rbind(shoot, DOWN)
+    x6 = compose(x5, last)
+    x7 = fork(recolor, first, x6)
+    x8 = mapply(x7, x4)
+    O = paint(I, x8)
     return O
 
 def solve_4258a5f9(I):
     x1 = ofcolor(I, FIVE)
-    x2 = mapply(neighbors, x1)
-    O = fill(I, ONE, x2)
+    x2 = mapply(ineighbors, x1)
+    x3 = mapply(dneighbors, x1)
+    x4 = combine(x2, x3)
+    O = underfill(I, ONE, x4)
     return O
 
 def solve_dc1df850(I):
@@ -187,10 +197,9 @@ def solve_2dee498d(I):
 
 def solve_f76d97a5(I):
     x1 = palette(I)
-    x2 = first(x1)
-    x3 = last(x1)
-    x4 = switch(I, x2, x3)
-    O = replace(x4, FIVE, ZERO)
+    x2 = other(x1, FIVE)
+    x3 = replace(I, x2, ZERO)
+    O = replace(x3, FIVE, x2)
     return O
 
 def solve_1f876c06(I):
@@ -244,17 +253,18 @@ def solve_d5d6de2d(I):
 
 def solve_50cb2852(I):
     x1 = objects(I, T, F, T)
-    x2 = compose(backdrop, inbox)
-    x3 = mapply(x2, x1)
-    O = fill(I, EIGHT, x3)
+    x2 = mapply(toindices, x1)
+    x3 = mapply(box, x1)
+    x4 = difference(x2, x3)
+    O = fill(I, EIGHT, x4)
     return O
 
 def solve_a699fb00(I):
     x1 = ofcolor(I, ONE)
-    x2 = shift(x1, RIGHT)
-    x3 = shift(x1, LEFT)
-    x4 = intersection(x2, x3)
-    O = fill(I, TWO, x4)
+    x2 = shift(x1, ZERO_BY_TWO)
+    x3 = intersection(x1, x2)
+    x4 = shift(x3, LEFT)
+    O = underfill(I, TWO, x4)
     return O
 
 def solve_d23f8c26(I):
@@ -270,26 +280,31 @@ def solve_d23f8c26(I):
 def solve_b27ca6d3(I):
     x1 = objects(I, T, F, T)
     x2 = sizefilter(x1, TWO)
-    x3 = mapply(outbox, x2)
-    O = fill(I, THREE, x3)
+    x3 = apply(outbox, x2)
+    x4 = merge(x3)
+    O = underfill(I, THREE, x4)
     return O
 
 def solve_a5313dff(I):
-    x1 = objects(I, T, F, F)
-    x2 = colorfilter(x1, ZERO)
-    x3 = rbind(bordering, I)
-    x4 = compose(flip, x3)
-    x5 = mfilter(x2, x4)
-    O = fill(I, ONE, x5)
+    x1 = ofcolor(I, ZERO)
+    x2 = objects(I, T, F, F)
+    x3 = colorfilter(x2, ZERO)
+    x4 = rbind(bordering, I)
+    x5 = mfilter(x3, x4)
+    x6 = toindices(x5)
+    x7 = difference(x1, x6)
+    O = fill(I, ONE, x7)
     return O
 
 def solve_00d62c1b(I):
-    x1 = objects(I, T, F, F)
-    x2 = colorfilter(x1, ZERO)
-    x3 = rbind(bordering, I)
-    x4 = compose(flip, x3)
-    x5 = mfilter(x2, x4)
-    O = fill(I, FOUR, x5)
+    x1 = ofcolor(I, ZERO)
+    x2 = objects(I, T, F, F)
+    x3 = colorfilter(x2, ZERO)
+    x4 = rbind(bordering, I)
+    x5 = mfilter(x3, x4)
+    x6 = toindices(x5)
+    x7 = difference(x1, x6)
+    O = fill(I, FOUR, x7)
     return O
 
 def solve_3aa6fb7a(I):
@@ -311,38 +326,43 @@ def solve_aabf363d(I):
     return O
 
 def solve_7468f01a(I):
-    x1 = objects(I, F, T, T)
-    x2 = first(x1)
-    x3 = subgrid(x2, I)
-    O = vmirror(x3)
+    x1 = ofcolor(I, ZERO)
+    x2 = asindices(I)
+    x3 = difference(x2, x1)
+    x4 = subgrid(x3, I)
+    O = vmirror(x4)
     return O
 
 def solve_f25fbde4(I):
-    x1 = objects(I, T, T, T)
-    x2 = first(x1)
-    x3 = subgrid(x2, I)
-    O = upscale(x3, TWO)
+    x1 = ofcolor(I, ZERO)
+    x2 = asindices(I)
+    x3 = difference(x2, x1)
+    x4 = subgrid(x3, I)
+    O = upscale(x4, TWO)
     return O
 
 def solve_28bf18c6(I):
-    x1 = objects(I, T, T, T)
-    x2 = first(x1)
-    x3 = subgrid(x2, I)
-    O = hconcat(x3, x3)
+    x1 = ofcolor(I, ZERO)
+    x2 = asindices(I)
+    x3 = difference(x2, x1)
+    x4 = subgrid(x3, I)
+    O = hconcat(x4, x4)
     return O
 
 def solve_44f52bb0(I):
-    x1 = vmirror(I)
-    x2 = equality(x1, I)
-    x3 = branch(x2, ONE, SEVEN)
-    O = canvas(x3, UNITY)
+    x1 = lefthalf(I)
+    x2 = righthalf(I)
+    x3 = vmirror(x2)
+    x4 = equality(x1, x3)
+    x5 = branch(x4, ONE, SEVEN)
+    O = canvas(x5, UNITY)
     return O
 
 def solve_0d3d703e(I):
-    x1 = switch(I, THREE, FOUR)
-    x2 = switch(x1, EIGHT, NINE)
-    x3 = switch(x2, TWO, SIX)
-    O = switch(x3, ONE, FIVE)
+    x1 = switch(I, ONE, FIVE)
+    x2 = switch(x1, TWO, SIX)
+    x3 = switch(x2, THREE, FOUR)
+    O = switch(x3, EIGHT, NINE)
     return O
 
 def solve_4347f46a(I):
@@ -410,32 +430,35 @@ def solve_feca6190(I):
     return O
 
 def solve_05f2a901(I):
-    x1 = objects(I, T, F, T)
-    x2 = colorfilter(x1, TWO)
-    x3 = first(x2)
-    x4 = colorfilter(x1, EIGHT)
-    x5 = first(x4)
-    x6 = gravitate(x3, x5)
-    O = move(I, x3, x6)
+    x1 = ofcolor(I, TWO)
+    x2 = ofcolor(I, EIGHT)
+    x3 = gravitate(x1, x2)
+    x4 = toobject(x1, I)
+    O = move(I, x4, x3)
     return O
 
 def solve_90c28cc7(I):
-    x1 = objects(I, F, F, T)
-    x2 = first(x1)
-    x3 = subgrid(x2, I)
-    x4 = dedupe(x3)
-    x5 = rot90(x4)
-    x6 = dedupe(x5)
-    O = rot270(x6)
+    x1 = ofcolor(I, ZERO)
+    x2 = asindices(I)
+    x3 = difference(x2, x1)
+    x4 = subgrid(x3, I)
+    x5 = dedupe(x4)
+    x6 = dmirror(x5)
+    x7 = dedupe(x6)
+    O = dmirror(x7)
     return O
 
 def solve_5117e062(I):
     x1 = objects(I, F, T, T)
-    x2 = matcher(numcolors, TWO)
-    x3 = extract(x1, x2)
-    x4 = subgrid(x3, I)
-    x5 = mostcolor(x3)
-    O = replace(x4, EIGHT, x5)
+    x2 = ofcolor(I, EIGHT)
+    x3 = first(x2)
+    x4 = lbind(contained, x3)
+    x5 = compose(x4, toindices)
+    x6 = extract(x1, x5)
+    x7 = subgrid(x6, I)
+    x8 = palette(x6)
+    x9 = other(x8, EIGHT)
+    O = replace(x7, EIGHT, x9)
     return O
 
 def solve_be94b721(I):
@@ -489,9 +512,9 @@ def solve_d364b489(I):
 def solve_67385a82(I):
     x1 = objects(I, T, F, F)
     x2 = colorfilter(x1, THREE)
-    x3 = sizefilter(x2, ONE)
-    x4 = difference(x2, x3)
-    x5 = merge(x4)
+    x3 = rbind(greater, ONE)
+    x4 = compose(x3, size)
+    x5 = mfilter(x2, x4)
     O = fill(I, EIGHT, x5)
     return O
 
@@ -511,7 +534,7 @@ def solve_42a50994(I):
     x1 = objects(I, T, T, T)
     x2 = sizefilter(x1, ONE)
     x3 = merge(x2)
-    O = cover(I, x3)
+    O = fill(I, ZERO, x3)
     return O
 
 def solve_7b6016b9(I):
