@@ -157,6 +157,33 @@ int tdm_arc_batch_threads(const tdm_arc_batch *b);
 void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on);
 tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id);
 
+/* ---- batched objects() labels (CPU or GPU) ------------------------------------------------------------
+ * The connected components that objects(grid, univalued, diagonal, without_bg) finds (spec §3.9), for many
+ * grids in one call: the partition only, as labels; the frozenset values themselves are built by the
+ * interpreter (their layout follows the reference's set operations, spec §4.8). Grids live in fixed 30 x 30
+ * slots: grid g's cell (i, j) is cells[g*900 + i*30 + j] (colour 0..9), its shape h = hw[2g], w = hw[2g+1]
+ * (1..30; slot cells outside the shape are ignored). labels[g*900 + i*30 + j] receives, for a cell of an
+ * object, the smallest row-major index i'*w + j' among the object's cells; -1 for a background cell (when
+ * without_bg: colour mostcolor(grid), ties as CPython's set order gives them) and for slot positions outside
+ * the shape. The GPU gives the same labels as the CPU, bit for bit. */
+#define TDM_ARC_SLOT 30
+
+typedef struct {
+    const char *backend; /* "cpu" or "cuda:0" (static) */
+    int route_reason;    /* tdm_route_reason */
+    double h2d_ms, kernel_ms, d2h_ms; /* device path: copies and kernel (CUDA events); 0 on the CPU */
+    double total_ms;     /* the whole call, host clock */
+} tdm_arc_objects_stats;
+
+/* pref: TDM_DEVICE_CPU, TDM_DEVICE_CUDA or TDM_DEVICE_AUTO (the GPU for 4,096 grids or more, when one is
+ * present; a device error falls back to the CPU, unless pref is CUDA and TANDEM_STRICT is on). threads
+ * (CPU path): <= 0 = the context's. st may be NULL. Errors: TDM_E_INVAL (NULL arguments; a shape outside
+ * 1..30 or a colour above 9: the message names the grid, and the row and column), TDM_E_NOMEM, and under
+ * TANDEM_STRICT with pref CUDA the device's errors. */
+int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw, size_t n, int univalued,
+                           int diagonal, int without_bg, tdm_device_pref pref, int threads, int16_t *labels,
+                           tdm_arc_objects_stats *st);
+
 #ifdef __cplusplus
 }
 #endif
