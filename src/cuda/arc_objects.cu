@@ -49,35 +49,33 @@ __global__ void __launch_bounds__(THREADS) objects_kernel(const uint8_t *cells, 
     __shared__ uint8_t col[ARC_SLOT_CELLS];
     __shared__ int par[ARC_SLOT_CELLS];
     __shared__ uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
-    __shared__ int bg, invalid;
+    __shared__ int bg;
     for (size_t g = blockIdx.x; g < n; g += gridDim.x) {
         const int h = hw[2 * g], w = hw[2 * g + 1];
         const uint8_t *c = cells + g * ARC_SLOT_CELLS;
         int16_t *out = labels + g * ARC_SLOT_CELLS;
-        if (threadIdx.x < ARC_COLOURS) count[threadIdx.x] = 0, first[threadIdx.x] = UINT32_MAX;
-        if (threadIdx.x == 0) bg = -1, invalid = h < 1 || h > ARC_SLOT || w < 1 || w > ARC_SLOT;
-        __syncthreads();
-        if (invalid) { /* uniform across the block */
+        if (h < 1 || h > ARC_SLOT || w < 1 || w > ARC_SLOT) { /* the same for the whole block */
             if (threadIdx.x == 0) atomicMin(bad, (unsigned long long)(base + g));
-            __syncthreads();
             continue;
         }
+        if (threadIdx.x < ARC_COLOURS) count[threadIdx.x] = 0, first[threadIdx.x] = UINT32_MAX;
+        if (threadIdx.x == 0) bg = -1;
+        __syncthreads();
+        int wrong = 0;
         for (int s = threadIdx.x; s < ARC_SLOT_CELLS; s += blockDim.x) {
             int i = s / ARC_SLOT, j = s % ARC_SLOT;
             uint8_t v = c[s];
             col[s] = v;
             if (i < h && j < w) {
-                if (v >= ARC_COLOURS) invalid = 1;
+                if (v >= ARC_COLOURS) wrong = 1;
                 else if (flags & ARC_OBJ_WITHOUT_BG) {
                     atomicAdd(&count[v], 1u);
                     atomicMin(&first[v], (uint32_t)(i * w + j));
                 }
             }
         }
-        __syncthreads();
-        if (invalid) {
+        if (__syncthreads_or(wrong)) {
             if (threadIdx.x == 0) atomicMin(bad, (unsigned long long)(base + g));
-            __syncthreads();
             continue;
         }
         if (threadIdx.x == 0 && (flags & ARC_OBJ_WITHOUT_BG)) bg = arc_mostcolor_of_counts(count, first);

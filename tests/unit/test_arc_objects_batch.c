@@ -176,8 +176,9 @@ static void test_gpu_matches_cpu(void **state) {
     }
     /* A bad grid deep in the batch is named by the device path as by the CPU's. */
     size_t at = n / 2 + 1;
+    memset(cells + at * CELLS, 0, CELLS); /* a valid 30x30 grid but for one cell */
     cells[at * CELLS + 3] = 11;
-    hw[2 * at + 1] = 30;
+    hw[2 * at] = hw[2 * at + 1] = 30;
     assert_int_equal(tdm_arc_objects_labels(ctx, cells, hw, n, 1, 1, 0, TDM_DEVICE_CUDA, 0, gpu, NULL), TDM_E_INVAL);
     char want[64];
     snprintf(want, sizeof want, "grid %zu: colour 11 at row 0, column 3", at);
