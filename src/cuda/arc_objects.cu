@@ -1,10 +1,10 @@
 /* arc_objects.cu: batched objects() labelling on the GPU (src/arc/arc_device.h), the same labels as the
  * CPU path of src/arc/objects_batch.c, bit for bit.
  *
- * One thread block per grid, the 30 x 30 slot in shared memory: colours, then a union-find forest whose
- * links always point from the larger slot index to the smaller (atomicMin on the root), so every component's
- * root is its smallest index, the label the CPU gives. Each thread links its cells to their right and lower
- * neighbours (and both lower diagonals for diagonal objects); after a barrier every cell finds its root.
+ * One warp per grid, the 30 x 30 slot in shared memory: colours, then a union-find forest whose links always
+ * point from the larger slot index to the smaller (atomicMin on the root), so every component's root is its
+ * smallest index, the label the CPU gives. Each lane links its cells to their right and lower neighbours
+ * (and both lower diagonals for diagonal objects); after __syncwarp every cell finds its root.
  * mostcolor() for without_bg comes from shared counts and first occurrences through the host's own function
  * (arc_mostcolor_of_counts). Bad grids (shape outside 1..30, colour above 9) are reported by index: the
  * smallest one through atomicMin, so the host can name it. Large batches run in chunks, so device memory
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define H tdm_cuda_host_fns
-#define THREADS 256
+#define WARPS 4 /* grids per block, a warp each */
 #define CHUNK ((size_t)1 << 18) /* grids per chunk: 236 MB of cells, 472 MB of labels */
 #define NO_BAD 0xFFFFFFFFFFFFFFFFull
 
@@ -43,30 +43,38 @@ __device__ void uf_unite(volatile int *par, int a, int b) {
     }
 }
 
-__global__ void __launch_bounds__(THREADS) objects_kernel(const uint8_t *cells, const uint8_t *hw, size_t n,
-                                                          size_t base, int flags, int16_t *labels,
-                                                          unsigned long long *bad) {
-    __shared__ uint8_t col[ARC_SLOT_CELLS];
-    __shared__ int par[ARC_SLOT_CELLS];
-    __shared__ uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
-    __shared__ int bg;
-    for (size_t g = blockIdx.x; g < n; g += gridDim.x) {
+/* One warp per grid: no block-wide barrier, and many grids in flight per multiprocessor (12 blocks of 4
+ * warps fit its shared memory) instead of the 8 that a block per grid allowed. */
+__global__ void __launch_bounds__(WARPS * 32) objects_kernel(const uint8_t *cells, const uint8_t *hw, size_t n,
+                                                             size_t base, int flags, int16_t *labels,
+                                                             unsigned long long *bad) {
+    __shared__ __align__(16) uint8_t col_s[WARPS][ARC_SLOT_CELLS];
+    __shared__ int par_s[WARPS][ARC_SLOT_CELLS];
+    __shared__ uint32_t count_s[WARPS][ARC_COLOURS], first_s[WARPS][ARC_COLOURS];
+    const unsigned FULL = 0xffffffffu;
+    const int wid = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    uint8_t *col = col_s[wid];
+    volatile int *par = par_s[wid];
+    uint32_t *count = count_s[wid], *first = first_s[wid];
+    const int links = flags & ARC_OBJ_DIAGONAL ? 4 : 2, uni = flags & ARC_OBJ_UNIVALUED;
+    for (size_t g = (size_t)blockIdx.x * WARPS + wid; g < n; g += (size_t)gridDim.x * WARPS) {
         const int h = hw[2 * g], w = hw[2 * g + 1];
-        const uint8_t *c = cells + g * ARC_SLOT_CELLS;
-        int16_t *out = labels + g * ARC_SLOT_CELLS;
-        if (h < 1 || h > ARC_SLOT || w < 1 || w > ARC_SLOT) { /* the same for the whole block */
-            if (threadIdx.x == 0) atomicMin(bad, (unsigned long long)(base + g));
+        if (h < 1 || h > ARC_SLOT || w < 1 || w > ARC_SLOT) { /* the same for the whole warp */
+            if (lane == 0) atomicMin(bad, (unsigned long long)(base + g));
             continue;
         }
-        if (threadIdx.x < ARC_COLOURS) count[threadIdx.x] = 0, first[threadIdx.x] = UINT32_MAX;
-        if (threadIdx.x == 0) bg = -1;
-        __syncthreads();
+        if (lane < ARC_COLOURS) count[lane] = 0, first[lane] = UINT32_MAX;
+        __syncwarp();
+        /* 900 colour bytes as 225 words (slots are 900 bytes apart, so words stay aligned) */
+        const uint32_t *c4 = (const uint32_t *)(cells + g * ARC_SLOT_CELLS);
         int wrong = 0;
-        for (int s = threadIdx.x; s < ARC_SLOT_CELLS; s += blockDim.x) {
-            int i = s / ARC_SLOT, j = s % ARC_SLOT;
-            uint8_t v = c[s];
-            col[s] = v;
-            if (i < h && j < w) {
+        for (int k = lane; k < ARC_SLOT_CELLS / 4; k += 32) {
+            uint32_t v4 = c4[k];
+            ((uint32_t *)col)[k] = v4;
+            for (int b = 0; b < 4; b++) {
+                int s = 4 * k + b, i = s / ARC_SLOT, j = s % ARC_SLOT;
+                uint32_t v = v4 >> (8 * b) & 0xFF;
+                if (i >= h || j >= w) continue;
                 if (v >= ARC_COLOURS) wrong = 1;
                 else if (flags & ARC_OBJ_WITHOUT_BG) {
                     atomicAdd(&count[v], 1u);
@@ -74,19 +82,20 @@ __global__ void __launch_bounds__(THREADS) objects_kernel(const uint8_t *cells, 
                 }
             }
         }
-        if (__syncthreads_or(wrong)) {
-            if (threadIdx.x == 0) atomicMin(bad, (unsigned long long)(base + g));
+        if (__any_sync(FULL, wrong)) {
+            if (lane == 0) atomicMin(bad, (unsigned long long)(base + g));
+            __syncwarp();
             continue;
         }
-        if (threadIdx.x == 0 && (flags & ARC_OBJ_WITHOUT_BG)) bg = arc_mostcolor_of_counts(count, first);
-        __syncthreads();
-        for (int s = threadIdx.x; s < ARC_SLOT_CELLS; s += blockDim.x) {
+        __syncwarp();
+        int bg = -1;
+        if (flags & ARC_OBJ_WITHOUT_BG) bg = __shfl_sync(FULL, lane == 0 ? arc_mostcolor_of_counts(count, first) : 0, 0);
+        for (int s = lane; s < ARC_SLOT_CELLS; s += 32) {
             int i = s / ARC_SLOT, j = s % ARC_SLOT;
             par[s] = i < h && j < w && col[s] != bg ? s : -1;
         }
-        __syncthreads();
-        const int links = flags & ARC_OBJ_DIAGONAL ? 4 : 2, uni = flags & ARC_OBJ_UNIVALUED;
-        for (int s = threadIdx.x; s < ARC_SLOT_CELLS; s += blockDim.x) {
+        __syncwarp();
+        for (int s = lane; s < ARC_SLOT_CELLS; s += 32) {
             if (par[s] < 0) continue;
             int i = s / ARC_SLOT, j = s % ARC_SLOT;
             for (int k = 0; k < links; k++) {
@@ -96,12 +105,19 @@ __global__ void __launch_bounds__(THREADS) objects_kernel(const uint8_t *cells, 
                 if (par[t] >= 0 && (!uni || col[t] == col[s])) uf_unite(par, s, t);
             }
         }
-        __syncthreads();
-        for (int s = threadIdx.x; s < ARC_SLOT_CELLS; s += blockDim.x) {
-            int r = par[s] < 0 ? -1 : uf_find(par, s);
-            out[s] = (int16_t)(r < 0 ? -1 : (r / ARC_SLOT) * w + r % ARC_SLOT);
+        __syncwarp();
+        /* labels two at a time: 450 words per grid */
+        uint32_t *out2 = (uint32_t *)(labels + g * ARC_SLOT_CELLS);
+        for (int k = lane; k < ARC_SLOT_CELLS / 2; k += 32) {
+            uint32_t pair = 0;
+            for (int b = 0; b < 2; b++) {
+                int s = 2 * k + b, r = par[s] < 0 ? -1 : uf_find(par, s);
+                int16_t l = (int16_t)(r < 0 ? -1 : (r / ARC_SLOT) * w + r % ARC_SLOT);
+                pair |= (uint32_t)(uint16_t)l << (16 * b);
+            }
+            out2[k] = pair;
         }
-        __syncthreads(); /* the next grid reuses the shared arrays */
+        __syncwarp(); /* the next grid reuses the warp's shared arrays */
     }
 }
 
@@ -140,8 +156,9 @@ static int arc_objects_labels(const tdm_backend *b, const uint8_t *cells, const 
         CK(cudaMemcpyAsync(d_cells, cells + at * ARC_SLOT_CELLS, m * ARC_SLOT_CELLS, cudaMemcpyHostToDevice, st), "copying grids");
         CK(cudaMemcpyAsync(d_hw, hw + 2 * at, m * 2, cudaMemcpyHostToDevice, st), "copying shapes");
         CK(cudaEventRecord(ev[1], st), "event");
-        unsigned blocks = (unsigned)(m < (size_t)ci->sms * 64 ? m : (size_t)ci->sms * 64);
-        objects_kernel<<<blocks, THREADS, 0, st>>>(d_cells, d_hw, m, at, flags, d_labels, d_bad);
+        size_t want = (m + WARPS - 1) / WARPS, fit = (size_t)ci->sms * 12;
+        unsigned blocks = (unsigned)(want < fit ? want : fit);
+        objects_kernel<<<blocks, WARPS * 32, 0, st>>>(d_cells, d_hw, m, at, flags, d_labels, d_bad);
         CK(cudaGetLastError(), "launching the objects kernel");
         CK(cudaEventRecord(ev[2], st), "event");
         CK(cudaMemcpyAsync(labels + at * ARC_SLOT_CELLS, d_labels, m * ARC_SLOT_CELLS * sizeof(int16_t),
