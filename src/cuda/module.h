@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 3
+#define TDM_CUDA_MODULE_ABI 4
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
