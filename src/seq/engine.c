@@ -8,6 +8,8 @@
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include "seq/engine_internal.h"
 
+#include "runtime/router_internal.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -182,17 +184,32 @@ int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, con
 typedef struct {
     int device;           /* 1: the device tier is searched on the device */
     tdm_route_reason why;
+    uint64_t record;      /* the router's decision record (0: none), for the measured time */
 } placement;
 
 static tdm_op metric_op(tdm_seq_metric m) {
     return m == TDM_SEQ_DIFFLIB ? TDM_OP_SEQ_DIFFLIB : m == TDM_SEQ_CHAR ? TDM_OP_SEQ_CHAR : TDM_OP_SEQ_LCS;
 }
 
-/* Where a query with this metric runs when the device tier holds dev_count patterns. tdm_backend_select
- * answers what can run it (and logs); the engine adds whether its device tier is usable and big enough. */
+/* Where a query with this metric runs when the device tier holds dev_count patterns (caller holds the
+ * read lock). TANDEM_SEQ_BACKEND=cpu|cuda forces through tdm_backend_select; auto asks the router with
+ * the device tier's work (its symbols: the recent tier is searched on the CPU either way, so its cost is
+ * the same on both sides) and its residency (the tier lives on the device). Without a trusted model the
+ * router answers RESIDENCY_ONLY, and the engine then keeps TANDEM_SEQ_GPU_MIN as a floor: a few patterns
+ * are not worth a device call. The engine adds whether its device tier is usable. */
 static int place(tdm_seq_engine *e, tdm_seq_metric metric, uint32_t dev_count, placement *p) {
     const tdm_backend *b;
-    int rc = tdm_backend_select(e->ctx, metric_op(metric), e->pref, &b, &p->why);
+    int rc;
+    p->record = 0;
+    if (e->pref != TDM_DEVICE_AUTO) {
+        rc = tdm_backend_select(e->ctx, metric_op(metric), e->pref, &b, &p->why);
+    } else {
+        tdm_seq_work_args wa = {.patterns = dev_count, .symbols = e->store->off[dev_count] - e->store->off[0]};
+        tdm_route_req q = {.op = metric_op(metric), .work = tdm_seq_query_work(&wa), .resident = 1};
+        tdm_route_decision d;
+        rc = tdm_route(e->ctx, &q, &d);
+        b = d.backend, p->why = d.reason, p->record = d.record;
+    }
     if (rc) return rc;
     p->device = 0;
     if (b->kind != TDM_BACKEND_CUDA) return TDM_OK;
@@ -205,7 +222,7 @@ static int place(tdm_seq_engine *e, tdm_seq_metric metric, uint32_t dev_count, p
         if (e->pref == TDM_DEVICE_CUDA && e->strict)
             return tdm_error(TDM_E_DEVICE, "seq engine: the device tier on %s is off after a device error (TANDEM_STRICT)", b->name);
         p->why = TDM_ROUTE_DEVICE_ERROR;
-    } else if (e->pref == TDM_DEVICE_CUDA || dev_count >= e->opts.gpu_min_patterns) {
+    } else if (e->pref == TDM_DEVICE_CUDA || p->why != TDM_ROUTE_RESIDENCY_ONLY || dev_count >= e->opts.gpu_min_patterns) {
         p->device = 1;
     } else {
         p->why = TDM_ROUTE_SMALL_INPUT;
@@ -271,7 +288,9 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
     int rc = atomic_load(&e->failed) ? tdm_error(TDM_E_DEVICE, "the device tier is off after an earlier device error")
                                      : e->ops->query(e->dstore, &q, r);
     if (!rc) rc = check_dresult(r, limit, o->top_k);
-    if (rc && !atomic_exchange(&e->failed, 1)) *fresh = 1;
+    /* Out of device memory (after the monitor's trim, eviction and retry) is not a broken device: this
+     * query falls back to the CPU and the tier stays on for the next. */
+    if (rc && rc != TDM_E_DEVICE_OOM && !atomic_exchange(&e->failed, 1)) *fresh = 1;
     pthread_mutex_unlock(&e->dev_mu);
     if (rc) {
         tdm_free(r->hits);
@@ -324,6 +343,7 @@ static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const
 
 static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     tdm_seq_store *s = e->store;
+    double t0 = tdm_seq_tier_now_ms();
     tdm_seq_result recent = {0};
     uint32_t *need = NULL;
     size_t n_need = 0;
@@ -340,6 +360,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         if (rc) return rc;
         cpu_stats(&out->stats, pl.why, c);
         count_query(e, 0, pl.why == TDM_ROUTE_DEVICE_ERROR, 1);
+        tdm_route_measured(e->ctx, pl.record, (tdm_seq_tier_now_ms() - t0) * 1e3);
         return TDM_OK;
     }
     if (!rc) rc = tdm_seq_query_range(s, stm, o, d, c, &recent);
@@ -362,14 +383,21 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         rc = join(dr.hits, dr.n, &ds, &recent, o->top_k, out);
         tdm_seq_result_clear(&recent);
         if (!rc) count_query(e, 1, 0, 1);
+        if (!rc) tdm_route_measured(e->ctx, pl.record, (tdm_seq_tier_now_ms() - t0) * 1e3);
         return rc;
     }
     /* The device failed: the CPU answers, over the older tier too, unless the device was forced strictly. */
     char msg[512];
     snprintf(msg, sizeof msg, "%s", tdm_last_error());
+    int oom = rc == TDM_E_DEVICE_OOM;
     if (fresh)
         tdm_log(TDM_LOG_WARN, "seq engine: %s: query failed (%s: %s); the device tier is off, queries run on the CPU",
                 e->dev->name, tdm_status_name(rc), msg);
+    if (oom) {
+        tdm_mem_monitor_count_fallback(tdm_backend_monitor(e->dev));
+        tdm_log(TDM_LOG_WARN, "seq engine: %s: out of device memory for a query (%s); the CPU answers (OOM_FALLBACK)",
+                e->dev->name, msg);
+    }
     count_query(e, 0, 1, 1);
     if (e->pref == TDM_DEVICE_CUDA && e->strict) {
         tdm_seq_result_clear(&recent);
@@ -385,7 +413,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         tdm_seq_result_clear(&older);
     }
     tdm_seq_result_clear(&recent);
-    if (!rc) cpu_stats(&out->stats, TDM_ROUTE_DEVICE_ERROR, c);
+    if (!rc) cpu_stats(&out->stats, oom ? TDM_ROUTE_OOM_FALLBACK : TDM_ROUTE_DEVICE_ERROR, c);
     return rc;
 }
 

@@ -185,6 +185,10 @@ static inline tdm_ctx *make_ctx(tdm_device_pref pref, int strict, int with_fake)
     c.device = TDM_DEVICE_CPU;
     c.seq_backend = pref;
     c.strict = strict;
+    /* No cost model: the router answers RESIDENCY_ONLY for the fake (tests of the model itself are in
+     * test_router.c), and nothing is read from or written to the user's cache. */
+    c.calibrate = TDM_CALIBRATE_OFF;
+    c.costmodel_path = "";
     tdm_ctx *ctx;
     assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
     if (with_fake) {
