@@ -99,7 +99,7 @@ int tdm_calibrate(tdm_ctx *ctx, unsigned mask) {
     for (int i = 1; i < ctx->nbackends && !gpu; i++)
         if (ctx->backends[i]->kind == TDM_BACKEND_CUDA) gpu = ctx->backends[i];
     double budget_ms = ctx->cfg.calibration_budget_ms;
-    int link = gpu && (!m.link_trusted || mask == 0);
+    int link = gpu && gpu->alloc && gpu->copy && (!m.link_trusted || mask == 0);
     double share = budget_ms / (nfam + (link ? 1 : 0) > 0 ? nfam + (link ? 1 : 0) : 1);
     int rc = TDM_OK;
     if (link) {

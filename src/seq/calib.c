@@ -99,7 +99,8 @@ int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
         if (!rc) rc = tdm_seq_stm_from_ids(s->vocab, syms, n < STM_LEN ? n : STM_LEN, &stms[k]);
     }
     double start = tdm_cal_now_us(), budget_us = budget_ms * 1e3;
-    int live = nb;
+    int live = 0;
+    for (int i = 0; i < nb; i++) live += !lanes[i].done;
     for (double w = TDM_CAL_FIRST_WORK; !rc && live > 0 && pts[0].n < 32; w *= TDM_CAL_STEP) {
         rc = grow(s, g, ranks, ids, w);
         uint32_t *need[NSTM] = {0};
