@@ -79,6 +79,7 @@ int cmd_seq_query(int argc, char **argv);
 int cmd_seq_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* The process's context, created on first use; failures are printed and give NULL. */
 tdm_ctx *cli_ctx(void);

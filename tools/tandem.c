@@ -26,6 +26,7 @@ static const cli_command commands[] = {
     {"seq", "sequence engine: score pairs, generate data, build stores, query them", cmd_seq},
     {"demo", "build a generated store and show matching queries (what 'make run' runs)", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
+    {"calibrate", "measure the router's cost model on this machine and save it", cmd_calibrate},
     {"version", "print the version", cmd_version},
 };
 

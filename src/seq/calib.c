@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define NSTM 4
-#define STM_LEN 8
+#define STM_LEN 64 /* whole stored patterns: a KATO STM is what patterns are learned from */
 
 double tdm_seq_query_work(const void *args) {
     const tdm_seq_work_args *a = (const tdm_seq_work_args *)args;
@@ -90,7 +90,7 @@ int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
             else rc = bs[i]->seq->store_new(bs[i], &lanes[i].d);
         }
     }
-    /* STMs: prefixes of stored patterns, as a KATO STM resembles what was learned. */
+    /* STMs: stored patterns, as a KATO STM resembles what was learned. */
     if (!rc) rc = grow(s, g, ranks, ids, TDM_CAL_FIRST_WORK);
     for (int k = 0; k < NSTM && !rc; k++) {
         const uint32_t *syms;
@@ -101,7 +101,11 @@ int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
     double start = tdm_cal_now_us(), budget_us = budget_ms * 1e3;
     int live = 0;
     for (int i = 0; i < nb; i++) live += !lanes[i].done;
+    double last_us = 0.0; /* the slowest lane's median at the last size: the next costs about 4x that per run */
     for (double w = TDM_CAL_FIRST_WORK; !rc && live > 0 && pts[0].n < 32; w *= TDM_CAL_STEP) {
+        double next = TDM_CAL_STEP * last_us * (TDM_CAL_WARMUPS + TDM_CAL_RUNS) * live;
+        if (w > TDM_CAL_FIRST_WORK && tdm_cal_now_us() - start + next > budget_us) break;
+        last_us = 0.0;
         rc = grow(s, g, ranks, ids, w);
         uint32_t *need[NSTM] = {0};
         size_t n_need[NSTM] = {0};
@@ -136,6 +140,7 @@ int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
             p->levels[p->n] = 0.0;
             p->us[p->n++] = med > 0.01 ? med : 0.01;
             p->runs += TDM_CAL_RUNS;
+            if (med > last_us) last_us = med;
             if (med > TDM_CAL_STOP_US) l->done = 1, live--;
         }
         for (int k = 0; k < NSTM; k++) tdm_free(need[k]);
