@@ -117,8 +117,9 @@ const char *tdm_route_reason_name(tdm_route_reason r);
 /* Chooses the backend for op under preference pref (TDM_DEVICE_AUTO/CPU/CUDA): a backend is considered
  * only if it supports op. Forced CUDA without a usable device falls back to the CPU with reason
  * FORCED_GPU_UNAVAILABLE, or fails with TDM_E_UNSUPPORTED when TANDEM_STRICT is on. With
- * TANDEM_DEBUG_ROUTER=1 each decision and its reason is logged (at warn level, so it shows by default). This is the placement hook the measured
- * cost model plugs into; until the model exists, auto prefers a GPU that supports the op. */
+ * TANDEM_DEBUG_ROUTER=1 each decision and its reason is logged (at warn level, so it shows by default). This
+ * answers what *can* run op (auto: a GPU that supports it, reason PREFER_GPU); where it *should* run,
+ * given its size and residency, is tdm_route's answer below. */
 int tdm_backend_select(const tdm_ctx *ctx, tdm_op op, tdm_device_pref pref, const tdm_backend **out,
                        tdm_route_reason *reason);
 
