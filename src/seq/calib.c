@@ -101,12 +101,17 @@ int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
     double start = tdm_cal_now_us(), budget_us = budget_ms * 1e3;
     int live = 0;
     for (int i = 0; i < nb; i++) live += !lanes[i].done;
-    double last_us = 0.0; /* the slowest lane's median at the last size: the next costs about 4x that per run */
+    /* A step is not started when it would pass the budget: its runs cost about 4x the slowest lane's
+     * last median each, and growing the store (learning, indexing) about the last growth's rate per
+     * symbol, which dominates on small machines. */
+    double last_us = 0.0, grow_rate = 0.0;
     for (double w = TDM_CAL_FIRST_WORK; !rc && live > 0 && pts[0].n < 32; w *= TDM_CAL_STEP) {
-        double next = TDM_CAL_STEP * last_us * (TDM_CAL_WARMUPS + TDM_CAL_RUNS) * live;
+        double next = TDM_CAL_STEP * last_us * (TDM_CAL_WARMUPS + TDM_CAL_RUNS) * live + grow_rate * (w - (double)s->nsym);
         if (w > TDM_CAL_FIRST_WORK && tdm_cal_now_us() - start + next > budget_us) break;
         last_us = 0.0;
+        double g0 = tdm_cal_now_us(), have_sym = (double)s->nsym;
         rc = grow(s, g, ranks, ids, w);
+        if ((double)s->nsym > have_sym) grow_rate = (tdm_cal_now_us() - g0) / ((double)s->nsym - have_sym);
         uint32_t *need[NSTM] = {0};
         size_t n_need[NSTM] = {0};
         for (int k = 0; k < NSTM && !rc; k++)
