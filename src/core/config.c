@@ -371,4 +371,11 @@ void tdm_config_dump(const tdm_config *cfg, FILE *out) {
         default: fprintf(out, "%s=%d (%s)\n", v->name, x, from); break;
         }
     }
+    for (int op = 0; op < TDM_OP_COUNT; op++) {
+        int x = cfg->route_op[op];
+        if (x == TDM_CONFIG_UNSET_OP) continue;
+        char sfx[64];
+        op_suffix(op, sfx, sizeof sfx);
+        fprintf(out, "TANDEM_ROUTE_%s=%s (set)\n", sfx, x == TDM_DEVICE_CPU ? "cpu" : x == TDM_DEVICE_CUDA ? "gpu" : "auto");
+    }
 }
