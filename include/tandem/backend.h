@@ -280,6 +280,8 @@ void tdm_mem_monitor_free(tdm_mem_monitor *m); /* accepts NULL */
 /* Registers an eviction callback; lower priority values are called first. *handle identifies it.
  * Errors: TDM_E_INVAL, TDM_E_NOMEM (more than 64 callbacks). */
 int tdm_mem_monitor_register(tdm_mem_monitor *m, tdm_evict_fn fn, void *user, int priority, int *handle);
+/* Removes a callback; on return no pass calls it any more (a pass already running is waited for, unless
+ * the caller is that pass), so its user data may be freed. */
 void tdm_mem_monitor_unregister(tdm_mem_monitor *m, int handle);
 /* Samples now and acts on a level entered (MODERATE: callbacks notified with wanted 0; HIGH, CRITICAL:
  * trim, then callbacks until u < (HIGH threshold - 0.05)). *level (may be NULL) gets the new level. */

@@ -12,6 +12,7 @@
 #include "runtime/router_internal.h"
 
 #include <math.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -39,6 +40,9 @@ struct tdm_mem_monitor {
     atomic_int running, pending;
     _Atomic uint64_t live, peak, allocations, frees, failures, fallbacks, retries_ok, trims, passes, evicted, samples;
 };
+
+/* Set while this thread runs callbacks, so that a callback unregistering itself does not wait for itself. */
+static _Thread_local int in_callbacks;
 
 const char *tdm_pressure_name(tdm_pressure p) {
     static const char *names[] = {"LOW", "MODERATE", "HIGH", "CRITICAL"};
@@ -115,6 +119,9 @@ void tdm_mem_monitor_unregister(tdm_mem_monitor *m, int handle) {
             break;
         }
     pthread_mutex_unlock(&m->mu);
+    /* A pass that copied the list before the removal may still call it: wait for that pass, so that the
+     * caller may free `user` on return. Later passes copy the list without it. */
+    while (!in_callbacks && atomic_load(&m->running)) sched_yield();
 }
 
 static double utilisation(const tdm_mem_sample *s) {
@@ -170,8 +177,10 @@ static size_t run_callbacks(tdm_mem_monitor *m, tdm_pressure lvl, size_t wanted)
             pthread_mutex_unlock(&m->mu);
             atomic_fetch_add(&m->passes, 1);
             size_t got = 0;
+            in_callbacks = 1;
             for (int i = 0; i < n && (!wanted || got < wanted); i++)
                 got += cbs[i].fn(cbs[i].user, lvl, wanted ? wanted - got : 0);
+            in_callbacks = 0;
             freed += got;
             atomic_fetch_add(&m->evicted, got);
         }

@@ -122,12 +122,19 @@ int tdm_seq_engine_new(tdm_seq_store *store, const tdm_seq_engine_opts *o, tdm_s
         return rc;
     }
     if (e->dstore && !atomic_load(&e->failed) && opts.sync_interval_s > 0.0) tdm_seq_tier_thread_start(e);
+    /* The device tier is a copy of the host store: under memory pressure it is the first thing to give. */
+    if (e->dstore && e->dev->mem &&
+        tdm_mem_monitor_register(e->dev->mem, tdm_seq_engine_evict, e, 10, &e->evict_handle)) {
+        tdm_log(TDM_LOG_WARN, "seq engine: no eviction callback (%s)", tdm_last_error());
+        e->evict_handle = 0;
+    }
     *out = e;
     return TDM_OK;
 }
 
 void tdm_seq_engine_free(tdm_seq_engine *e) {
     if (!e) return;
+    if (e->evict_handle) tdm_mem_monitor_unregister(e->dev->mem, e->evict_handle);
     tdm_seq_tier_thread_stop(e);
     if (e->dstore) e->ops->store_free(e->dstore);
     tdm_seq_store_free(e->store);
@@ -276,9 +283,10 @@ static int check_dresult(const tdm_seq_dresult *r, uint32_t limit, uint32_t top_
     return TDM_OK;
 }
 
-/* Searches the device tier (ids < limit). *fresh: the error came from this call (not an earlier one). */
+/* Searches the device tier (ids < limit) as it was at `epoch`. *fresh: the error came from this call (not
+ * an earlier one). */
 static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t limit,
-                        const uint32_t *need, size_t n_need, tdm_seq_dresult *r, int *fresh) {
+                        uint32_t epoch, const uint32_t *need, size_t n_need, tdm_seq_dresult *r, int *fresh) {
     tdm_seq_dquery q = {.metric = (int)o->metric, .autojunk = o->autojunk, .stm_first = o->stm_first,
                         .stm = stm->ids, .m = stm->n, .limit = limit, .top_k = o->top_k, .need = need,
                         .n_need = n_need, .no_prefilter = o->no_prefilter};
@@ -286,7 +294,9 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
     *fresh = 0;
     pthread_mutex_lock(&e->dev_mu);
     int rc = atomic_load(&e->failed) ? tdm_error(TDM_E_DEVICE, "the device tier is off after an earlier device error")
-                                     : e->ops->query(e->dstore, &q, r);
+             : atomic_load(&e->epoch) != epoch
+                 ? tdm_error(TDM_E_DEVICE_OOM, "the device tier was dropped under memory pressure during the query")
+                 : e->ops->query(e->dstore, &q, r);
     if (!rc) rc = check_dresult(r, limit, o->top_k);
     /* Out of device memory (after the monitor's trim, eviction and retry) is not a broken device: this
      * query falls back to the CPU and the tier stays on for the next. */
@@ -351,7 +361,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     /* One snapshot of the store: the tiers' extents, the recent tier's result and the need table all
      * describe the same patterns, whatever learns and syncs do next. */
     pthread_rwlock_rdlock(&e->lock);
-    uint32_t d = atomic_load(&e->dev_count), c = s->count;
+    uint32_t d = atomic_load(&e->dev_count), c = s->count, epoch = atomic_load(&e->epoch);
     int rc = tdm_seq_query_check(s, stm, o);
     if (!rc) rc = place(e, o->metric, d, &pl);
     if (!rc && !pl.device) {
@@ -373,7 +383,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     }
     tdm_seq_dresult dr;
     int fresh;
-    rc = query_device(e, stm, o, d, need, n_need, &dr, &fresh);
+    rc = query_device(e, stm, o, d, epoch, need, n_need, &dr, &fresh);
     tdm_free(need);
     if (!rc) {
         tdm_seq_query_stats ds = {.patterns = d, .length_pruned = dr.length_pruned, .lcs_pruned = dr.lcs_pruned,
@@ -454,6 +464,47 @@ int tdm_seq_engine_query_batch(tdm_seq_engine *e, const tdm_seq_stm *stms, size_
     if (rc)
         for (size_t i = 0; i < n; i++) tdm_seq_result_clear(&out[i]);
     return rc;
+}
+
+size_t tdm_seq_engine_evict(void *user, tdm_pressure level, size_t wanted) {
+    tdm_seq_engine *e = (tdm_seq_engine *)user;
+    if (level < TDM_PRESSURE_HIGH || !wanted) return 0;
+    /* This may run inside one of this engine's own device allocations (a sync holding sync_mu and dev_mu,
+     * a query holding dev_mu, a placement holding the read lock): locks are only tried, and a busy engine
+     * frees nothing this time. With all three held nothing reads or changes the tier. */
+    if (pthread_mutex_trylock(&e->sync_mu)) return 0;
+    if (pthread_rwlock_trywrlock(&e->lock)) {
+        pthread_mutex_unlock(&e->sync_mu);
+        return 0;
+    }
+    if (pthread_mutex_trylock(&e->dev_mu)) {
+        pthread_rwlock_unlock(&e->lock);
+        pthread_mutex_unlock(&e->sync_mu);
+        return 0;
+    }
+    size_t freed = 0;
+    tdm_seq_dstore *fresh = NULL;
+    if (e->dstore && !atomic_load(&e->failed) && atomic_load(&e->dev_count) > 0 && !e->ops->store_new(e->dev, &fresh)) {
+        tdm_seq_dstore_info info = {0};
+        e->ops->store_info(e->dstore, &info);
+        e->ops->store_free(e->dstore);
+        e->dstore = fresh;
+        atomic_fetch_add(&e->epoch, 1);
+        atomic_store(&e->dev_count, 0);
+        atomic_store(&e->full, 1); /* the count trigger waits, as for a full device */
+        freed = (size_t)info.reserved_bytes;
+        pthread_mutex_lock(&e->st_mu);
+        e->st.evictions++;
+        pthread_mutex_unlock(&e->st_mu);
+    }
+    tdm_clear_error();
+    pthread_mutex_unlock(&e->dev_mu);
+    pthread_rwlock_unlock(&e->lock);
+    pthread_mutex_unlock(&e->sync_mu);
+    if (freed)
+        tdm_log(TDM_LOG_WARN, "seq engine: %s: device tier dropped under %s memory pressure (%zu bytes); the CPU answers until the next sync",
+                e->dev->name, tdm_pressure_name(level), freed);
+    return freed;
 }
 
 void tdm_seq_engine_stats_get(tdm_seq_engine *e, tdm_seq_engine_stats *st) {

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "engine_fake.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -269,12 +270,126 @@ static void test_engine_oom_fallback(void **state) {
     tdm_destroy(ctx);
 }
 
+/* Memory pressure drops the engine's device tier (its eviction callback): answers stay equal to the CPU's,
+ * the statistics say so, and a sync puts the tier back. */
+static void test_engine_eviction(void **state) {
+    tdm_ctx *ctx = make_ctx(TDM_DEVICE_AUTO, 0, 1);
+    tdm_backend *fake_b = ctx->backends[ctx->nbackends - 1];
+    fake_mem f = {1000000, 1000000, 0, 0, 0};
+    tdm_mem_monitor *mon = monitor_on(&f, 0);
+    fake_b->mem = mon; /* before the engine, which registers its callback at creation */
+    tdm_seq_store *s = make_store(ctx, 0xe71c, 400, 2000);
+    tdm_seq_engine *e = make_engine(s, 0, 0.0, 0);
+    tdm_seq_stm stms[6];
+    tu_rng r = tu_rng_for(0xe71c);
+    size_t n = make_stms(e, &r, 400, stms, 6);
+    tdm_seq_engine_stats es;
+    tdm_seq_engine_stats_get(e, &es);
+    assert_int_equal(es.device_patterns, 2000);
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "before pressure");
+    f.free = 50000; /* u = 0.95: CRITICAL */
+    tdm_pressure lvl;
+    assert_int_equal(tdm_mem_monitor_sample(mon, &lvl), TDM_OK);
+    assert_int_equal(lvl, TDM_PRESSURE_CRITICAL);
+    tdm_seq_engine_stats_get(e, &es);
+    assert_int_equal(es.evictions, 1);
+    assert_int_equal(es.device_patterns, 0);
+    assert_int_equal(es.device_failed, 0);
+    tdm_mem_stats st;
+    tdm_mem_monitor_stats(mon, &st);
+    assert_true(st.evicted_bytes > 0);
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "tier dropped");
+    f.free = 1000000;
+    assert_int_equal(tdm_mem_monitor_sample(mon, &lvl), TDM_OK);
+    assert_int_equal(lvl, TDM_PRESSURE_LOW);
+    assert_int_equal(tdm_seq_engine_sync(e), TDM_OK);
+    tdm_seq_engine_stats_get(e, &es);
+    assert_int_equal(es.device_patterns, 2000);
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "after the sync");
+    for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
+    tdm_seq_engine_free(e); /* unregisters its callback */
+    f.free = 10000;
+    assert_int_equal(tdm_mem_monitor_sample(mon, &lvl), TDM_OK); /* no callback left to call */
+    fake_b->mem = NULL;
+    tdm_mem_monitor_free(mon);
+    tdm_destroy(ctx);
+}
+
+/* Queries racing with evictions and syncs from another thread: never a wrong answer, never a device
+ * error (a query whose tier was dropped under it falls back to the CPU). */
+typedef struct {
+    tdm_seq_engine *e;
+    tdm_mem_monitor *mon;
+    fake_mem *f;
+    atomic_int stop, evictions;
+} racer;
+
+static void *pressure_loop(void *arg) {
+    racer *x = arg;
+    for (int i = 0; !atomic_load(&x->stop); i++) {
+        x->f->free = i % 2 ? 40000 : 1000000; /* only this thread samples, so a plain store will do */
+        tdm_mem_monitor_sample(x->mon, NULL);
+        if (i % 2 == 0) tdm_seq_engine_sync(x->e);
+        tdm_seq_engine_stats es;
+        tdm_seq_engine_stats_get(x->e, &es);
+        atomic_store(&x->evictions, (int)es.evictions);
+    }
+    return NULL;
+}
+
+static void test_engine_eviction_races(void **state) {
+    alarm(120);
+    tdm_ctx *ctx = make_ctx(TDM_DEVICE_AUTO, 0, 1);
+    tdm_backend *fake_b = ctx->backends[ctx->nbackends - 1];
+    fake_mem f = {1000000, 1000000, 0, 0, 0};
+    tdm_mem_monitor *mon = monitor_on(&f, 0);
+    fake_b->mem = mon;
+    tdm_seq_store *s = make_store(ctx, 0x7ace, 300, 1500);
+    tdm_seq_engine *e = make_engine(s, 0, 0.0, 0);
+    tdm_seq_stm stms[4];
+    tu_rng r = tu_rng_for(0x7ace);
+    size_t n = make_stms(e, &r, 300, stms, 4);
+    tdm_seq_query_opts o;
+    tdm_seq_query_opts_init(&o);
+    o.threshold = 0.2;
+    tdm_seq_result want[4];
+    for (size_t i = 0; i < n; i++) assert_int_equal(tdm_seq_query(tdm_seq_engine_store(e), &stms[i], &o, &want[i]), TDM_OK);
+    racer x = {.e = e, .mon = mon, .f = &f};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, pressure_loop, &x), 0);
+    /* At least 200 queries, and on until a few evictions happened (they need a moment when no query holds
+     * the engine's locks, hence the yield between queries). */
+    for (int it = 0; it < 200 || (it < 20000 && atomic_load(&x.evictions) < 3); it++) {
+        sched_yield();
+        size_t i = (size_t)it % n;
+        tdm_seq_result got;
+        assert_int_equal(tdm_seq_engine_query(e, &stms[i], &o, &got), TDM_OK);
+        tu_check(got.n == want[i].n, "iteration %d: %zu hits, expected %zu", it, got.n, want[i].n);
+        for (size_t k = 0; k < got.n; k++) tu_check(got.hits[k].id == want[i].hits[k].id, "iteration %d hit %zu", it, k);
+        tdm_seq_result_clear(&got);
+    }
+    atomic_store(&x.stop, 1);
+    pthread_join(t, NULL);
+    tdm_seq_engine_stats es;
+    tdm_seq_engine_stats_get(e, &es);
+    assert_int_equal(es.device_failed, 0);
+    assert_true(es.evictions > 0);
+    assert_int_equal(atomic_load(&fake.overlaps), 0); /* no two calls on the device store at once */
+    for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]), tdm_seq_result_clear(&want[i]);
+    tdm_seq_engine_free(e);
+    fake_b->mem = NULL;
+    tdm_mem_monitor_free(mon);
+    tdm_destroy(ctx);
+    alarm(0);
+}
+
 int main(void) {
     tu_init_seed("test_devmem");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pressure_hysteresis),        cmocka_unit_test(test_levels_and_callbacks),
         cmocka_unit_test(test_limit_relief_and_retry),     cmocka_unit_test(test_callback_allocating_during_eviction),
-        cmocka_unit_test(test_engine_oom_fallback),
+        cmocka_unit_test(test_engine_oom_fallback),        cmocka_unit_test(test_engine_eviction),
+        cmocka_unit_test(test_engine_eviction_races),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
