@@ -74,7 +74,16 @@ void tdm_router_free(tdm_ctx *ctx) {
     for (size_t i = 0; i < r->nretired; i++) tdm_free(r->retired[i]);
     tdm_free(r->retired);
     tdm_free(atomic_load(&r->model));
-    for (int i = 0; i < TDM_MAX_BACKENDS; i++) tdm_mem_monitor_free(r->monitors[i]);
+    for (int i = 0; i < TDM_MAX_BACKENDS; i++) {
+        if (!r->monitors[i]) continue;
+        /* Everything the library took on the device must be back by now (the backends are gone). */
+        tdm_mem_stats st;
+        tdm_mem_monitor_stats(r->monitors[i], &st);
+        if (st.live_bytes)
+            tdm_log(TDM_LOG_WARN, "device %d: %llu bytes in %llu allocations not freed at tdm_destroy", i,
+                    (unsigned long long)st.live_bytes, (unsigned long long)(st.allocations - st.frees));
+        tdm_mem_monitor_free(r->monitors[i]);
+    }
     tdm_free(r->ring);
     pthread_mutex_destroy(&r->mu);
     tdm_free(r);
