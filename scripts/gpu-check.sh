@@ -52,4 +52,14 @@ elif [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/bench_seq_gpu ]; th
   step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$(nproc)" --json "$OUT/bench_seq_gpu.json"
   tail -60 "$OUT/bench-gpu.log"
 fi
+# The router (issue 6): calibrate this machine into $OUT, then decision cost and picks vs measured truth
+# over the seq query sweep for both metrics (docs/runtime.md; bench/RESULTS.md says how to read them).
+if [ "$status" = 0 ] && [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/bench_router ]; then
+  export TANDEM_COSTMODEL_PATH="$OUT/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=20000
+  step calibrate build-gpu/tandem calibrate
+  cat "$OUT/calibrate.log"
+  step bench-router build-gpu/bench/bench_router --max-patterns 4096000
+  step bench-router-difflib build-gpu/bench/bench_router --max-patterns 4096000 --metric difflib --decisions 100000
+  tail -30 "$OUT/bench-router.log" "$OUT/bench-router-difflib.log"
+fi
 exit $status

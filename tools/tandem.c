@@ -28,6 +28,7 @@ static const cli_command commands[] = {
     {"arc", "ARC DSL: run solver programs on ARC tasks, check program files", cmd_arc},
     {"demo", "build a generated store and show matching queries (what 'make run' runs)", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
+    {"calibrate", "measure the router's cost model on this machine and save it", cmd_calibrate},
     {"version", "print the version", cmd_version},
 };
 

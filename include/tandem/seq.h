@@ -291,7 +291,9 @@ typedef struct {
     double last_sync_ms;
     uint64_t queries_device;         /* queries that searched the device tier */
     uint64_t queries_cpu;            /* queries answered on the CPU alone */
-    uint64_t fallbacks;              /* queries the CPU answered after a device error */
+    uint64_t fallbacks;              /* queries the CPU answered after a device error or out of device memory */
+    uint64_t evictions;              /* device tiers dropped under device memory pressure (the host store
+                                        stays; the next interval/manual/training sync uploads again) */
     int device_full;                 /* the last sync stopped because the device was full */
     int device_failed;               /* a device error turned the device tier off */
     int training;                    /* training mode is on */

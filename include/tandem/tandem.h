@@ -50,7 +50,8 @@ const char *tdm_version(void);
     X(TDM_E_UNSUPPORTED, -15, "not supported")                                                             \
     X(TDM_E_PARSE, -16, "parse error")                                                                     \
     X(TDM_E_VERSION, -17, "unsupported format version")                                                   \
-    X(TDM_E_ARC_RAISE, -25, "ARC DSL call failed (the Python reference raises here)")
+    X(TDM_E_ARC_RAISE, -25, "ARC DSL call failed (the Python reference raises here)")                      \
+    X(TDM_E_STALE, -51, "made on another machine or configuration")
 
 typedef enum {
 #define TDM_X_ENUM(name, value, text) name = value,
@@ -139,14 +140,34 @@ typedef struct {
                                  background thread); default 300 */
     int seq_gpu_min;          /* TANDEM_SEQ_GPU_MIN: 0..2^31-1 device-tier patterns from which auto placement
                                  searches them on the GPU; default in docs/configuration.md */
+    /* Runtime (issue 6: router, cost model, device memory; spec lattice-and-runtime.md section 7). */
+    int route;                /* TANDEM_ROUTE: auto|cpu|gpu -> tdm_device_pref; default auto */
+    double route_margin;      /* TANDEM_ROUTE_MARGIN: [0, 0.9], fraction the GPU must beat the CPU by; 0.10 */
+    int route_log;            /* TANDEM_ROUTE_LOG: 0..2^24 decision records kept (0 = off); default 4096 */
+    int calibrate;            /* TANDEM_CALIBRATE: auto|off|force -> TDM_CALIBRATE_*; default auto */
+    int calibration_budget_ms; /* TANDEM_CALIBRATION_BUDGET_MS: 100..600000; default 2000 */
+    const char *costmodel_path; /* TANDEM_COSTMODEL_PATH: "" = do not persist; NULL after resolve = the
+                                   default $XDG_CACHE_HOME/tandem/costmodel.json (else ~/.cache/...) */
+    double mem_pressure[3];   /* TANDEM_MEM_PRESSURE: MODERATE, HIGH, CRITICAL; default 0.60,0.80,0.90 */
+    uint64_t mem_limit;       /* TANDEM_MEM_LIMIT: cap on library device bytes, 0 = none; size (K/M/G/T) */
+    uint64_t mem_release_threshold; /* TANDEM_MEM_RELEASE_THRESHOLD: pool release threshold; default max */
+    /* TANDEM_ROUTE_<OP> (OP = the op's name after its engine, upper case: TANDEM_ROUTE_LCS for seq.lcs):
+     * per-op override, indexed by tdm_op; TDM_CONFIG_UNSET_OP (not set) or a tdm_device_pref. */
+    signed char route_op[64];
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
-    unsigned char sources[16];
+    unsigned char sources[32];
 } tdm_config;
 
 /* The value that marks an int field of tdm_config as "not set by the caller"; NULL marks a string field.
  * A resolved string points into the environment or the caller's storage, which must stay unchanged. */
 #define TDM_CONFIG_UNSET (-0x7fffffff)
+/* The same for double fields (NaN: test with isnan), size fields and route_op entries. A size of
+ * UINT64_MAX means "max". */
+#define TDM_CONFIG_UNSET_SIZE (UINT64_MAX - 1)
+#define TDM_CONFIG_UNSET_OP (-1)
+/* TANDEM_CALIBRATE values. */
+enum { TDM_CALIBRATE_AUTO = 0, TDM_CALIBRATE_OFF = 1, TDM_CALIBRATE_FORCE = 2 };
 
 /* Marks every field unset. */
 void tdm_config_init(tdm_config *cfg);

@@ -1,6 +1,7 @@
 /* ctx.c: the context: resolved configuration, worker-thread count and the registered backends. Each
  * context is independent (no process-wide singleton whose first caller's configuration wins). */
 #include "core/internal.h"
+#include "runtime/router_internal.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -36,6 +37,14 @@ int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
         }
         tdm_log(TDM_LOG_WARN, "TANDEM_DEVICE=cuda but no usable CUDA device: running on the CPU");
     }
+    /* The router needs the registered backends (its model is keyed by them). */
+    rc = tdm_router_init(ctx);
+    if (!rc) rc = tdm_devmem_attach(ctx);
+    if (!rc && ctx->cfg.calibrate == TDM_CALIBRATE_FORCE) rc = tdm_calibrate(ctx, 0);
+    if (rc) {
+        tdm_destroy(ctx);
+        return rc;
+    }
     *out = ctx;
     return TDM_OK;
 }
@@ -44,6 +53,7 @@ void tdm_destroy(tdm_ctx *ctx) {
     if (!ctx) return;
     for (int i = ctx->nbackends - 1; i >= 0; i--)
         if (ctx->backends[i] && ctx->backends[i]->destroy) ctx->backends[i]->destroy(ctx->backends[i]);
+    tdm_router_free(ctx); /* after the backends: their monitors live here */
     tdm_cuda_unload(ctx);
     tdm_free(ctx);
 }

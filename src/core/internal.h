@@ -13,6 +13,7 @@ struct tdm_ctx {
     int nbackends;
     tdm_backend *backends[TDM_MAX_BACKENDS]; /* [0] is the CPU; owned */
     void *cuda_module;                        /* dlopen handle or NULL */
+    struct tdm_router *router;                /* routing, cost model, device monitors (src/runtime/router.c) */
 };
 
 /* Creates the CPU backend (src/runtime/backend_cpu.c). */

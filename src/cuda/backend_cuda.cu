@@ -5,6 +5,7 @@
 #include "arc/arc_device.h"
 #include "seq/seq_device.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,124 @@ int tdm_cuda_fail(cudaError_t e, const char *what) {
     return H->error(code, "cuda: %s: %s", what, cudaGetErrorString(e));
 }
 #define fail tdm_cuda_fail
+
+/* ---- device memory: the library's pool, accounting and the live-allocation table ---------------------
+ * The monitor needs each allocation's size at its free; the module keeps them in a small open-addressing
+ * table (live allocations are few: store chunks and scratch buffers), shared by the devices. */
+typedef struct {
+    void *p;
+    size_t bytes;
+    struct tdm_mem_monitor *mon;
+} live_entry;
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static live_entry *live_tab;
+static size_t live_cap, live_n;
+#define TOMB ((void *)1)
+
+static size_t live_hash(void *p) { return (size_t)(((uintptr_t)p >> 8) * 0x9E3779B97F4A7C15ull); }
+
+/* Inserts under live_mu; grows at half full. Returns -1 without host memory. */
+static int live_put(void *p, size_t bytes, struct tdm_mem_monitor *mon) {
+    if (2 * (live_n + 1) > live_cap) {
+        size_t nc = live_cap ? 2 * live_cap : 256;
+        live_entry *nt = (live_entry *)calloc(nc, sizeof *nt);
+        if (!nt) return -1;
+        for (size_t i = 0; i < live_cap; i++) {
+            if (!live_tab[i].p || live_tab[i].p == TOMB) continue;
+            size_t j = live_hash(live_tab[i].p) & (nc - 1);
+            while (nt[j].p) j = (j + 1) & (nc - 1);
+            nt[j] = live_tab[i];
+        }
+        free(live_tab);
+        live_tab = nt, live_cap = nc;
+    }
+    size_t j = live_hash(p) & (live_cap - 1);
+    while (live_tab[j].p && live_tab[j].p != TOMB) j = (j + 1) & (live_cap - 1);
+    live_tab[j] = (live_entry){p, bytes, mon};
+    live_n++;
+    return 0;
+}
+
+static int live_take(void *p, live_entry *out) {
+    if (!live_cap) return -1;
+    for (size_t j = live_hash(p) & (live_cap - 1);; j = (j + 1) & (live_cap - 1)) {
+        if (!live_tab[j].p) return -1;
+        if (live_tab[j].p == p) {
+            *out = live_tab[j];
+            live_tab[j].p = TOMB; /* tombstones are dropped at the next growth */
+            live_n--;
+            return 0;
+        }
+    }
+}
+
+static cudaError_t raw_alloc(const cuda_impl *c, void **p, size_t n, cudaStream_t s) {
+    return c->pool ? cudaMallocFromPoolAsync(p, n, c->pool, s) : cudaMalloc(p, n);
+}
+
+cudaError_t tdm_cuda_malloc(const tdm_backend *b, void **p, size_t n, cudaStream_t s) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    if (!n) n = 1;
+    if (H->mem_reserve(b->mem, n)) return cudaErrorMemoryAllocation; /* TANDEM_MEM_LIMIT, after relief */
+    cudaError_t e = raw_alloc(c, p, n, s);
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        H->mem_relieve(b->mem, n); /* trim the pool, eviction callbacks; then one retry */
+        e = raw_alloc(c, p, n, s);
+    }
+    if (e == cudaSuccess) {
+        pthread_mutex_lock(&live_mu);
+        int bad = live_put(*p, n, b->mem);
+        pthread_mutex_unlock(&live_mu);
+        if (!bad) return cudaSuccess;
+        c->pool ? cudaFreeAsync(*p, s) : cudaFree(*p);
+        e = cudaErrorMemoryAllocation;
+    }
+    H->mem_unreserve(b->mem, n);
+    H->mem_failed(b->mem);
+    return e;
+}
+
+cudaError_t tdm_cuda_free(const tdm_backend *b, void *p, cudaStream_t s) {
+    if (!p) return cudaSuccess;
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    live_entry le;
+    pthread_mutex_lock(&live_mu);
+    int found = !live_take(p, &le);
+    pthread_mutex_unlock(&live_mu);
+    cudaError_t e = c->pool ? cudaFreeAsync(p, s) : cudaFree(p);
+    if (found) H->mem_unreserve(le.mon, le.bytes);
+    return e;
+}
+
+static int cu_pool_stats(const tdm_backend *b, uint64_t *reserved, uint64_t *used) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    *reserved = *used = 0;
+    if (!c->pool) return TDM_OK;
+    uint64_t r = 0, u = 0;
+    cudaError_t e = cudaMemPoolGetAttribute(c->pool, cudaMemPoolAttrReservedMemCurrent, &r);
+    if (e == cudaSuccess) e = cudaMemPoolGetAttribute(c->pool, cudaMemPoolAttrUsedMemCurrent, &u);
+    if (e != cudaSuccess) return fail(e, "cudaMemPoolGetAttribute");
+    *reserved = r, *used = u;
+    return TDM_OK;
+}
+
+static int cu_trim(const tdm_backend *b) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    if (!c->pool) return TDM_OK;
+    /* Blocks freed on the stream return to the pool only once the stream reaches the free. */
+    cudaError_t e = cudaStreamSynchronize(c->stream);
+    if (e == cudaSuccess) e = cudaMemPoolTrimTo(c->pool, 0);
+    return e == cudaSuccess ? TDM_OK : fail(e, "cudaMemPoolTrimTo");
+}
+
+static int cu_set_release_threshold(const tdm_backend *b, uint64_t bytes) {
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    if (!c->pool) return TDM_OK;
+    uint64_t v = bytes;
+    cudaError_t e = cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReleaseThreshold, &v);
+    return e == cudaSuccess ? TDM_OK : fail(e, "cudaMemPoolSetAttribute");
+}
 
 static int cu_supports(const tdm_backend *b, tdm_op op) {
     switch (op) {
@@ -49,7 +168,7 @@ static int cu_mem_info(const tdm_backend *b, size_t *free_bytes, size_t *total_b
 static int cu_alloc(const tdm_backend *b, size_t bytes, void **ptr) {
     const cuda_impl *c = (const cuda_impl *)b->impl;
     cudaError_t e = cudaSetDevice(c->dev);
-    if (e == cudaSuccess) e = cudaMallocAsync(ptr, bytes ? bytes : 1, c->stream);
+    if (e == cudaSuccess) e = tdm_cuda_malloc(b, ptr, bytes ? bytes : 1, c->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
     if (e != cudaSuccess) return fail(e, "cudaMallocAsync");
     return TDM_OK;
@@ -59,7 +178,7 @@ static int cu_release(const tdm_backend *b, void *ptr) {
     if (!ptr) return TDM_OK;
     const cuda_impl *c = (const cuda_impl *)b->impl;
     cudaError_t e = cudaSetDevice(c->dev);
-    if (e == cudaSuccess) e = cudaFreeAsync(ptr, c->stream);
+    if (e == cudaSuccess) e = tdm_cuda_free(b, ptr, c->stream);
     if (e != cudaSuccess) return fail(e, "cudaFreeAsync");
     return TDM_OK;
 }
@@ -89,6 +208,7 @@ static void cu_destroy(tdm_backend *b) {
         cudaSetDevice(c->dev);
         cudaStreamSynchronize(c->stream);
         cudaStreamDestroy(c->stream);
+        if (c->pool) cudaMemPoolDestroy(c->pool);
         free(c);
     }
     free(b);
@@ -125,14 +245,26 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     c->sms = p.multiProcessorCount;
     e = cudaSetDevice(dev);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) {
-        /* Keep freed blocks in the pool instead of returning them to the driver at every sync. */
-        cudaMemPool_t pool;
+    int pools = 0;
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev);
+    if (e == cudaSuccess && pools) {
+        /* The library's own pool, so that trimming and statistics are the library's (not another user's
+         * of the device's default pool). Freed blocks stay in it (release threshold: all memory, until
+         * TANDEM_MEM_RELEASE_THRESHOLD says otherwise) instead of going back to the driver at each sync. */
+        cudaMemPoolProps props;
+        memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
         uint64_t keep = UINT64_MAX;
-        e = cudaDeviceGetDefaultMemPool(&pool, dev);
-        if (e == cudaSuccess) e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        e = cudaMemPoolCreate(&c->pool, &props);
+        if (e == cudaSuccess) e = cudaMemPoolSetAttribute(c->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    } else if (e == cudaSuccess) {
+        H->log(TDM_LOG_WARN, "cuda:%d has no memory pools: plain cudaMalloc/cudaFree", dev);
     }
     if (e != cudaSuccess) {
+        if (c->pool) cudaMemPoolDestroy(c->pool);
+        if (c->stream) cudaStreamDestroy(c->stream);
         free(b);
         free(c);
         return fail(e, "device setup");
@@ -153,6 +285,15 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     b->destroy = cu_destroy;
     b->seq = &tdm_cuda_seq_ops;
     b->arc = &tdm_cuda_arc_ops;
+    b->pool_stats = cu_pool_stats;
+    b->trim = cu_trim;
+    b->set_release_threshold = cu_set_release_threshold;
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    char uuid[40];
+    for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)p.uuid.bytes[i]);
+    snprintf(b->identity, sizeof b->identity, "uuid %s driver %d runtime %d", uuid, drv, rt);
     *out = b;
     return TDM_OK;
 }

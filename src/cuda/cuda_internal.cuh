@@ -10,6 +10,7 @@
 typedef struct {
     int dev;
     cudaStream_t stream;
+    cudaMemPool_t pool; /* the library's own pool (NULL where the device has no memory pools) */
     int sms; /* multiprocessors, to size persistent grids */
     char name[16];
 } cuda_impl;
@@ -19,6 +20,13 @@ extern const tdm_cuda_host *tdm_cuda_host_fns;
 
 /* Reports a CUDA error as TDM_E_DEVICE_OOM (allocation failures) or TDM_E_DEVICE, naming what failed. */
 int tdm_cuda_fail(cudaError_t e, const char *what);
+
+/* Device memory of backend b, stream-ordered from its pool and reported to its monitor: over
+ * TANDEM_MEM_LIMIT, or when the device is out of memory after the monitor's trim and eviction and one
+ * retry, the result is cudaErrorMemoryAllocation (which tdm_cuda_fail turns into TDM_E_DEVICE_OOM). */
+cudaError_t tdm_cuda_malloc(const tdm_backend *b, void **p, size_t bytes, cudaStream_t s);
+/* Frees memory from tdm_cuda_malloc on stream s (NULL is fine). */
+cudaError_t tdm_cuda_free(const tdm_backend *b, void *p, cudaStream_t s);
 
 /* The sequence engine's device entry points (seq_store.cu, seq_query.cu). */
 extern const struct tdm_seq_dev_ops tdm_cuda_seq_ops;

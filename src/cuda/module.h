@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 4
+#define TDM_CUDA_MODULE_ABI 5 /* 4: device memory accounting, pool statistics and trim; 5: ARC entry points */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
@@ -17,6 +17,14 @@ typedef struct {
     /* The core's accounted allocator: memory the module hands to the core (query results). */
     void *(*malloc)(size_t bytes);
     void (*free)(void *p);
+    /* Device memory accounting (src/runtime/devmem.c, ABI 4): the module reports every device
+     * allocation to the backend's monitor (tdm_backend.mem; each function accepts NULL). reserve may
+     * refuse (TANDEM_MEM_LIMIT) after relieving pressure; relieve trims and calls the engines' eviction
+     * callbacks before the module's one retry of a failed allocation. */
+    int (*mem_reserve)(struct tdm_mem_monitor *m, size_t bytes);
+    void (*mem_unreserve)(struct tdm_mem_monitor *m, size_t bytes);
+    size_t (*mem_relieve)(struct tdm_mem_monitor *m, size_t wanted);
+    void (*mem_failed)(struct tdm_mem_monitor *m);
 } tdm_cuda_host;
 
 typedef struct {

@@ -7,6 +7,9 @@
 #include <string.h>
 
 #define H tdm_cuda_host_fns
+/* Every device allocation goes through the backend's accounting (cuda_internal.cuh). */
+#define DMALLOC(pp, n) tdm_cuda_malloc(d->backend, (void **)(pp), (n), d->stream)
+#define DFREE(p) tdm_cuda_free(d->backend, (p), d->stream)
 /* The first chunk holds at least this many symbols, later ones up to MAX_CHUNK (larger only for a tile
  * that needs more). */
 #define MIN_CHUNK (1u << 20)
@@ -17,16 +20,16 @@ int tdm_cuda_dbuf_reserve(struct tdm_seq_dstore *d, dbuf *b, size_t bytes, const
     size_t nb = b->bytes ? b->bytes : 4096;
     while (nb < bytes) nb *= 2;
     void *p = NULL;
-    cudaError_t e = cudaMallocAsync(&p, nb, d->stream);
+    cudaError_t e = DMALLOC(&p, nb);
     if (e != cudaSuccess) return tdm_cuda_fail(e, what);
-    if (b->p) cudaFreeAsync(b->p, d->stream);
+    if (b->p) DFREE(b->p);
     b->p = p;
     b->bytes = nb;
     return TDM_OK;
 }
 
 void tdm_cuda_dbuf_free(struct tdm_seq_dstore *d, dbuf *b) {
-    if (b->p) cudaFreeAsync(b->p, d->stream);
+    if (b->p) DFREE(b->p);
     b->p = NULL;
     b->bytes = 0;
 }
@@ -52,10 +55,10 @@ static int store_new(const tdm_backend *b, tdm_seq_dstore **out) {
 static void store_free(tdm_seq_dstore *d) {
     if (!d) return;
     cudaSetDevice(d->dev);
-    for (uint32_t i = 0; i < d->nchunks; i++) cudaFreeAsync(d->chunk[i], d->stream);
+    for (uint32_t i = 0; i < d->nchunks; i++) DFREE(d->chunk[i]);
     void *dev[] = {d->d_chunk, d->d_tiles, d->d_ids, d->d_lens};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
-        if (dev[i]) cudaFreeAsync(dev[i], d->stream);
+        if (dev[i]) DFREE(dev[i]);
     dbuf *bufs[] = {&d->q, &d->out_id, &d->out_sim, &d->alt_id, &d->alt_sim, &d->temp, &d->hits, &d->scr, &d->cnt, &d->hist, &d->cslot, &d->xslot};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) tdm_cuda_dbuf_free(d, bufs[i]);
     cudaStreamSynchronize(d->stream);
@@ -93,14 +96,14 @@ static int cmp_lenkey(const void *x, const void *y) {
 /* Moves a device array of `have` bytes to a new one of `want` bytes (stream-ordered). */
 static cudaError_t regrow(tdm_seq_dstore *d, void **p, size_t have, size_t want) {
     void *np = NULL;
-    cudaError_t e = cudaMallocAsync(&np, want, d->stream);
+    cudaError_t e = DMALLOC(&np, want);
     if (e != cudaSuccess) return e;
     if (have) e = cudaMemcpyAsync(np, *p, have, cudaMemcpyDeviceToDevice, d->stream);
     if (e != cudaSuccess) {
-        cudaFreeAsync(np, d->stream);
+        DFREE(np);
         return e;
     }
-    if (*p) cudaFreeAsync(*p, d->stream);
+    if (*p) DFREE(*p);
     *p = np;
     return cudaSuccess;
 }
@@ -183,7 +186,7 @@ static int store_append(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t 
     uint32_t *fresh[64] = {0};
     uint32_t fresh_n = 0;
     for (; fresh_n < new_chunks; fresh_n++) {
-        e = cudaMallocAsync((void **)&fresh[fresh_n], new_cap[fresh_n] * 4, d->stream);
+        e = DMALLOC((void **)&fresh[fresh_n], new_cap[fresh_n] * 4);
         if (e != cudaSuccess) break;
     }
     uint32_t want_tiles = d->ntiles + nt;
@@ -210,7 +213,7 @@ static int store_append(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t 
         else d->cap_chunks = d->d_chunk_cap;
     }
     if (e != cudaSuccess) {
-        for (uint32_t i = 0; i < fresh_n; i++) cudaFreeAsync(fresh[i], d->stream);
+        for (uint32_t i = 0; i < fresh_n; i++) DFREE(fresh[i]);
         cudaStreamSynchronize(d->stream);
         free(tiles), free(stage), free(ids), free(lens);
         return tdm_cuda_fail(e, "growing the device store");
@@ -238,7 +241,7 @@ static int store_append(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t 
     free(tiles), free(stage), free(ids), free(lens);
     if (e != cudaSuccess) {
         /* The new chunks are not referenced by any tile the store counts: release them. */
-        for (uint32_t i = 0; i < new_chunks; i++) cudaFreeAsync(fresh[i], d->stream);
+        for (uint32_t i = 0; i < new_chunks; i++) DFREE(fresh[i]);
         return tdm_cuda_fail(e, "uploading patterns");
     }
     d->nchunks = want_chunks;

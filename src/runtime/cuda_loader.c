@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const tdm_cuda_host host = {tdm_error, tdm_log, tdm_malloc, tdm_free};
+static const tdm_cuda_host host = {tdm_error, tdm_log, tdm_malloc, tdm_free, tdm_mem_monitor_reserve,
+                                   tdm_mem_monitor_unreserve, tdm_mem_monitor_relieve, tdm_mem_monitor_count_failure};
 
 static void *try_open(const char *path, char *why, size_t cap) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include "seq/engine_internal.h"
 
+#include "runtime/router_internal.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -120,12 +122,19 @@ int tdm_seq_engine_new(tdm_seq_store *store, const tdm_seq_engine_opts *o, tdm_s
         return rc;
     }
     if (e->dstore && !atomic_load(&e->failed) && opts.sync_interval_s > 0.0) tdm_seq_tier_thread_start(e);
+    /* The device tier is a copy of the host store: under memory pressure it is the first thing to give. */
+    if (e->dstore && e->dev->mem &&
+        tdm_mem_monitor_register(e->dev->mem, tdm_seq_engine_evict, e, 10, &e->evict_handle)) {
+        tdm_log(TDM_LOG_WARN, "seq engine: no eviction callback (%s)", tdm_last_error());
+        e->evict_handle = 0;
+    }
     *out = e;
     return TDM_OK;
 }
 
 void tdm_seq_engine_free(tdm_seq_engine *e) {
     if (!e) return;
+    if (e->evict_handle) tdm_mem_monitor_unregister(e->dev->mem, e->evict_handle);
     tdm_seq_tier_thread_stop(e);
     if (e->dstore) e->ops->store_free(e->dstore);
     tdm_seq_store_free(e->store);
@@ -182,17 +191,32 @@ int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, con
 typedef struct {
     int device;           /* 1: the device tier is searched on the device */
     tdm_route_reason why;
+    uint64_t record;      /* the router's decision record (0: none), for the measured time */
 } placement;
 
 static tdm_op metric_op(tdm_seq_metric m) {
     return m == TDM_SEQ_DIFFLIB ? TDM_OP_SEQ_DIFFLIB : m == TDM_SEQ_CHAR ? TDM_OP_SEQ_CHAR : TDM_OP_SEQ_LCS;
 }
 
-/* Where a query with this metric runs when the device tier holds dev_count patterns. tdm_backend_select
- * answers what can run it (and logs); the engine adds whether its device tier is usable and big enough. */
+/* Where a query with this metric runs when the device tier holds dev_count patterns (caller holds the
+ * read lock). TANDEM_SEQ_BACKEND=cpu|cuda forces through tdm_backend_select; auto asks the router with
+ * the device tier's work (its symbols: the recent tier is searched on the CPU either way, so its cost is
+ * the same on both sides) and its residency (the tier lives on the device). Without a trusted model the
+ * router answers RESIDENCY_ONLY, and the engine then keeps TANDEM_SEQ_GPU_MIN as a floor: a few patterns
+ * are not worth a device call. The engine adds whether its device tier is usable. */
 static int place(tdm_seq_engine *e, tdm_seq_metric metric, uint32_t dev_count, placement *p) {
     const tdm_backend *b;
-    int rc = tdm_backend_select(e->ctx, metric_op(metric), e->pref, &b, &p->why);
+    int rc;
+    p->record = 0;
+    if (e->pref != TDM_DEVICE_AUTO) {
+        rc = tdm_backend_select(e->ctx, metric_op(metric), e->pref, &b, &p->why);
+    } else {
+        tdm_seq_work_args wa = {.patterns = dev_count, .symbols = e->store->off[dev_count] - e->store->off[0]};
+        tdm_route_req q = {.op = metric_op(metric), .work = tdm_seq_query_work(&wa), .resident = 1};
+        tdm_route_decision d;
+        rc = tdm_route(e->ctx, &q, &d);
+        b = d.backend, p->why = d.reason, p->record = d.record;
+    }
     if (rc) return rc;
     p->device = 0;
     if (b->kind != TDM_BACKEND_CUDA) return TDM_OK;
@@ -205,7 +229,7 @@ static int place(tdm_seq_engine *e, tdm_seq_metric metric, uint32_t dev_count, p
         if (e->pref == TDM_DEVICE_CUDA && e->strict)
             return tdm_error(TDM_E_DEVICE, "seq engine: the device tier on %s is off after a device error (TANDEM_STRICT)", b->name);
         p->why = TDM_ROUTE_DEVICE_ERROR;
-    } else if (e->pref == TDM_DEVICE_CUDA || dev_count >= e->opts.gpu_min_patterns) {
+    } else if (e->pref == TDM_DEVICE_CUDA || p->why != TDM_ROUTE_RESIDENCY_ONLY || dev_count >= e->opts.gpu_min_patterns) {
         p->device = 1;
     } else {
         p->why = TDM_ROUTE_SMALL_INPUT;
@@ -259,9 +283,10 @@ static int check_dresult(const tdm_seq_dresult *r, uint32_t limit, uint32_t top_
     return TDM_OK;
 }
 
-/* Searches the device tier (ids < limit). *fresh: the error came from this call (not an earlier one). */
+/* Searches the device tier (ids < limit) as it was at `epoch`. *fresh: the error came from this call (not
+ * an earlier one). */
 static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t limit,
-                        const uint32_t *need, size_t n_need, tdm_seq_dresult *r, int *fresh) {
+                        uint32_t epoch, const uint32_t *need, size_t n_need, tdm_seq_dresult *r, int *fresh) {
     tdm_seq_dquery q = {.metric = (int)o->metric, .autojunk = o->autojunk, .stm_first = o->stm_first,
                         .stm = stm->ids, .m = stm->n, .limit = limit, .top_k = o->top_k, .need = need,
                         .n_need = n_need, .no_prefilter = o->no_prefilter};
@@ -269,9 +294,13 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
     *fresh = 0;
     pthread_mutex_lock(&e->dev_mu);
     int rc = atomic_load(&e->failed) ? tdm_error(TDM_E_DEVICE, "the device tier is off after an earlier device error")
-                                     : e->ops->query(e->dstore, &q, r);
+             : atomic_load(&e->epoch) != epoch
+                 ? tdm_error(TDM_E_DEVICE_OOM, "the device tier was dropped under memory pressure during the query")
+                 : e->ops->query(e->dstore, &q, r);
     if (!rc) rc = check_dresult(r, limit, o->top_k);
-    if (rc && !atomic_exchange(&e->failed, 1)) *fresh = 1;
+    /* Out of device memory (after the monitor's trim, eviction and retry) is not a broken device: this
+     * query falls back to the CPU and the tier stays on for the next. */
+    if (rc && rc != TDM_E_DEVICE_OOM && !atomic_exchange(&e->failed, 1)) *fresh = 1;
     pthread_mutex_unlock(&e->dev_mu);
     if (rc) {
         tdm_free(r->hits);
@@ -324,6 +353,7 @@ static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const
 
 static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     tdm_seq_store *s = e->store;
+    double t0 = tdm_seq_tier_now_ms();
     tdm_seq_result recent = {0};
     uint32_t *need = NULL;
     size_t n_need = 0;
@@ -331,7 +361,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     /* One snapshot of the store: the tiers' extents, the recent tier's result and the need table all
      * describe the same patterns, whatever learns and syncs do next. */
     pthread_rwlock_rdlock(&e->lock);
-    uint32_t d = atomic_load(&e->dev_count), c = s->count;
+    uint32_t d = atomic_load(&e->dev_count), c = s->count, epoch = atomic_load(&e->epoch);
     int rc = tdm_seq_query_check(s, stm, o);
     if (!rc) rc = place(e, o->metric, d, &pl);
     if (!rc && !pl.device) {
@@ -340,6 +370,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         if (rc) return rc;
         cpu_stats(&out->stats, pl.why, c);
         count_query(e, 0, pl.why == TDM_ROUTE_DEVICE_ERROR, 1);
+        tdm_route_measured(e->ctx, pl.record, (tdm_seq_tier_now_ms() - t0) * 1e3);
         return TDM_OK;
     }
     if (!rc) rc = tdm_seq_query_range(s, stm, o, d, c, &recent);
@@ -352,7 +383,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     }
     tdm_seq_dresult dr;
     int fresh;
-    rc = query_device(e, stm, o, d, need, n_need, &dr, &fresh);
+    rc = query_device(e, stm, o, d, epoch, need, n_need, &dr, &fresh);
     tdm_free(need);
     if (!rc) {
         tdm_seq_query_stats ds = {.patterns = d, .length_pruned = dr.length_pruned, .lcs_pruned = dr.lcs_pruned,
@@ -362,14 +393,21 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         rc = join(dr.hits, dr.n, &ds, &recent, o->top_k, out);
         tdm_seq_result_clear(&recent);
         if (!rc) count_query(e, 1, 0, 1);
+        if (!rc) tdm_route_measured(e->ctx, pl.record, (tdm_seq_tier_now_ms() - t0) * 1e3);
         return rc;
     }
     /* The device failed: the CPU answers, over the older tier too, unless the device was forced strictly. */
     char msg[512];
     snprintf(msg, sizeof msg, "%s", tdm_last_error());
+    int oom = rc == TDM_E_DEVICE_OOM;
     if (fresh)
         tdm_log(TDM_LOG_WARN, "seq engine: %s: query failed (%s: %s); the device tier is off, queries run on the CPU",
                 e->dev->name, tdm_status_name(rc), msg);
+    if (oom) {
+        tdm_mem_monitor_count_fallback(tdm_backend_monitor(e->dev));
+        tdm_log(TDM_LOG_WARN, "seq engine: %s: out of device memory for a query (%s); the CPU answers (OOM_FALLBACK)",
+                e->dev->name, msg);
+    }
     count_query(e, 0, 1, 1);
     if (e->pref == TDM_DEVICE_CUDA && e->strict) {
         tdm_seq_result_clear(&recent);
@@ -385,7 +423,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         tdm_seq_result_clear(&older);
     }
     tdm_seq_result_clear(&recent);
-    if (!rc) cpu_stats(&out->stats, TDM_ROUTE_DEVICE_ERROR, c);
+    if (!rc) cpu_stats(&out->stats, oom ? TDM_ROUTE_OOM_FALLBACK : TDM_ROUTE_DEVICE_ERROR, c);
     return rc;
 }
 
@@ -426,6 +464,47 @@ int tdm_seq_engine_query_batch(tdm_seq_engine *e, const tdm_seq_stm *stms, size_
     if (rc)
         for (size_t i = 0; i < n; i++) tdm_seq_result_clear(&out[i]);
     return rc;
+}
+
+size_t tdm_seq_engine_evict(void *user, tdm_pressure level, size_t wanted) {
+    tdm_seq_engine *e = (tdm_seq_engine *)user;
+    if (level < TDM_PRESSURE_HIGH || !wanted) return 0;
+    /* This may run inside one of this engine's own device allocations (a sync holding sync_mu and dev_mu,
+     * a query holding dev_mu, a placement holding the read lock): locks are only tried, and a busy engine
+     * frees nothing this time. With all three held nothing reads or changes the tier. */
+    if (pthread_mutex_trylock(&e->sync_mu)) return 0;
+    if (pthread_rwlock_trywrlock(&e->lock)) {
+        pthread_mutex_unlock(&e->sync_mu);
+        return 0;
+    }
+    if (pthread_mutex_trylock(&e->dev_mu)) {
+        pthread_rwlock_unlock(&e->lock);
+        pthread_mutex_unlock(&e->sync_mu);
+        return 0;
+    }
+    size_t freed = 0;
+    tdm_seq_dstore *fresh = NULL;
+    if (e->dstore && !atomic_load(&e->failed) && atomic_load(&e->dev_count) > 0 && !e->ops->store_new(e->dev, &fresh)) {
+        tdm_seq_dstore_info info = {0};
+        e->ops->store_info(e->dstore, &info);
+        e->ops->store_free(e->dstore);
+        e->dstore = fresh;
+        atomic_fetch_add(&e->epoch, 1);
+        atomic_store(&e->dev_count, 0);
+        atomic_store(&e->full, 1); /* the count trigger waits, as for a full device */
+        freed = (size_t)info.reserved_bytes;
+        pthread_mutex_lock(&e->st_mu);
+        e->st.evictions++;
+        pthread_mutex_unlock(&e->st_mu);
+    }
+    tdm_clear_error();
+    pthread_mutex_unlock(&e->dev_mu);
+    pthread_rwlock_unlock(&e->lock);
+    pthread_mutex_unlock(&e->sync_mu);
+    if (freed)
+        tdm_log(TDM_LOG_WARN, "seq engine: %s: device tier dropped under %s memory pressure (%zu bytes); the CPU answers until the next sync",
+                e->dev->name, tdm_pressure_name(level), freed);
+    return freed;
 }
 
 void tdm_seq_engine_stats_get(tdm_seq_engine *e, tdm_seq_engine_stats *st) {

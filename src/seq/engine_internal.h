@@ -36,6 +36,10 @@ struct tdm_seq_engine {
     atomic_int failed;   /* a device error turned the tier off for good */
     atomic_int full;     /* the last sync (or the load) stopped because the device was full */
     atomic_int training; /* automatic syncs held back */
+    /* Bumped when memory pressure drops the device tier (engine.c, engine_evict): a query that read
+     * dev_count under an older epoch must not search the new, emptier store. */
+    _Atomic uint32_t epoch;
+    int evict_handle;    /* registration with the device's memory monitor; 0 = none */
     pthread_mutex_t sync_mu;
 
     /* The background sync thread (sync_interval_s > 0 with a device tier). */
@@ -48,6 +52,9 @@ struct tdm_seq_engine {
     pthread_mutex_t st_mu;
     tdm_seq_engine_stats st; /* counters only; the rest is filled in by tdm_seq_engine_stats_get */
 };
+
+/* The device memory monitor's eviction callback (engine.c). */
+size_t tdm_seq_engine_evict(void *user, tdm_pressure level, size_t wanted);
 
 /* Monotonic wall clock in milliseconds. */
 double tdm_seq_tier_now_ms(void);

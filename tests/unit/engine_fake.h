@@ -28,8 +28,11 @@
  * mode, the k best in top-k mode, similarity descending then id ascending, hits from tdm_malloc. Knobs
  * simulate a full device (a capacity in patterns: TDM_E_DEVICE_OOM, all or nothing) and failures. It
  * also records calls that overlap (the contract says none may) and appends made on a thread the test
- * forbids (learns must not do device work when a background thread exists). */
+ * forbids (learns must not do device work when a background thread exists). A query takes
+ * fake.query_bytes of "device memory" from the backend's monitor (tdm_backend.mem, when a test gives it
+ * one), so TANDEM_MEM_LIMIT's fallback can be tested without a GPU. */
 struct tdm_seq_dstore {
+    const tdm_backend *b;
     uint32_t *syms;
     uint64_t *off; /* count+1 entries */
     size_t nsym, capsym, capoff;
@@ -40,6 +43,7 @@ static struct {
     atomic_uint capacity; /* patterns the device can hold */
     atomic_int fail_new, fail_append, fail_query;
     atomic_int corrupt; /* 1: two rows swapped (out of order); 2: the last row's id outside the tier */
+    _Atomic size_t query_bytes; /* device scratch a query reserves from the monitor (0: none) */
     atomic_int busy, overlaps;
     atomic_ullong stores, appends, queries;
     atomic_uint last_limit;
@@ -52,6 +56,7 @@ static inline void fake_reset(void) {
     atomic_store(&fake.capacity, UINT32_MAX);
     atomic_store(&fake.fail_new, 0), atomic_store(&fake.fail_append, 0), atomic_store(&fake.fail_query, 0);
     atomic_store(&fake.corrupt, 0);
+    atomic_store(&fake.query_bytes, 0);
     atomic_store(&fake.overlaps, 0), atomic_store(&fake.bad_thread, 0), atomic_store(&fake.forbid, 0);
     atomic_store(&fake.stores, 0), atomic_store(&fake.appends, 0), atomic_store(&fake.queries, 0);
 }
@@ -64,6 +69,7 @@ static inline void fake_leave(void) { atomic_store(&fake.busy, 0); }
 static inline int fake_store_new(const tdm_backend *b, tdm_seq_dstore **out) {
     if (atomic_load(&fake.fail_new)) return tdm_error(TDM_E_DEVICE, "fake: store_new fails on purpose");
     tdm_seq_dstore *d = calloc(1, sizeof *d);
+    d->b = b;
     d->capoff = 1;
     d->off = calloc(1, sizeof *d->off);
     atomic_fetch_add(&fake.stores, 1);
@@ -128,6 +134,15 @@ static inline int fake_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq
         fake_leave();
         return tdm_error(TDM_E_DEVICE, "fake: query fails (limit %u, holding %u)", q->limit, d->count);
     }
+    size_t scratch = atomic_load(&fake.query_bytes);
+    if (scratch && d->b->mem) {
+        int rc = tdm_mem_monitor_reserve(d->b->mem, scratch);
+        if (rc) {
+            fake_leave();
+            return rc;
+        }
+        tdm_mem_monitor_unreserve(d->b->mem, scratch); /* the scratch lives only during the call */
+    }
     tdm_seq_hit *h = tdm_malloc(((size_t)q->limit + 1) * sizeof *h);
     size_t n = 0;
     tdm_seq_matcher *mt;
@@ -185,6 +200,10 @@ static inline tdm_ctx *make_ctx(tdm_device_pref pref, int strict, int with_fake)
     c.device = TDM_DEVICE_CPU;
     c.seq_backend = pref;
     c.strict = strict;
+    /* No cost model: the router answers RESIDENCY_ONLY for the fake (tests of the model itself are in
+     * test_router.c), and nothing is read from or written to the user's cache. */
+    c.calibrate = TDM_CALIBRATE_OFF;
+    c.costmodel_path = "";
     tdm_ctx *ctx;
     assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
     if (with_fake) {

@@ -39,7 +39,7 @@ static void test_engine_tiers(void **state) {
     assert_false(st.device_full || st.device_failed || st.training);
     tdm_seq_stm stms[10];
     size_t n = make_stms(e, &r, 8, stms, 8);
-    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_PREFER_GPU}, "all on device");
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "all on device");
     st = stats_of(e);
     assert_true(st.queries_device > 0 && st.queries_cpu > 0); /* char ran on the CPU */
     assert_int_equal(st.fallbacks, 0);
@@ -52,7 +52,7 @@ static void test_engine_tiers(void **state) {
     assert_int_equal(st.recent_patterns, 130);
     clear_stms(stms, n);
     n = make_stms(e, &r, 8, stms, 10);
-    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_PREFER_GPU}, "device + recent");
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "device + recent");
 
     /* A pattern learned now is the next query's best hit. */
     const char *fresh[] = {"brand", "new", "pattern"};
@@ -129,7 +129,7 @@ static void test_engine_device_full(void **state) {
     assert_false(st.device_failed);
     tdm_seq_stm stms[10];
     size_t n = make_stms(e, &r, 8, stms, 8);
-    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_PREFER_GPU}, "device full");
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "device full");
     /* Learning past the threshold on a full device does not retry at every learn... */
     unsigned long long appends = atomic_load(&fake.appends);
     learn_some(e, &r, 8, 10, 2);
@@ -150,7 +150,7 @@ static void test_engine_device_full(void **state) {
     assert_int_equal(st.recent_patterns, 0);
     assert_int_equal(st.synced_patterns, 610);
     assert_false(st.device_full);
-    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_PREFER_GPU}, "after room");
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "after room");
     clear_stms(stms, n);
     tdm_seq_engine_free(e);
 
@@ -162,7 +162,7 @@ static void test_engine_device_full(void **state) {
     assert_int_equal(st.recent_patterns, 200);
     assert_true(st.device_full);
     n = make_stms(e, &r, 8, stms, 6);
-    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_PREFER_GPU}, "no room");
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "no room");
     clear_stms(stms, n);
     tdm_seq_engine_free(e);
     tdm_destroy(ctx);
@@ -314,8 +314,8 @@ static void test_engine_placement(void **state) {
     learn_some(e, &r, 6, 60, 2);
     expect_route(e, TDM_SEQ_DIFFLIB, "cpu", TDM_ROUTE_SMALL_INPUT);
     assert_int_equal(tdm_seq_engine_sync(e), TDM_OK);
-    expect_route(e, TDM_SEQ_LCS, "fake:0", TDM_ROUTE_PREFER_GPU);
-    expect_route(e, TDM_SEQ_DIFFLIB, "fake:0", TDM_ROUTE_PREFER_GPU);
+    expect_route(e, TDM_SEQ_LCS, "fake:0", TDM_ROUTE_RESIDENCY_ONLY);
+    expect_route(e, TDM_SEQ_DIFFLIB, "fake:0", TDM_ROUTE_RESIDENCY_ONLY);
     expect_route(e, TDM_SEQ_CHAR, "cpu", TDM_ROUTE_NO_GPU_IMPL);
     st = stats_of(e);
     assert_int_equal(st.queries_device, 2);

@@ -285,7 +285,7 @@ static void test_engine_concurrency(void **state) {
     tdm_seq_engine_stats st = stats_of(e);
     assert_int_equal(st.device_patterns, 450);
     assert_int_equal(st.recent_patterns, 2 * PER - 150);
-    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_PREFER_GPU}, "after concurrency");
+    check_engine(e, stms, n, (expect){"fake:0", TDM_ROUTE_RESIDENCY_ONLY}, "after concurrency");
     atomic_store(&fake.capacity, UINT32_MAX);
     assert_int_equal(tdm_seq_engine_sync(e), TDM_OK);
     assert_int_equal(stats_of(e).recent_patterns, 0);
