@@ -25,7 +25,8 @@ static int cmd_version(int argc, char **argv) {
 static const cli_command commands[] = {
     {"seq", "sequence engine: score pairs, generate data, build stores, query them", cmd_seq},
     {"kato", "KATO-compatible engine: learn patterns, predict from an STM", cmd_kato},
-    {"demo", "build a generated store and show matching queries (what 'make run' runs)", cmd_demo},
+    {"serve", "the KATO-compatible HTTP service on the durable store (what 'make run' runs)", cmd_serve},
+    {"demo", "build a generated store and show matching queries", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
     {"version", "print the version", cmd_version},
 };

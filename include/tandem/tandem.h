@@ -138,6 +138,7 @@ typedef struct {
                                  background thread); default 300 */
     int seq_gpu_min;          /* TANDEM_SEQ_GPU_MIN: 0..2^31-1 device-tier patterns from which auto placement
                                  searches them on the GPU; default in docs/configuration.md */
+    const char *api_token;    /* TANDEM_API_TOKEN: bearer token `tandem serve` requires ("" = none); default "" */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[16];

@@ -37,6 +37,7 @@ static const var vars[] = {
     {"TANDEM_SEQ_SYNC_INTERVAL", V_INT, F(seq_sync_interval), "300", 0, 86400,
      "an integer in 0..86400 (seconds; 0 = no background sync)"},
     {"TANDEM_SEQ_GPU_MIN", V_INT, F(seq_gpu_min), "100000", 0, INT_MAX, "an integer in 0..2147483647 (patterns)"},
+    {"TANDEM_API_TOKEN", V_STR, F(api_token), "", 0, 0, "a token (any text; empty = no authentication)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])
@@ -188,6 +189,7 @@ void tdm_config_dump(const tdm_config *cfg, FILE *out) {
         const char *from = src[cfg->sources[i] < 3 ? cfg->sources[i] : 0];
         if (v->kind == V_STR) {
             const char *s = *(const char *const *)((const char *)cfg + v->offset);
+            if (v->offset == offsetof(tdm_config, api_token) && s && *s) s = "<set, not shown>"; /* a secret */
             fprintf(out, "%s=%s (%s)\n", v->name, s ? s : "", from);
             continue;
         }
