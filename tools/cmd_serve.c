@@ -93,10 +93,20 @@ int cmd_serve(int argc, char **argv) {
     int port = tdm_server_port(s);
     printf("tandem serve: listening on http://%s:%d (data %s: %llu patterns in %llu nodes, loaded in %.2f s)\n", o.host, port,
            o.data_dir, (unsigned long long)pats, (unsigned long long)nodes, secs);
-    if (!o.quiet)
-        printf("  try:  curl -s -X POST http://%s:%d/sessions -H 'Content-Type: application/json' -d '{\"node_id\": \"demo\"}'\n"
-               "        then observe, learn and ask for predictions: see README.md; Ctrl-C stops the service\n",
-               o.host, port);
+    if (!o.quiet) {
+        char base[128];
+        snprintf(base, sizeof base, "http://%s:%d", o.host, port);
+        printf("Talk to it (KATO's session API, spec/kato.md section 6; README.md has more):\n"
+               "  S=$(curl -s -X POST %s/sessions -d '{\"node_id\": \"demo\"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"session_id\"])')\n"
+               "  curl -s -X POST %s/sessions/$S/observe -d '{\"strings\": [\"hello\"]}'\n"
+               "  curl -s -X POST %s/sessions/$S/observe -d '{\"strings\": [\"world\"]}'\n"
+               "  curl -s -X POST %s/sessions/$S/learn\n"
+               "  curl -s -X POST %s/sessions/$S/observe -d '{\"strings\": [\"hello\"]}'\n"
+               "  curl -s %s/sessions/$S/predictions\n"
+               "  curl -s %s/status\n"
+               "Ctrl-C stops the service; learned patterns stay in %s.\n",
+               base, base, base, base, base, base, base, o.data_dir);
+    }
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);

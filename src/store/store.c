@@ -115,12 +115,19 @@ int tdm_store_open(const char *dir, uint64_t map_bytes, tdm_store **out) {
     }
     int mrc, rc;
     MDB_txn *txn = NULL;
-    if ((mrc = mdb_env_create(&s->env))) goto fail;
-    if ((mrc = mdb_env_set_mapsize(s->env, (size_t)(map_bytes ? map_bytes : 64ull << 30)))) goto fail;
-    if ((mrc = mdb_env_set_maxdbs(s->env, 8))) goto fail;
-    if ((mrc = mdb_env_set_maxreaders(s->env, 256))) goto fail;
-    /* NOTLS: read transactions are not tied to threads (the service's pool threads come and go) */
-    if ((mrc = mdb_env_open(s->env, dir, MDB_NOTLS, 0644))) goto fail;
+    /* the default map is large (it is address space, not disk) and is halved down to 1 GiB where the
+     * address space is limited (ulimit -v, valgrind); a map size the caller gave is used as it is */
+    for (uint64_t map = map_bytes ? map_bytes : 64ull << 30;; map /= 2) {
+        if ((mrc = mdb_env_create(&s->env))) goto fail;
+        if ((mrc = mdb_env_set_mapsize(s->env, (size_t)map)) || (mrc = mdb_env_set_maxdbs(s->env, 8)) ||
+            (mrc = mdb_env_set_maxreaders(s->env, 256)))
+            goto fail;
+        /* NOTLS: read transactions are not tied to threads (the service's pool threads come and go) */
+        if (!(mrc = mdb_env_open(s->env, dir, MDB_NOTLS, 0644))) break;
+        mdb_env_close(s->env);
+        s->env = NULL;
+        if (map_bytes || map <= 1ull << 30 || (mrc != EINVAL && mrc != ENOMEM)) goto fail;
+    }
     if ((mrc = mdb_txn_begin(s->env, NULL, 0, &txn))) goto fail;
     if ((mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &s->meta)) || (mrc = mdb_dbi_open(txn, "nodes", MDB_CREATE, &s->nodes)) ||
         (mrc = mdb_dbi_open(txn, "patterns", MDB_CREATE, &s->pats)) || (mrc = mdb_dbi_open(txn, "symbols", MDB_CREATE, &s->syms)))
