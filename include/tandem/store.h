@@ -5,7 +5,7 @@
  * never acknowledges a learn that a crash can lose, and a crash never leaves half a learn behind (LMDB's
  * copy-on-write pages: a transaction is all there or not at all).
  *
- * Layout (docs/store.md): a node record per knowledge-base id (its number, the node id it was made for, the
+ * Layout (docs/service.md, "Store"): a node record per knowledge-base id (its number, the node id it was made for, the
  * totals), one record per pattern keyed by (node number, pattern index) and one per symbol keyed by (node
  * number, 128-bit hash of the symbol), whose value also holds the symbol's bytes.
  *
