@@ -81,6 +81,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_kato(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 
 /* The process's context, created on first use; failures are printed and give NULL. */
 tdm_ctx *cli_ctx(void);

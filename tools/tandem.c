@@ -26,6 +26,7 @@ static const cli_command commands[] = {
     {"seq", "sequence engine: score pairs, generate data, build stores, query them", cmd_seq},
     {"kato", "KATO-compatible engine: learn patterns, predict from an STM", cmd_kato},
     {"serve", "the KATO-compatible HTTP service on the durable store (what 'make run' runs)", cmd_serve},
+    {"store", "the service's data directory: import patterns into a node, list nodes", cmd_store},
     {"demo", "build a generated store and show matching queries", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
     {"version", "print the version", cmd_version},

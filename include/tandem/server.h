@@ -47,6 +47,10 @@ void tdm_server_loaded(const tdm_server *s, uint64_t *nodes, uint64_t *patterns,
 /* Stops answering (requests in flight finish), closes the store and frees everything. Accepts NULL. */
 void tdm_server_stop(tdm_server *s);
 
+/* KATO's knowledge-base id of a node id (spec/kato.md 6), the key of the node in the store: a malloc'd
+ * string the caller frees with free(), or NULL without memory. */
+char *tdm_server_kb_id(const char *node_id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -59,6 +59,17 @@ int tdm_store_load(tdm_store *s, const char *kb_id, tdm_kato_kb *kb, tdm_store_p
  * another symbol under the same hash), TDM_E_NOMEM. Nothing is written on error. */
 int tdm_store_save_learn(tdm_store *s, const char *kb_id, const char *node_id, tdm_kato_kb *kb, const char *name);
 
+/* Bulk loading, for building a store offline (`tandem store import`); the service uses neither.
+ * With durable = 0 commits no longer wait for the disk (LMDB's MDB_NOSYNC) until tdm_store_sync or a
+ * durable = 1 call, which flush everything. Between tdm_store_batch_begin and tdm_store_batch_commit every
+ * tdm_store_save_learn of the calling thread goes into one transaction (no other thread may write then);
+ * a failing save aborts the whole batch. Errors: TDM_E_IO, TDM_E_BUSY (a batch is already open),
+ * TDM_E_INVAL (commit without a batch). */
+int tdm_store_set_durable(tdm_store *s, int durable);
+int tdm_store_sync(tdm_store *s);
+int tdm_store_batch_begin(tdm_store *s);
+int tdm_store_batch_commit(tdm_store *s);
+
 /* Deletes every record of kb_id in one transaction (committed on return). Errors: TDM_E_IO. */
 int tdm_store_clear(tdm_store *s, const char *kb_id);
 

@@ -51,6 +51,8 @@ char *kb_id_of(const char *node_id) {
     return out;
 }
 
+char *tdm_server_kb_id(const char *node_id) { return node_id ? kb_id_of(node_id) : NULL; }
+
 static size_t nbucket(const char *kb_id) {
     uint64_t h = 1469598103934665603ull;
     for (const unsigned char *p = (const unsigned char *)kb_id; *p; p++) h = (h ^ *p) * 1099511628211ull;

@@ -30,6 +30,7 @@ struct tdm_store {
     MDB_dbi meta, nodes, pats, syms;
     int lockfd;
     char *dir;
+    MDB_txn *batch; /* an open bulk-load transaction, or NULL */
 };
 
 static int mdb_fail(int mrc, const char *what) {
@@ -56,6 +57,7 @@ const char *tdm_store_dir(const tdm_store *s) { return s ? s->dir : ""; }
 
 void tdm_store_close(tdm_store *s) {
     if (!s) return;
+    if (s->batch) mdb_txn_abort(s->batch);
     if (s->env) mdb_env_close(s->env);
     if (s->lockfd >= 0) close(s->lockfd); /* releases the flock */
     tdm_free(s->dir);
@@ -534,8 +536,9 @@ int tdm_store_save_learn(tdm_store *s, const char *kb_id, const char *node_id, t
     enc e = {0};
     MDB_txn *txn = NULL;
     uint32_t no = 0;
-    int mrc = mdb_txn_begin(s->env, NULL, 0, &txn);
-    if (mrc) {
+    int mrc = 0;
+    if (s->batch) txn = s->batch;
+    else if ((mrc = mdb_txn_begin(s->env, NULL, 0, &txn))) {
         rc = mdb_fail(mrc, "store: begin a learn");
         goto out;
     }
@@ -567,11 +570,16 @@ int tdm_store_save_learn(tdm_store *s, const char *kb_id, const char *node_id, t
         rc = mdb_fail(mrc, "store: node");
         goto out;
     }
+    if (s->batch) {
+        txn = NULL; /* committed with the batch */
+        goto out;
+    }
     mrc = mdb_txn_commit(txn);
     txn = NULL;
     if (mrc) rc = mdb_fail(mrc, "store: commit a learn");
 out:
     if (txn) mdb_txn_abort(txn);
+    if (txn && txn == s->batch) s->batch = NULL; /* a failed save ends the batch */
     tdm_free(e.p);
     tdm_kato_pattern_free(&p);
     return rc;
@@ -615,4 +623,32 @@ int tdm_store_clear(tdm_store *s, const char *kb_id) {
     }
     /* a failed commit frees the transaction too */
     return (mrc = mdb_txn_commit(txn)) ? mdb_fail(mrc, "store: clear") : TDM_OK;
+}
+
+int tdm_store_set_durable(tdm_store *s, int durable) {
+    if (!s) return tdm_error(TDM_E_INVAL, "tdm_store_set_durable: NULL argument");
+    int mrc = mdb_env_set_flags(s->env, MDB_NOSYNC, durable ? 0 : 1);
+    if (mrc) return mdb_fail(mrc, "store: sync mode");
+    return durable ? tdm_store_sync(s) : TDM_OK;
+}
+
+int tdm_store_sync(tdm_store *s) {
+    if (!s) return tdm_error(TDM_E_INVAL, "tdm_store_sync: NULL argument");
+    int mrc = mdb_env_sync(s->env, 1);
+    return mrc ? mdb_fail(mrc, "store: sync") : TDM_OK;
+}
+
+int tdm_store_batch_begin(tdm_store *s) {
+    if (!s) return tdm_error(TDM_E_INVAL, "tdm_store_batch_begin: NULL argument");
+    if (s->batch) return tdm_error(TDM_E_BUSY, "store: a batch is already open");
+    int mrc = mdb_txn_begin(s->env, NULL, 0, &s->batch);
+    if (mrc) s->batch = NULL;
+    return mrc ? mdb_fail(mrc, "store: begin a batch") : TDM_OK;
+}
+
+int tdm_store_batch_commit(tdm_store *s) {
+    if (!s || !s->batch) return tdm_error(TDM_E_INVAL, "tdm_store_batch_commit: no batch is open");
+    int mrc = mdb_txn_commit(s->batch);
+    s->batch = NULL;
+    return mrc ? mdb_fail(mrc, "store: commit a batch") : TDM_OK;
 }
