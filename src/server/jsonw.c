@@ -91,7 +91,7 @@ void sb_double(sbuf *b, double x) {
     int n = 0;
     for (int p = 15; p <= 17; p++) {
         n = snprintf(tmp, sizeof tmp, "%.*g", p, x);
-        if (strtod(tmp, NULL) == x) break;
+        if (p == 17 || strtod(tmp, NULL) == x) break; /* 17 significant digits always read back */
     }
     sb_put(b, tmp, (size_t)n);
     if (!strpbrk(tmp, ".e")) sb_put(b, ".0", 2);
@@ -160,14 +160,22 @@ static void put_events(sbuf *b, const tdm_kato_result *r, const tdm_kato_events 
     sb_put(b, "]", 1);
 }
 
+/* , "key": (keys are plain ASCII literals; no printf on the hot path) */
+static void put_key(sbuf *b, const char *key) {
+    sb_put(b, ", \"", 3);
+    sb_puts(b, key);
+    sb_put(b, "\": ", 3);
+}
+
 static void put_num(sbuf *b, const char *key, double x) {
-    sb_printf(b, ", \"%s\": ", key);
+    put_key(b, key);
     sb_double(b, x);
 }
 
 static void put_opt(sbuf *b, const char *key, int has, double x) {
-    if (has) put_num(b, key, x);
-    else sb_printf(b, ", \"%s\": null", key);
+    put_key(b, key);
+    if (has) sb_double(b, x);
+    else sb_put(b, "null", 4);
 }
 
 static void put_prediction(sbuf *b, const tdm_kato_result *r, const tdm_kato_prediction *p) {
