@@ -5,6 +5,7 @@
  * str() of metadata values, which KATO stores as text. */
 #define _POSIX_C_SOURCE 200809L
 #include "server/internal.h"
+#include "tandem/seq.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -54,9 +55,9 @@ void sb_printf(sbuf *b, const char *fmt, ...) {
     free(big);
 }
 
-void sb_jstr(sbuf *b, const char *s, size_t n) {
+/* The escaped body of a JSON string (no quotes) for bytes that are valid UTF-8. */
+static void put_escaped(sbuf *b, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    sb_put(b, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -74,6 +75,28 @@ void sb_jstr(sbuf *b, const char *s, size_t n) {
         }
     }
     sb_put(b, s + run, n - run);
+}
+
+/* Bytes that are not UTF-8 (a percent-decoded URL echoed in a message, a message cut inside a character)
+ * become U+FFFD, so that every reply is valid JSON text. */
+void sb_jstr(sbuf *b, const char *s, size_t n) {
+    sb_put(b, "\"", 1);
+    if (!tdm_seq_utf8_check(s, n)) put_escaped(b, s, n);
+    else {
+        size_t i = 0, run = 0;
+        while (i < n) {
+            unsigned char c = (unsigned char)s[i];
+            size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+            if (len && i + len <= n && !tdm_seq_utf8_check(s + i, len)) {
+                i += len;
+                continue;
+            }
+            put_escaped(b, s + run, i - run);
+            sb_put(b, "\\ufffd", 6);
+            run = ++i;
+        }
+        put_escaped(b, s + run, n - run);
+    }
     sb_put(b, "\"", 1);
 }
 

@@ -108,6 +108,8 @@ for method, action in [("GET", ""), ("GET", "/stm"), ("POST", "/observe"), ("POS
     st, js, _ = req(method, "/sessions/session-unknown" + action, {} if method == "POST" else None)
     ck.check(st == 404 and "not found" in js["detail"], "unknown session %s %s" % (method, action), js)
 ck.status(req("GET", "/sessions/%s/bogus" % A), 404, "unknown action")
+st, js, _ = req("GET", "/sessions/bad%FF%FEid%C3")  # percent-decoded to bytes that are not UTF-8
+ck.check(st == 404 and js is not None and "bad\ufffd\ufffdid\ufffd" in js["detail"], "non-UTF-8 id echoed as valid JSON", js)
 ck.status(req("GET", "/sessions/%s/observe" % A), 405, "GET observe")
 
 # ---- configuration ---------------------------------------------------------------------------------------------
