@@ -69,7 +69,7 @@ def drain(c):
 
 def run_wrk(port, paths_file, method, body, seconds, threads):
     env = dict(os.environ, WRK_PATHS=paths_file, WRK_METHOD=method, WRK_BODY=body or "")
-    cmd = ["wrk", "-t%d" % threads, "-c64", "-d%ds" % seconds, "--latency", "-s", os.path.join(HERE, "service_wrk.lua"),
+    cmd = ["wrk", "-t%d" % threads, "-c64", "-d%ds" % seconds, "--timeout", "60s", "--latency", "-s", os.path.join(HERE, "service_wrk.lua"),
            "http://127.0.0.1:%d" % port]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env).stdout
     res = {"command": " ".join(cmd), "raw": out}
