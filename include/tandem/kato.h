@@ -294,8 +294,9 @@ int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kat
 void tdm_kato_symbol_free(tdm_kato_symbol *s);
 /* Appends a pattern exactly as exported by tdm_kato_kb_get (name, frequency, events, emotives window,
  * metadata) without touching symbol statistics or totals; restore patterns in index order so that indices
- * match. Errors: TDM_E_INVAL (bad name or NULL), TDM_E_CORRUPT (the name is already there, or it is not the
- * name of the events), TDM_E_UTF8, TDM_E_NOMEM. Nothing changes on error. */
+ * match. The name is taken as given (not recomputed from the events: loading stays one pass of copies).
+ * Errors: TDM_E_INVAL (bad name or NULL), TDM_E_CORRUPT (the name is already there, fewer than 2 symbols,
+ * event sizes that do not add up, frequency 0), TDM_E_UTF8, TDM_E_NOMEM. Nothing changes on error. */
 int tdm_kato_kb_restore_pattern(tdm_kato_kb *kb, const tdm_kato_pattern *p);
 /* Sets a symbol's statistics (the symbol must belong to a restored pattern). Errors: TDM_E_NOTFOUND,
  * TDM_E_INVAL, TDM_E_NOMEM. */
