@@ -228,12 +228,7 @@ static int h_cognition(request *q, session *ss, reply *r) {
     json_t *p = percept_or_empty(ss);
     sbuf *b = &r->body;
     sb_puts(b, "{\"cognition_data\": {\"predictions\": ");
-    sbuf tmp = {0};
-    sb_predictions(&tmp, res); /* {"predictions": [...], ...: cut to the list */
-    const char *lst = tmp.p ? strchr(tmp.p, '[') : NULL, *end = tmp.p ? strstr(tmp.p, "], \"future_potentials\"") : NULL;
-    if (lst && end) sb_put(b, lst, (size_t)(end - lst) + 1);
-    else sb_puts(b, "[]"), b->failed |= tmp.failed;
-    free(tmp.p);
+    sb_prediction_list(b, res);
     tdm_kato_result_free(res);
     sb_puts(b, ", \"emotives\": "), sb_json(b, json_object_get(p, "emotives"));
     sb_puts(b, ", \"symbols\": [], \"command\": \"\", \"metadata\": "), sb_json(b, json_object_get(p, "metadata"));

@@ -251,14 +251,21 @@ static void put_prediction(sbuf *b, const tdm_kato_result *r, const tdm_kato_pre
     sb_put(b, "}", 1);
 }
 
-void sb_predictions(sbuf *b, const tdm_kato_result *r) {
-    size_t n = tdm_kato_result_count(r), nf = tdm_kato_result_future_count(r);
-    sb_puts(b, "{\"predictions\": [");
+void sb_prediction_list(sbuf *b, const tdm_kato_result *r) {
+    size_t n = tdm_kato_result_count(r);
+    sb_put(b, "[", 1);
     for (size_t i = 0; i < n; i++) {
         if (i) sb_put(b, ", ", 2);
         put_prediction(b, r, tdm_kato_result_get(r, i));
     }
-    sb_puts(b, "], \"future_potentials\": ");
+    sb_put(b, "]", 1);
+}
+
+void sb_predictions(sbuf *b, const tdm_kato_result *r) {
+    size_t nf = tdm_kato_result_future_count(r);
+    sb_puts(b, "{\"predictions\": ");
+    sb_prediction_list(b, r);
+    sb_puts(b, ", \"future_potentials\": ");
     if (tdm_kato_result_stats(r)->fast_path) {
         sb_puts(b, "null");
         return;
