@@ -70,6 +70,16 @@ int tdm_store_sync(tdm_store *s);
 int tdm_store_batch_begin(tdm_store *s);
 int tdm_store_batch_commit(tdm_store *s);
 
+/* The same in two steps, for several learns in one commit (the service's group commit): prepare reads
+ * what the learns of names[0..n) changed out of kb into records (call it while kb cannot change, so that
+ * the records are one consistent state), write puts them into one transaction and commits it, and frees
+ * *p whatever happens. Errors: as tdm_store_save_learn. */
+typedef struct tdm_store_pending tdm_store_pending;
+int tdm_store_prepare(tdm_store *s, const char *kb_id, const char *node_id, tdm_kato_kb *kb, const char *const *names, size_t n,
+                      tdm_store_pending **p);
+int tdm_store_write(tdm_store *s, tdm_store_pending *p);
+void tdm_store_pending_free(tdm_store_pending *p);
+
 /* Deletes every record of kb_id in one transaction (committed on return). Errors: TDM_E_IO. */
 int tdm_store_clear(tdm_store *s, const char *kb_id);
 

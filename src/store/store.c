@@ -496,76 +496,155 @@ static int node_get_or_make(tdm_store *s, MDB_txn *txn, const char *kb_id, uint3
     return TDM_OK;
 }
 
-static int put_symbols(tdm_store *s, MDB_txn *txn, uint32_t no, tdm_kato_kb *kb, const tdm_kato_pattern *p, enc *e) {
-    for (size_t i = 0; i < p->nsyms; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++) seen = p->sym_lens[j] == p->sym_lens[i] && !memcmp(p->syms[j], p->syms[i], p->sym_lens[i]);
-        if (seen) continue;
-        tdm_kato_symbol y;
-        int rc = tdm_kato_kb_symbol_get(kb, p->syms[i], p->sym_lens[i], &y);
-        if (rc) return rc;
-        e->n = 0;
-        symbol_encode(e, &y, p->syms[i], p->sym_lens[i]);
-        tdm_kato_symbol_free(&y);
-        if (e->failed) return tdm_error(TDM_E_NOMEM, "store: no memory");
-        unsigned char kb20[20];
-        symbol_key(kb20, no, p->syms[i], p->sym_lens[i]);
-        MDB_val k = {20, kb20}, v;
-        int mrc = mdb_get(txn, s->syms, &k, &v);
-        if (!mrc) {
-            size_t len;
-            const char *old = symbol_bytes(&v, &len);
-            if (!old || len != p->sym_lens[i] || memcmp(old, p->syms[i], len))
-                return tdm_error(TDM_E_CORRUPT, "store: symbol \"%.40s\" shares its 128-bit hash with another stored symbol", p->syms[i]);
-        } else if (mrc != MDB_NOTFOUND) return mdb_fail(mrc, "store: symbol");
-        v.mv_size = e->n, v.mv_data = e->p;
-        if ((mrc = mdb_put(txn, s->syms, &k, &v, 0))) return mdb_fail(mrc, "store: symbol");
-    }
-    return TDM_OK;
+/* ---- prepared records ------------------------------------------------------------------------------------
+ * Preparing reads what learns changed out of the knowledge base (while the caller keeps it from changing)
+ * into encoded records; writing puts them into one transaction and commits. The split lets the service
+ * read under its learn lock and wait for the disk outside it, and put several learns in one commit. */
+
+typedef struct {
+    unsigned char key[20]; /* without the node number: pattern index (4) or symbol hash (16) */
+    size_t klen;
+    int sym;               /* 1 = symbols database, 0 = patterns */
+    size_t off, len;       /* value bytes in the buffer */
+    const char *sym_bytes; /* symbol records: the symbol (inside the buffer) for the collision check */
+    size_t sym_len;
+} rec;
+
+struct tdm_store_pending {
+    char *kb_id, *node_id;
+    enc buf;
+    rec *recs;
+    size_t nrecs, caprecs;
+    tdm_kato_kb_totals totals;
+};
+
+void tdm_store_pending_free(tdm_store_pending *p) {
+    if (!p) return;
+    tdm_free(p->kb_id), tdm_free(p->node_id), tdm_free(p->buf.p), tdm_free(p->recs);
+    tdm_free(p);
 }
 
-int tdm_store_save_learn(tdm_store *s, const char *kb_id, const char *node_id, tdm_kato_kb *kb, const char *name) {
-    if (!s || !kb_id || !node_id || !kb || !name) return tdm_error(TDM_E_INVAL, "tdm_store_save_learn: NULL argument");
+static rec *add_rec(tdm_store_pending *p, int sym, size_t start) {
+    if (tdm_grow((void **)&p->recs, &p->caprecs, p->nrecs + 1, sizeof *p->recs)) return NULL;
+    rec *r = &p->recs[p->nrecs++];
+    memset(r, 0, sizeof *r);
+    r->sym = sym, r->off = start, r->len = p->buf.n - start;
+    return r;
+}
+
+static int has_sym_rec(const tdm_store_pending *p, const unsigned char h[16]) {
+    for (size_t i = 0; i < p->nrecs; i++)
+        if (p->recs[i].sym && !memcmp(p->recs[i].key, h, 16)) return 1;
+    return 0;
+}
+
+/* The records of one pattern and its symbols (already prepared symbols are skipped). */
+static int prepare_one(tdm_store_pending *pp, tdm_kato_kb *kb, const char *name) {
     uint32_t index;
     int rc = tdm_kato_kb_find(kb, name, &index);
     if (rc) return rc;
+    /* the same pattern learned twice in one batch: its record (read now, the latest state) is there */
+    for (size_t i = 0; i < pp->nrecs; i++) {
+        const unsigned char *k = pp->recs[i].key;
+        uint32_t at = (uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3];
+        if (!pp->recs[i].sym && at == index) return TDM_OK;
+    }
     tdm_kato_pattern p;
     if ((rc = tdm_kato_kb_get(kb, index, &p))) return rc;
-    tdm_kato_kb_totals t;
-    tdm_kato_kb_totals_get(kb, &t);
-    enc e = {0};
+    size_t start = pp->buf.n;
+    pattern_encode(&pp->buf, &p);
+    rec *r = pp->buf.failed ? NULL : add_rec(pp, 0, start);
+    if (!r) goto nomem;
+    r->klen = 4;
+    for (int b = 0; b < 4; b++) r->key[b] = (unsigned char)(index >> (24 - 8 * b));
+    for (size_t i = 0; i < p.nsyms; i++) {
+        unsigned char k20[20];
+        symbol_key(k20, 0, p.syms[i], p.sym_lens[i]);
+        if (has_sym_rec(pp, k20 + 4)) continue;
+        tdm_kato_symbol y;
+        if ((rc = tdm_kato_kb_symbol_get(kb, p.syms[i], p.sym_lens[i], &y))) goto out;
+        start = pp->buf.n;
+        symbol_encode(&pp->buf, &y, p.syms[i], p.sym_lens[i]);
+        tdm_kato_symbol_free(&y);
+        if (pp->buf.failed || !(r = add_rec(pp, 1, start))) goto nomem;
+        r->klen = 16;
+        memcpy(r->key, k20 + 4, 16);
+        r->sym_len = p.sym_lens[i]; /* the symbol is the record's last bytes */
+    }
+    goto out;
+nomem:
+    rc = tdm_error(TDM_E_NOMEM, "store: no memory");
+out:
+    tdm_kato_pattern_free(&p);
+    return rc;
+}
+
+int tdm_store_prepare(tdm_store *s, const char *kb_id, const char *node_id, tdm_kato_kb *kb, const char *const *names, size_t n,
+                      tdm_store_pending **out) {
+    if (!s || !kb_id || !node_id || !kb || (n && !names) || !out) return tdm_error(TDM_E_INVAL, "tdm_store_prepare: NULL argument");
+    tdm_store_pending *p = tdm_calloc(1, sizeof *p);
+    if (!p || !(p->kb_id = tdm_strndup(kb_id, strlen(kb_id))) || !(p->node_id = tdm_strndup(node_id, strlen(node_id)))) {
+        tdm_store_pending_free(p);
+        return tdm_error(TDM_E_NOMEM, "store: no memory");
+    }
+    int rc = TDM_OK;
+    for (size_t i = 0; i < n && !rc; i++) rc = prepare_one(p, kb, names[i]);
+    if (rc) {
+        tdm_store_pending_free(p);
+        return rc;
+    }
+    tdm_kato_kb_totals_get(kb, &p->totals);
+    *out = p;
+    return TDM_OK;
+}
+
+int tdm_store_write(tdm_store *s, tdm_store_pending *p) {
+    if (!s || !p) return tdm_error(TDM_E_INVAL, "tdm_store_write: NULL argument");
     MDB_txn *txn = NULL;
     uint32_t no = 0;
-    int mrc = 0;
+    int rc = TDM_OK, mrc = 0;
+    enc e = {0};
     if (s->batch) txn = s->batch;
     else if ((mrc = mdb_txn_begin(s->env, NULL, 0, &txn))) {
         rc = mdb_fail(mrc, "store: begin a learn");
         goto out;
     }
-    if ((rc = node_get_or_make(s, txn, kb_id, &no))) goto out;
-    pattern_encode(&e, &p);
-    if (e.failed) {
-        rc = tdm_error(TDM_E_NOMEM, "store: no memory");
-        goto out;
+    if ((rc = node_get_or_make(s, txn, p->kb_id, &no))) goto out;
+    for (size_t i = 0; i < p->nrecs; i++) {
+        const rec *r = &p->recs[i];
+        unsigned char key[20];
+        key8(key, no, 0);
+        memcpy(key + 4, r->key, r->klen);
+        MDB_val k = {4 + r->klen, key}, v;
+        if (r->sym) { /* another symbol under the same 128-bit hash would be overwritten: refuse */
+            const char *sym = (const char *)p->buf.p + r->off + r->len - r->sym_len;
+            if (!(mrc = mdb_get(txn, s->syms, &k, &v))) {
+                size_t len;
+                const char *old = symbol_bytes(&v, &len);
+                if (!old || len != r->sym_len || memcmp(old, sym, len)) {
+                    rc = tdm_error(TDM_E_CORRUPT, "store: symbol \"%.40s\" shares its 128-bit hash with another stored symbol", sym);
+                    goto out;
+                }
+            } else if (mrc != MDB_NOTFOUND) {
+                rc = mdb_fail(mrc, "store: symbol");
+                goto out;
+            }
+        }
+        v.mv_size = r->len, v.mv_data = p->buf.p + r->off;
+        if ((mrc = mdb_put(txn, r->sym ? s->syms : s->pats, &k, &v, 0))) {
+            rc = mdb_fail(mrc, r->sym ? "store: symbol" : "store: pattern");
+            goto out;
+        }
     }
-    unsigned char k8[8];
-    key8(k8, no, index);
-    MDB_val k = {8, k8}, v = {e.n, e.p};
-    if ((mrc = mdb_put(txn, s->pats, &k, &v, 0))) {
-        rc = mdb_fail(mrc, "store: pattern");
-        goto out;
-    }
-    if ((rc = put_symbols(s, txn, no, kb, &p, &e))) goto out;
-    e.n = 0;
     enc_u32(&e, no);
-    enc_u64(&e, t.patterns), enc_u64(&e, t.total_pattern_frequencies);
-    enc_u64(&e, t.total_symbols_in_patterns_frequencies), enc_u64(&e, t.symbols);
-    enc_str(&e, node_id, strlen(node_id));
+    enc_u64(&e, p->totals.patterns), enc_u64(&e, p->totals.total_pattern_frequencies);
+    enc_u64(&e, p->totals.total_symbols_in_patterns_frequencies), enc_u64(&e, p->totals.symbols);
+    enc_str(&e, p->node_id, strlen(p->node_id));
     if (e.failed) {
         rc = tdm_error(TDM_E_NOMEM, "store: no memory");
         goto out;
     }
-    k.mv_size = strlen(kb_id), k.mv_data = (void *)kb_id, v.mv_size = e.n, v.mv_data = e.p;
+    MDB_val k = {strlen(p->kb_id), p->kb_id}, v = {e.n, e.p};
     if ((mrc = mdb_put(txn, s->nodes, &k, &v, 0))) {
         rc = mdb_fail(mrc, "store: node");
         goto out;
@@ -581,8 +660,14 @@ out:
     if (txn) mdb_txn_abort(txn);
     if (txn && txn == s->batch) s->batch = NULL; /* a failed save ends the batch */
     tdm_free(e.p);
-    tdm_kato_pattern_free(&p);
+    tdm_store_pending_free(p);
     return rc;
+}
+
+int tdm_store_save_learn(tdm_store *s, const char *kb_id, const char *node_id, tdm_kato_kb *kb, const char *name) {
+    tdm_store_pending *p;
+    int rc = tdm_store_prepare(s, kb_id, node_id, kb, &name, name ? 1 : 0, &p);
+    return rc ? rc : tdm_store_write(s, p);
 }
 
 static int delete_prefix(MDB_txn *txn, MDB_dbi dbi, const unsigned char pre[4]) {
