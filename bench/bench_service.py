@@ -8,7 +8,8 @@ For each store size N (default 10K, 100K, 1M patterns of the shared generator di
   3. one keep-alive client (python3 http.client) times, one request at a time: observe (1 symbol), learn
      (after 3 observations; committed to disk before the reply), predictions (STMs of 5-20 symbols cut from
      stored patterns with one symbol replaced, recall_threshold 0.1, max_predictions 100), and GET /health
-     as the floor of the HTTP path (the peer in the same run); p50 / p99 / mean in ms;
+     as the floor of the HTTP path (the peer in the same run); p50 / p99 / mean in ms; and durable learns
+     per second on one node with 1, 16 and 64 concurrent clients (group commit);
   4. wrk, 64 connections over 64 sessions (round-robin, bench/service_wrk.lua), for GET predictions,
      POST observe and GET /health: requests/s, p50 / p99, non-2xx and socket errors.
 Prints a summary and writes everything to --out (JSON). No figure is asserted; RESULTS.md records them.
@@ -52,6 +53,33 @@ class Client:
         if r.status != 200:
             raise RuntimeError("%s %s -> %d %s" % (method, path, r.status, data[:200]))
         return json.loads(data), dt
+
+
+def learn_throughput(port, clients, seconds, tag):
+    """Durable learns per second on one node with `clients` concurrent keep-alive clients (one session
+    each; observe 2 symbols, learn; distinct patterns): shows what group commit gives."""
+    import threading
+    done = [0]
+    lock = threading.Lock()
+    end = time.time() + seconds
+
+    def work(t):
+        c = Client(port)
+        sid = c.call("POST", "/sessions", {"node_id": "bench"})[0]["session_id"]
+        i = 0
+        while time.time() < end:
+            c.call("POST", "/sessions/%s/observe" % sid, {"strings": ["lt-%s-%d-%d" % (tag, t, i), "x"]})
+            c.call("POST", "/sessions/%s/learn" % sid, {})
+            i += 1
+            with lock:
+                done[0] += 1
+
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(clients)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return done[0] / seconds
 
 
 def drain(c):
@@ -162,6 +190,7 @@ def main():
                 lat["predictions"].append(dt)
                 counts.append(js["count"])
             r["latency"] = {k: summary(v) for k, v in lat.items()}
+            r["learns_per_s"] = {str(k): learn_throughput(port, k, 5.0, "%d-%d" % (n, k)) for k in (1, 16, 64)}
             r["predictions_mean_count"] = sum(counts) / len(counts)
             # 64 sessions for wrk, each with an STM of 5-20 symbols
             paths = []
@@ -193,6 +222,7 @@ def main():
             print("  %-12s p50 %8.3f ms  p99 %8.3f ms  mean %8.3f ms  (%d requests)" % (k, L[k]["p50_ms"], L[k]["p99_ms"],
                                                                                    L[k]["mean_ms"], L[k]["n"]))
         print("  predictions: mean %.1f returned" % r["predictions_mean_count"])
+        print("  durable learns/s on one node: " + ", ".join("%s clients %.0f" % kv for kv in r["learns_per_s"].items()))
         for k in ("wrk_predictions", "wrk_observe", "wrk_health"):
             w = r[k]
             print("  %-16s %9.1f req/s  p50 %s ms  p99 %s ms  non-2xx %d  socket errors %d  (%s requests)" % (

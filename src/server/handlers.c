@@ -151,12 +151,17 @@ static int h_stm(session *ss, reply *r) {
 int session_learn(request *q, session *ss, char name[TDM_KATO_NAME_LEN + 1], reply *r) {
     node *nd = ss->nd;
     int learned = 0;
+    waiter w;
     pthread_mutex_lock(&nd->learn_mu);
-    pthread_rwlock_rdlock(&nd->rw);
-    int rc = tdm_kato_stm_learn(ss->stm, nd->kb, ss->kcfg.persistence, name, &learned);
-    pthread_rwlock_unlock(&nd->rw);
-    if (!rc && learned) rc = node_commit_learn(q->srv, nd, name);
+    int rc = node_queue_reserve(nd);
+    if (!rc) {
+        pthread_rwlock_rdlock(&nd->rw);
+        rc = tdm_kato_stm_learn(ss->stm, nd->kb, ss->kcfg.persistence, name, &learned);
+        pthread_rwlock_unlock(&nd->rw);
+    }
+    if (!rc && learned) node_queue(nd, name, &w);
     pthread_mutex_unlock(&nd->learn_mu);
+    if (!rc && learned) rc = node_commit_wait(q->srv, nd, &w); /* answered once on disk */
     if (rc) return reply_status(r, rc, "learn failed"), -1;
     if (!learned) name[0] = '\0';
     return 0;

@@ -42,9 +42,24 @@ typedef struct node {
     char *kb_id;   /* KATO's processor id derived from it (spec 6) */
     tdm_kato_kb *kb;
     pthread_rwlock_t rw;      /* read: use kb; write: replace kb (clear-all, reload after a failed commit) */
-    pthread_mutex_t learn_mu; /* a learn and its commit, in order, one at a time */
+    /* Learns and group commit. A learn changes kb under learn_mu and queues its name; then whoever holds
+     * commit_mu reads every queued learn's records out of kb (under learn_mu: one consistent state), writes
+     * them in one transaction and waits for the disk (outside learn_mu, so learns go on meanwhile), and
+     * tells each queued learner its outcome. Lock order: commit_mu, learn_mu, rw. */
+    pthread_mutex_t learn_mu;
+    pthread_mutex_t commit_mu;
+    char (*queue)[TDM_KATO_NAME_LEN + 1]; /* names learned since the last commit (learn_mu) */
+    size_t nqueue, capqueue;
+    struct waiter *waiters;   /* learners waiting for their commit (learn_mu) */
     struct node *next;
 } node;
+
+/* A learner waiting for its learn to be committed (on its own stack). */
+typedef struct waiter {
+    int done, rc;
+    char msg[256];
+    struct waiter *next;
+} waiter;
 
 /* ---- a session (sessions.c) ------------------------------------------------------------------------- */
 typedef struct session {
@@ -115,9 +130,15 @@ int node_get(tdm_server *s, const char *node_id, int create, node **out);
 /* Loads every stored node (start-up). */
 int nodes_load(tdm_server *s);
 void nodes_free(tdm_server *s);
-/* After a learn of `name` in nd->kb (learn_mu held, rw not held): commits it to the store; on failure
- * reloads the node from the store so that memory never holds what the disk lacks. */
-int node_commit_learn(tdm_server *s, node *nd, const char *name);
+/* Room in the queue for one more learn; call with learn_mu held before a learn that may store a pattern.
+ * Errors: TDM_E_NOMEM. */
+int node_queue_reserve(node *nd);
+/* After a learn of `name` in nd->kb (learn_mu held, room reserved): queues it, registering w. */
+void node_queue(node *nd, const char *name, waiter *w);
+/* After releasing learn_mu: returns once w's learn is committed (committing the queue itself when no one
+ * else is), with its outcome. A failed commit reloads the node from the store so that memory never holds
+ * what the disk lacks, and fails every learn that was queued. */
+int node_commit_wait(tdm_server *s, node *nd, waiter *w);
 /* Deletes the node's patterns in memory and in the store. */
 int node_clear(tdm_server *s, node *nd);
 uint64_t nodes_patterns(tdm_server *s, uint32_t *count);

@@ -63,6 +63,8 @@ static void node_free(node *nd) {
     tdm_kato_kb_free(nd->kb);
     pthread_rwlock_destroy(&nd->rw);
     pthread_mutex_destroy(&nd->learn_mu);
+    pthread_mutex_destroy(&nd->commit_mu);
+    tdm_free(nd->queue);
     free(nd->node_id), free(nd->kb_id);
     tdm_free(nd);
 }
@@ -72,6 +74,7 @@ static node *node_new(tdm_server *s, const char *node_id, const char *kb_id, int
     if (!nd) return *rc = tdm_error(TDM_E_NOMEM, "no memory for a node"), NULL;
     pthread_rwlock_init(&nd->rw, NULL);
     pthread_mutex_init(&nd->learn_mu, NULL);
+    pthread_mutex_init(&nd->commit_mu, NULL);
     nd->node_id = strdup(node_id), nd->kb_id = strdup(kb_id);
     if (!nd->node_id || !nd->kb_id) {
         node_free(nd);
@@ -185,23 +188,78 @@ static int reload(tdm_server *s, node *nd) {
     return TDM_OK;
 }
 
-int node_commit_learn(tdm_server *s, node *nd, const char *name) {
-    pthread_rwlock_rdlock(&nd->rw);
-    int rc = tdm_store_save_learn(s->store, nd->kb_id, nd->node_id, nd->kb, name);
-    pthread_rwlock_unlock(&nd->rw);
-    if (!rc) return TDM_OK;
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", tdm_last_error());
-    tdm_log(TDM_LOG_ERROR, "node %s: a learn could not be stored (%s); reloading the node from the store", nd->kb_id, msg);
-    int rrc = reload(s, nd);
-    if (rrc) tdm_log(TDM_LOG_ERROR, "node %s: reload failed too: %s", nd->kb_id, tdm_last_error());
-    return tdm_error(rc, "the learn was not stored: %s", msg);
+int node_queue_reserve(node *nd) {
+    if (tdm_grow((void **)&nd->queue, &nd->capqueue, nd->nqueue + 1, sizeof *nd->queue))
+        return tdm_error(TDM_E_NOMEM, "no memory to queue a learn");
+    return TDM_OK;
+}
+
+void node_queue(node *nd, const char *name, waiter *w) {
+    memcpy(nd->queue[nd->nqueue++], name, TDM_KATO_NAME_LEN + 1);
+    memset(w, 0, sizeof *w);
+    w->next = nd->waiters, nd->waiters = w;
+}
+
+/* Tells every registered learner the outcome (learn_mu held). */
+static void resolve_locked(node *nd, int rc, const char *msg) {
+    for (waiter *w = nd->waiters, *nx; w; w = nx) {
+        nx = w->next;
+        w->rc = rc, w->done = 1;
+        snprintf(w->msg, sizeof w->msg, "%s", msg ? msg : "");
+    }
+    nd->waiters = NULL;
+}
+
+/* One group commit (commit_mu held). */
+static void commit_queue(tdm_server *s, node *nd) {
+    pthread_mutex_lock(&nd->learn_mu);
+    if (!nd->nqueue && !nd->waiters) { /* nothing to write */
+        pthread_mutex_unlock(&nd->learn_mu);
+        return;
+    }
+    const char **names = tdm_malloc((nd->nqueue + 1) * sizeof *names);
+    tdm_store_pending *p = NULL;
+    int rc = names ? TDM_OK : tdm_error(TDM_E_NOMEM, "no memory for a commit");
+    for (size_t i = 0; names && i < nd->nqueue; i++) names[i] = nd->queue[i];
+    if (!rc) rc = tdm_store_prepare(s->store, nd->kb_id, nd->node_id, nd->kb, names, nd->nqueue, &p);
+    tdm_free(names);
+    /* the learners queued so far are this commit's; later ones wait for the next */
+    waiter *mine = nd->waiters;
+    nd->waiters = NULL, nd->nqueue = 0;
+    pthread_mutex_unlock(&nd->learn_mu);
+    if (!rc) rc = tdm_store_write(s->store, p); /* the disk wait, with learn_mu free */
+    char msg[256] = "";
+    if (rc) snprintf(msg, sizeof msg, "the learn was not stored: %s", tdm_last_error());
+    pthread_mutex_lock(&nd->learn_mu);
+    if (rc) {
+        /* memory is ahead of the disk: go back to what the disk holds, which also undoes the learns queued
+         * meanwhile, so they fail too */
+        tdm_log(TDM_LOG_ERROR, "node %s: %s; reloading the node from the store", nd->kb_id, msg);
+        int rrc = reload(s, nd);
+        if (rrc) tdm_log(TDM_LOG_ERROR, "node %s: reload failed too: %s", nd->kb_id, tdm_last_error());
+        resolve_locked(nd, rc, msg);
+        nd->nqueue = 0;
+    }
+    waiter *later = nd->waiters;
+    nd->waiters = mine;
+    resolve_locked(nd, rc, msg);
+    nd->waiters = later;
+    pthread_mutex_unlock(&nd->learn_mu);
+}
+
+int node_commit_wait(tdm_server *s, node *nd, waiter *w) {
+    pthread_mutex_lock(&nd->commit_mu);
+    while (!w->done) commit_queue(s, nd); /* w is queued: this commit or an earlier one resolves it */
+    pthread_mutex_unlock(&nd->commit_mu);
+    return w->rc ? tdm_error(w->rc, "%s", w->msg) : TDM_OK;
 }
 
 int node_clear(tdm_server *s, node *nd) {
     tdm_kato_kb *kb;
     int rc = tdm_kato_kb_new(s->ctx, &kb);
     if (rc) return rc;
+    pthread_mutex_lock(&nd->commit_mu);
+    commit_queue(s, nd); /* learns made before the clear are answered first */
     pthread_mutex_lock(&nd->learn_mu);
     rc = tdm_store_clear(s->store, nd->kb_id);
     if (!rc) {
@@ -211,6 +269,7 @@ int node_clear(tdm_server *s, node *nd) {
         pthread_rwlock_unlock(&nd->rw);
     }
     pthread_mutex_unlock(&nd->learn_mu);
+    pthread_mutex_unlock(&nd->commit_mu);
     tdm_kato_kb_free(kb);
     return rc;
 }

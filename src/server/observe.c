@@ -106,12 +106,21 @@ static int run_obs(request *q, session *ss, const obs *o, char auto_name[TDM_KAT
     int may_learn = c->max_pattern_length > 0 && o->n > 0 && tdm_kato_stm_nevents(ss->stm) + 1 >= c->max_pattern_length;
     tdm_kato_emotives emo = {o->emo, o->nemo};
     tdm_kato_metadata meta = {o->meta, o->nmeta};
-    if (may_learn) pthread_mutex_lock(&nd->learn_mu);
-    pthread_rwlock_rdlock(&nd->rw);
-    int rc = tdm_kato_stm_observe(ss->stm, nd->kb, c, o->syms, o->lens, o->n, &emo, &meta, auto_name);
-    pthread_rwlock_unlock(&nd->rw);
-    if (!rc && auto_name[0]) rc = node_commit_learn(q->srv, nd, auto_name);
+    waiter w;
+    int rc = TDM_OK;
+    if (may_learn) {
+        pthread_mutex_lock(&nd->learn_mu);
+        rc = node_queue_reserve(nd);
+    }
+    if (!rc) {
+        pthread_rwlock_rdlock(&nd->rw);
+        rc = tdm_kato_stm_observe(ss->stm, nd->kb, c, o->syms, o->lens, o->n, &emo, &meta, auto_name);
+        pthread_rwlock_unlock(&nd->rw);
+    }
+    int queued = may_learn && !rc && auto_name[0];
+    if (queued) node_queue(nd, auto_name, &w);
     if (may_learn) pthread_mutex_unlock(&nd->learn_mu);
+    if (queued) rc = node_commit_wait(q->srv, nd, &w); /* answered once on disk */
     if (rc) return reply_status(r, rc, "observe failed"), -1;
     set_percept(ss, o);
     return 0;
