@@ -19,8 +19,9 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The KATO-compatible HTTP service on the embedded store (./tandem-data); it prints how to talk to it.
 run: build
-	@$(BUILD)/tandem demo
+	@$(BUILD)/tandem serve
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -13,6 +13,8 @@ packages=(
   libjansson-dev   # JSON for the command line and the service
   libxxhash-dev    # hash tables and store checksums
   libssl-dev       # libcrypto: SHA-1 of KATO pattern names
+  liblmdb-dev      # the service's durable store
+  libmicrohttpd-dev # the HTTP service
 )
 
 missing=()

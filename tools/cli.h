@@ -85,6 +85,8 @@ int cmd_arc_run(int argc, char **argv);
 int cmd_arc_check(int argc, char **argv);
 int cmd_arc_eval(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 
 /* The process's context, created on first use; failures are printed and give NULL. */
 tdm_ctx *cli_ctx(void);

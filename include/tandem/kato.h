@@ -306,6 +306,36 @@ const tdm_kato_future_potential *tdm_kato_result_future(const tdm_kato_result *r
 void tdm_kato_result_symbol(const tdm_kato_result *r, tdm_kato_sym s, const char **str, size_t *len);
 const tdm_kato_predict_stats *tdm_kato_result_stats(const tdm_kato_result *r);
 
+/* ---- export and restore (what the durable store, src/store, needs) -------------------------------------
+ * A learn changes one pattern, the statistics of that pattern's distinct symbols and the totals; these
+ * functions read those pieces out after a learn and put them back into an empty knowledge base at start-up,
+ * so that the restored knowledge base answers every query exactly as the one that learned. */
+
+/* The statistics of one symbol: counts and its affinity sums per emotive key (first-seen order). */
+typedef struct {
+    uint64_t frequency, pattern_member_frequency;
+    size_t naffinity;
+    char **affinity_keys;   /* owned, NUL-terminated */
+    double *affinity_sums;
+} tdm_kato_symbol;
+
+/* Copies a symbol's statistics into *out (release with tdm_kato_symbol_free). Errors: TDM_E_NOTFOUND
+ * (never learned), TDM_E_INVAL, TDM_E_NOMEM. */
+int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol *out);
+void tdm_kato_symbol_free(tdm_kato_symbol *s);
+/* Appends a pattern exactly as exported by tdm_kato_kb_get (name, frequency, events, emotives window,
+ * metadata) without touching symbol statistics or totals; restore patterns in index order so that indices
+ * match. The name is taken as given (not recomputed from the events: loading stays one pass of copies).
+ * Errors: TDM_E_INVAL (bad name or NULL), TDM_E_CORRUPT (the name is already there, fewer than 2 symbols,
+ * event sizes that do not add up, frequency 0), TDM_E_UTF8, TDM_E_NOMEM. Nothing changes on error. */
+int tdm_kato_kb_restore_pattern(tdm_kato_kb *kb, const tdm_kato_pattern *p);
+/* Sets a symbol's statistics (the symbol must belong to a restored pattern). Errors: TDM_E_NOTFOUND,
+ * TDM_E_INVAL, TDM_E_NOMEM. */
+int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol *s);
+/* Sets the totals (total_pattern_frequencies, total_symbols_in_patterns_frequencies, symbols); patterns
+ * must equal the restored count. Errors: TDM_E_CORRUPT. */
+int tdm_kato_kb_restore_totals(tdm_kato_kb *kb, const tdm_kato_kb_totals *t);
+
 #ifdef __cplusplus
 }
 #endif

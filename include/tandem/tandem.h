@@ -154,6 +154,7 @@ typedef struct {
     /* TANDEM_ROUTE_<OP> (OP = the op's name after its engine, upper case: TANDEM_ROUTE_LCS for seq.lcs):
      * per-op override, indexed by tdm_op; TDM_CONFIG_UNSET_OP (not set) or a tdm_device_pref. */
     signed char route_op[64];
+    const char *api_token;    /* TANDEM_API_TOKEN: bearer token `tandem serve` requires ("" = none); default "" */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[32];

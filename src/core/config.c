@@ -63,6 +63,7 @@ static const var vars[] = {
     {"TANDEM_MEM_LIMIT", V_SIZE, F(mem_limit), "0", 0, 0, "a size: an integer with optional K/M/G/T, or max (0 = none)"},
     {"TANDEM_MEM_RELEASE_THRESHOLD", V_SIZE, F(mem_release_threshold), "max", 0, 0,
      "a size: an integer with optional K/M/G/T, or max"},
+    {"TANDEM_API_TOKEN", V_STR, F(api_token), "", 0, 0, "a token (any text; empty = no authentication)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])
@@ -332,6 +333,7 @@ void tdm_config_dump(const tdm_config *cfg, FILE *out) {
         const char *from = src[cfg->sources[i] < 3 ? cfg->sources[i] : 0];
         if (v->kind == V_STR) {
             const char *s = *(const char *const *)((const char *)cfg + v->offset);
+            if (v->offset == offsetof(tdm_config, api_token) && s && *s) s = "<set, not shown>"; /* a secret */
             fprintf(out, "%s=%s (%s)\n", v->name, s ? s : "(computed default)", from);
             continue;
         }

@@ -702,3 +702,11 @@ out:
     pthread_rwlock_unlock(&kb->lock);
     return rc;
 }
+
+/* ---- for kb_persist.c: the name table and emotive keys of a restored pattern ----------------------- */
+
+int kato_name_reserve(tdm_kato_kb *kb, size_t count) { return name_reserve(kb, count); }
+
+void kato_name_insert(tdm_kato_kb *kb, const char *hex40, uint32_t index) { name_insert(kb->name_table, kb->name_cap, hex40, index); }
+
+int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out) { return emokey_intern(kb, key, out); }

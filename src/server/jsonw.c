@@ -1,0 +1,337 @@
+/* jsonw.c: the service's JSON output. Predictions are the largest and most frequent replies (up to
+ * max_predictions objects of some 35 fields), so they are written straight into one buffer in KATO's
+ * field order (spec/kato.md 3.7) rather than built as a jansson tree; doubles are printed with the fewest
+ * digits that read back as the same double, so a client gets the engine's exact bits. Also Python's
+ * str() of metadata values, which KATO stores as text. */
+#define _POSIX_C_SOURCE 200809L
+#include "server/internal.h"
+#include "tandem/seq.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_put(sbuf *b, const char *s, size_t n) {
+    if (b->failed) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->p = p, b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+void sb_printf(sbuf *b, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) {
+        sb_put(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_put(b, big, (size_t)n);
+    free(big);
+}
+
+/* The escaped body of a JSON string (no quotes) for bytes that are valid UTF-8. */
+static void put_escaped(sbuf *b, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        sb_put(b, s + run, i - run);
+        run = i + 1;
+        char esc[8] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+        switch (c) {
+        case '"': sb_put(b, "\\\"", 2); break;
+        case '\\': sb_put(b, "\\\\", 2); break;
+        case '\n': sb_put(b, "\\n", 2); break;
+        case '\t': sb_put(b, "\\t", 2); break;
+        case '\r': sb_put(b, "\\r", 2); break;
+        default: sb_put(b, esc, 6);
+        }
+    }
+    sb_put(b, s + run, n - run);
+}
+
+/* Bytes that are not UTF-8 (a percent-decoded URL echoed in a message, a message cut inside a character)
+ * become U+FFFD, so that every reply is valid JSON text. */
+void sb_jstr(sbuf *b, const char *s, size_t n) {
+    sb_put(b, "\"", 1);
+    if (!tdm_seq_utf8_check(s, n)) put_escaped(b, s, n);
+    else {
+        size_t i = 0, run = 0;
+        while (i < n) {
+            unsigned char c = (unsigned char)s[i];
+            size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+            if (len && i + len <= n && !tdm_seq_utf8_check(s + i, len)) {
+                i += len;
+                continue;
+            }
+            put_escaped(b, s + run, i - run);
+            sb_put(b, "\\ufffd", 6);
+            run = ++i;
+        }
+        put_escaped(b, s + run, n - run);
+    }
+    sb_put(b, "\"", 1);
+}
+
+void sb_double(sbuf *b, double x) {
+    if (!isfinite(x)) {
+        sb_put(b, "null", 4);
+        return;
+    }
+    char tmp[40];
+    if (x == 0.0 || (fabs(x) < 1e15 && x == (double)(long long)x)) { /* integral: Python writes 2.0 */
+        int n = snprintf(tmp, sizeof tmp, "%s%lld.0", signbit(x) && x == 0.0 ? "-" : "", (long long)x);
+        sb_put(b, tmp, (size_t)n);
+        return;
+    }
+    int n = 0;
+    for (int p = 15; p <= 17; p++) {
+        n = snprintf(tmp, sizeof tmp, "%.*g", p, x);
+        if (p == 17 || strtod(tmp, NULL) == x) break; /* 17 significant digits always read back */
+    }
+    sb_put(b, tmp, (size_t)n);
+    if (!strpbrk(tmp, ".e")) sb_put(b, ".0", 2);
+}
+
+/* Written here rather than by json_dumps so that reals get the shortest round-trip form (jansson writes
+ * 17 digits: 0.1 as 0.10000000000000001) and separators match Python's json.dumps. */
+void sb_json(sbuf *b, const json_t *j) {
+    const char *k;
+    json_t *v;
+    size_t i = 0;
+    switch (json_typeof(j)) {
+    case JSON_OBJECT:
+        sb_put(b, "{", 1);
+        json_object_foreach((json_t *)j, k, v) {
+            if (i++) sb_put(b, ", ", 2);
+            sb_jstr(b, k, strlen(k));
+            sb_put(b, ": ", 2);
+            sb_json(b, v);
+        }
+        sb_put(b, "}", 1);
+        break;
+    case JSON_ARRAY:
+        sb_put(b, "[", 1);
+        json_array_foreach(j, i, v) {
+            if (i) sb_put(b, ", ", 2);
+            sb_json(b, v);
+        }
+        sb_put(b, "]", 1);
+        break;
+    case JSON_STRING: sb_jstr(b, json_string_value(j), json_string_length(j)); break;
+    case JSON_INTEGER: sb_printf(b, "%lld", (long long)json_integer_value(j)); break;
+    case JSON_REAL: sb_double(b, json_real_value(j)); break;
+    case JSON_TRUE: sb_put(b, "true", 4); break;
+    case JSON_FALSE: sb_put(b, "false", 5); break;
+    default: sb_put(b, "null", 4);
+    }
+}
+
+/* ---- predictions --------------------------------------------------------------------------------------- */
+
+static void put_sym(sbuf *b, const tdm_kato_result *r, tdm_kato_sym s) {
+    const char *str;
+    size_t len;
+    tdm_kato_result_symbol(r, s, &str, &len);
+    sb_jstr(b, str, len);
+}
+
+static void put_events(sbuf *b, const tdm_kato_result *r, const tdm_kato_events *ev) {
+    sb_put(b, "[", 1);
+    if (ev->flat) {
+        for (uint32_t i = 0; i < ev->nsyms; i++) {
+            if (i) sb_put(b, ", ", 2);
+            put_sym(b, r, ev->syms[i]);
+        }
+    } else {
+        for (uint32_t e = 0, k = 0; e < ev->nevents; e++) {
+            sb_puts(b, e ? ", [" : "[");
+            for (uint32_t i = 0; i < ev->sizes[e]; i++, k++) {
+                if (i) sb_put(b, ", ", 2);
+                put_sym(b, r, ev->syms[k]);
+            }
+            sb_put(b, "]", 1);
+        }
+    }
+    sb_put(b, "]", 1);
+}
+
+/* , "key": (keys are plain ASCII literals; no printf on the hot path) */
+static void put_key(sbuf *b, const char *key) {
+    sb_put(b, ", \"", 3);
+    sb_puts(b, key);
+    sb_put(b, "\": ", 3);
+}
+
+static void put_num(sbuf *b, const char *key, double x) {
+    put_key(b, key);
+    sb_double(b, x);
+}
+
+static void put_opt(sbuf *b, const char *key, int has, double x) {
+    put_key(b, key);
+    if (has) sb_double(b, x);
+    else sb_put(b, "null", 4);
+}
+
+static void put_prediction(sbuf *b, const tdm_kato_result *r, const tdm_kato_prediction *p) {
+    int full = p->flags & TDM_KATO_HAS_ENSEMBLE;
+    sb_printf(b, "{%s\"name\": \"%s\", \"frequency\": %llu, \"emotives\": {", full ? "\"type\": \"prototypical\", " : "", p->name,
+              (unsigned long long)p->frequency);
+    for (uint32_t i = 0; i < p->nemotives; i++) {
+        if (i) sb_put(b, ", ", 2);
+        put_sym(b, r, p->emotive_keys[i]);
+        sb_put(b, ": ", 2);
+        sb_double(b, p->emotive_values[i]);
+    }
+    sb_puts(b, "}, \"matches\": [");
+    for (uint32_t i = 0; i < p->nmatches; i++) {
+        if (i) sb_put(b, ", ", 2);
+        put_sym(b, r, p->matches[i]);
+    }
+    sb_puts(b, "], \"past\": "), put_events(b, r, &p->past);
+    sb_puts(b, ", \"present\": "), put_events(b, r, &p->present);
+    sb_puts(b, ", \"future\": "), put_events(b, r, &p->future);
+    sb_puts(b, ", \"missing\": "), put_events(b, r, &p->missing);
+    sb_puts(b, ", \"extras\": "), put_events(b, r, &p->extras);
+    sb_puts(b, ", \"anomalies\": []");
+    put_num(b, "similarity", p->similarity);
+    put_num(b, "evidence", p->evidence);
+    put_num(b, "confidence", p->confidence);
+    put_num(b, "snr", p->snr);
+    put_num(b, "fragmentation", p->fragmentation);
+    put_num(b, "potential", p->potential);
+    put_opt(b, "weighted_similarity", p->flags & TDM_KATO_HAS_WEIGHTED_SIMILARITY, p->weighted_similarity);
+    put_opt(b, "weighted_evidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_evidence);
+    put_opt(b, "weighted_confidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_confidence);
+    put_opt(b, "weighted_snr", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_snr);
+    if (full) {
+        put_num(b, "confluence", p->confluence);
+        put_num(b, "predictive_information", p->predictive_information);
+        sb_puts(b, ", \"sequence\": "), put_events(b, r, &p->sequence);
+        put_num(b, "entropy", p->entropy);
+        put_num(b, "normalized_entropy", p->normalized_entropy);
+        put_num(b, "global_normalized_entropy", p->global_normalized_entropy);
+        put_num(b, "itfdf_similarity", p->itfdf_similarity);
+        put_num(b, "tfidf_score", p->tfidf_score);
+        put_num(b, "pattern_probability", p->pattern_probability);
+        put_num(b, "weighted_strength", p->weighted_strength);
+        put_num(b, "bayesian_posterior", p->bayesian_posterior);
+        put_num(b, "bayesian_prior", p->bayesian_prior);
+        put_num(b, "bayesian_likelihood", p->bayesian_likelihood);
+        if (p->flags & TDM_KATO_HAS_PRE_POTENTIAL) put_num(b, "_pre_potential", p->pre_potential);
+    }
+    sb_put(b, "}", 1);
+}
+
+void sb_prediction_list(sbuf *b, const tdm_kato_result *r) {
+    size_t n = tdm_kato_result_count(r);
+    sb_put(b, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i) sb_put(b, ", ", 2);
+        put_prediction(b, r, tdm_kato_result_get(r, i));
+    }
+    sb_put(b, "]", 1);
+}
+
+void sb_predictions(sbuf *b, const tdm_kato_result *r) {
+    size_t nf = tdm_kato_result_future_count(r);
+    sb_puts(b, "{\"predictions\": ");
+    sb_prediction_list(b, r);
+    sb_puts(b, ", \"future_potentials\": ");
+    if (tdm_kato_result_stats(r)->fast_path) {
+        sb_puts(b, "null");
+        return;
+    }
+    sb_put(b, "[", 1);
+    for (size_t i = 0; i < nf; i++) {
+        const tdm_kato_future_potential *f = tdm_kato_result_future(r, i);
+        sb_puts(b, i ? ", {\"future\": " : "{\"future\": ");
+        put_events(b, r, &f->future);
+        put_num(b, "aggregate_potential", f->aggregate_potential);
+        sb_printf(b, ", \"supporting_patterns\": %u", f->supporting_patterns);
+        put_num(b, "total_weighted_frequency", f->total_weighted_frequency);
+        sb_put(b, "}", 1);
+    }
+    sb_put(b, "]", 1);
+}
+
+/* ---- Python's str() of metadata values ----------------------------------------------------------------- */
+
+/* repr(float): shortest round-trip digits; exponent form when the exponent is < -4 or >= 16. */
+static void py_float(double x, char *out, size_t cap) {
+    if (isnan(x)) {
+        snprintf(out, cap, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(out, cap, "%sinf", x < 0 ? "-" : "");
+        return;
+    }
+    char e[40];
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, x);
+        if (strtod(e, NULL) == x) break;
+    }
+    snprintf(e, sizeof e, "%.*e", p - 1, x);
+    /* e = [-]d[.ddd]e(+|-)XX: split into sign, digits and exponent */
+    const char *sign = x < 0 || (x == 0 && signbit(x)) ? "-" : "";
+    char digits[24];
+    size_t nd = 0;
+    char *ep = strchr(e, 'e');
+    for (char *c = e; c < ep; c++)
+        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
+    digits[nd] = '\0';
+    int exp10 = atoi(ep + 1);
+    if (exp10 < -4 || exp10 >= 16) {
+        snprintf(out, cap, "%s%c%s%se%c%02d", sign, digits[0], nd > 1 ? "." : "", digits + 1, exp10 < 0 ? '-' : '+', abs(exp10));
+    } else if (exp10 < 0) {
+        snprintf(out, cap, "%s0.%.*s%s", sign, -exp10 - 1, "0000", digits);
+    } else if ((size_t)exp10 + 1 >= nd) {
+        snprintf(out, cap, "%s%s%.*s.0", sign, digits, (int)((size_t)exp10 + 1 - nd), "0000000000000000");
+    } else {
+        snprintf(out, cap, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
+    }
+}
+
+char *py_str(const json_t *v) {
+    char buf[64];
+    switch (json_typeof(v)) {
+    case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)); break;
+    case JSON_REAL: py_float(json_real_value(v), buf, sizeof buf); break;
+    case JSON_TRUE: return strdup("True");
+    case JSON_FALSE: return strdup("False");
+    case JSON_NULL: return strdup("None");
+    default: return NULL;
+    }
+    return strdup(buf);
+}
