@@ -311,18 +311,19 @@ const tdm_kato_predict_stats *tdm_kato_result_stats(const tdm_kato_result *r);
  * functions read those pieces out after a learn and put them back into an empty knowledge base at start-up,
  * so that the restored knowledge base answers every query exactly as the one that learned. */
 
-/* The statistics of one symbol: counts and its affinity sums per emotive key (first-seen order). */
+/* The statistics of one symbol by name: counts and its affinity sums per emotive key (first-seen order).
+ * (tdm_kato_symbol above is the same information by index, for tdm_kato_kb_import; the store uses these.) */
 typedef struct {
     uint64_t frequency, pattern_member_frequency;
     size_t naffinity;
     char **affinity_keys;   /* owned, NUL-terminated */
     double *affinity_sums;
-} tdm_kato_symbol;
+} tdm_kato_symbol_state;
 
-/* Copies a symbol's statistics into *out (release with tdm_kato_symbol_free). Errors: TDM_E_NOTFOUND
+/* Copies a symbol's statistics into *out (release with tdm_kato_symbol_state_free). Errors: TDM_E_NOTFOUND
  * (never learned), TDM_E_INVAL, TDM_E_NOMEM. */
-int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol *out);
-void tdm_kato_symbol_free(tdm_kato_symbol *s);
+int tdm_kato_kb_symbol_state_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol_state *out);
+void tdm_kato_symbol_state_free(tdm_kato_symbol_state *s);
 /* Appends a pattern exactly as exported by tdm_kato_kb_get (name, frequency, events, emotives window,
  * metadata) without touching symbol statistics or totals; restore patterns in index order so that indices
  * match. The name is taken as given (not recomputed from the events: loading stays one pass of copies).
@@ -331,7 +332,7 @@ void tdm_kato_symbol_free(tdm_kato_symbol *s);
 int tdm_kato_kb_restore_pattern(tdm_kato_kb *kb, const tdm_kato_pattern *p);
 /* Sets a symbol's statistics (the symbol must belong to a restored pattern). Errors: TDM_E_NOTFOUND,
  * TDM_E_INVAL, TDM_E_NOMEM. */
-int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol *s);
+int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol_state *s);
 /* Sets the totals (total_pattern_frequencies, total_symbols_in_patterns_frequencies, symbols); patterns
  * must equal the restored count. Errors: TDM_E_CORRUPT. */
 int tdm_kato_kb_restore_totals(tdm_kato_kb *kb, const tdm_kato_kb_totals *t);

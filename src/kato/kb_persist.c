@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tdm_kato_symbol_free(tdm_kato_symbol *s) {
+void tdm_kato_symbol_state_free(tdm_kato_symbol_state *s) {
     if (!s) return;
     for (size_t i = 0; i < s->naffinity; i++) tdm_free(s->affinity_keys ? s->affinity_keys[i] : NULL);
     tdm_free(s->affinity_keys), tdm_free(s->affinity_sums);
@@ -23,8 +23,8 @@ static int symbol_id(tdm_kato_kb *kb, const char *sym, size_t len, uint32_t *id)
     return TDM_OK;
 }
 
-int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol *out) {
-    if (!kb || (!sym && len) || !out) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_symbol_get: NULL argument");
+int tdm_kato_kb_symbol_state_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol_state *out) {
+    if (!kb || (!sym && len) || !out) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_symbol_state_get: NULL argument");
     memset(out, 0, sizeof *out);
     pthread_rwlock_rdlock(&kb->lock);
     uint32_t id;
@@ -42,8 +42,8 @@ int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kat
     }
     goto out;
 nomem:
-    tdm_kato_symbol_free(out);
-    rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_symbol_get: no memory");
+    tdm_kato_symbol_state_free(out);
+    rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_symbol_state_get: no memory");
 out:
     pthread_rwlock_unlock(&kb->lock);
     return rc;
@@ -148,7 +148,7 @@ unlock:
     return rc;
 }
 
-int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol *s) {
+int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol_state *s) {
     if (!kb || (!sym && len) || !s || (s->naffinity && (!s->affinity_keys || !s->affinity_sums)))
         return tdm_error(TDM_E_INVAL, "tdm_kato_kb_restore_symbol: NULL argument");
     pthread_rwlock_wrlock(&kb->lock);

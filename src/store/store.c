@@ -342,7 +342,7 @@ static void symbol_key(unsigned char k[20], uint32_t no, const char *sym, size_t
     for (int i = 0; i < 8; i++) k[4 + i] = (unsigned char)(h.high64 >> (56 - 8 * i)), k[12 + i] = (unsigned char)(h.low64 >> (56 - 8 * i));
 }
 
-static void symbol_encode(enc *e, const tdm_kato_symbol *y, const char *sym, size_t len) {
+static void symbol_encode(enc *e, const tdm_kato_symbol_state *y, const char *sym, size_t len) {
     enc_u64(e, y->frequency);
     enc_u64(e, y->pattern_member_frequency);
     enc_u32(e, (uint32_t)y->naffinity);
@@ -379,7 +379,7 @@ static int load_symbols(tdm_store *s, MDB_txn *txn, uint32_t no, const char *kb_
     for (mrc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); !mrc && k.mv_size == 20 && !memcmp(k.mv_data, kb8, 4);
          mrc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
         dec d = {v.mv_data, v.mv_size, 0, 0};
-        tdm_kato_symbol y = {0};
+        tdm_kato_symbol_state y = {0};
         y.frequency = dec_u64(&d), y.pattern_member_frequency = dec_u64(&d);
         y.naffinity = dec_u32(&d);
         if (y.naffinity > v.mv_size / 4) d.bad = 1;
@@ -561,11 +561,11 @@ static int prepare_one(tdm_store_pending *pp, tdm_kato_kb *kb, const char *name)
         unsigned char k20[20];
         symbol_key(k20, 0, p.syms[i], p.sym_lens[i]);
         if (has_sym_rec(pp, k20 + 4)) continue;
-        tdm_kato_symbol y;
-        if ((rc = tdm_kato_kb_symbol_get(kb, p.syms[i], p.sym_lens[i], &y))) goto out;
+        tdm_kato_symbol_state y;
+        if ((rc = tdm_kato_kb_symbol_state_get(kb, p.syms[i], p.sym_lens[i], &y))) goto out;
         start = pp->buf.n;
         symbol_encode(&pp->buf, &y, p.syms[i], p.sym_lens[i]);
-        tdm_kato_symbol_free(&y);
+        tdm_kato_symbol_state_free(&y);
         if (pp->buf.failed || !(r = add_rec(pp, 1, start))) goto nomem;
         r->klen = 16;
         memcpy(r->key, k20 + 4, 16);
