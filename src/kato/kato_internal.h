@@ -82,8 +82,8 @@ uint32_t kato_average_emotives(uint32_t ndicts, const uint32_t *dsize, const uin
 
 /* Makes room for count names in the name table (-1 without memory), and inserts hex40 -> index into
  * that room. Write lock held. (kb.c; used by kb_persist.c) */
-int kato_name_reserve(tdm_kato_kb *kb, size_t count);
-void kato_name_insert(tdm_kato_kb *kb, const char *hex40, uint32_t index);
+int kato_reserve_pattern(tdm_kato_kb *kb);
+void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec);
 /* Index of an emotive key, added when new; -1 without memory. Write lock held. */
 int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out);
 

@@ -374,8 +374,7 @@ static int learn_impl(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
     }
     uint32_t pid;
     if (!old) {
-        if (tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats) ||
-            tdm_grow((void **)&kb->first, &kb->capfirst, kb->npats + 1, sizeof *kb->first) || name_reserve(kb, kb->npats + 1)) {
+        if (kato_reserve_pattern(kb)) {
             rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_learn: no memory for the pattern table");
             goto unlock;
         }
@@ -384,19 +383,13 @@ static int learn_impl(tdm_kato_kb *kb, const tdm_kato_event *events, size_t neve
             rc = tdm_error(TDM_E_CORRUPT, "tdm_kato_kb_learn: engine id %u for pattern %zu", pid, kb->npats);
             goto unlock;
         }
-        kato_pat *p = &kb->pats[kb->npats];
-        memset(p, 0, sizeof *p);
-        memcpy(p->name, hex, sizeof hex);
-        p->name_key = name_key(hex);
-        p->frequency = times;
-        p->nevents = (uint32_t)nevents;
-        p->event_sizes = sizes, sizes = NULL;
-        name_insert(kb->name_table, kb->name_cap, hex, (uint32_t)kb->npats);
-        const uint32_t *fs;
-        size_t fn;
-        tdm_seq_store_get(store, pid, &fs, &fn);
-        kb->first[kb->npats] = nevents && events[0].n ? fs[0] : UINT32_MAX;
-        kb->npats++;
+        kato_pat rec;
+        memset(&rec, 0, sizeof rec);
+        memcpy(rec.name, hex, sizeof hex);
+        rec.frequency = times;
+        rec.nevents = (uint32_t)nevents;
+        rec.event_sizes = sizes, sizes = NULL;
+        kato_commit_pattern(kb, &rec);
         idx = pid;
     } else {
         old->frequency += times;
@@ -703,10 +696,29 @@ out:
     return rc;
 }
 
-/* ---- for kb_persist.c: the name table and emotive keys of a restored pattern ----------------------- */
-
-int kato_name_reserve(tdm_kato_kb *kb, size_t count) { return name_reserve(kb, count); }
-
-void kato_name_insert(tdm_kato_kb *kb, const char *hex40, uint32_t index) { name_insert(kb->name_table, kb->name_cap, hex40, index); }
-
+/* ---- for kb_persist.c: the emotive keys, the table slots and the bookkeeping of a restored pattern ------ */
 int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out) { return emokey_intern(kb, key, out); }
+
+/* Room for one more pattern in the pattern table, the first-symbol array and the name table (learn and
+ * restore reserve before the engine learn, the last step that can fail). */
+int kato_reserve_pattern(tdm_kato_kb *kb) {
+    return tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats) ||
+                   tdm_grow((void **)&kb->first, &kb->capfirst, kb->npats + 1, sizeof *kb->first) ||
+                   name_reserve(kb, kb->npats + 1)
+               ? -1
+               : 0;
+}
+
+/* Takes rec as pattern kb->npats, whose symbols the engine has just stored under that index: its sort
+ * key, its name in the name table and its first symbol (the fast path's index) are set here, once for
+ * learn and restore. */
+void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec) {
+    uint32_t pid = (uint32_t)kb->npats;
+    rec->name_key = name_key(rec->name);
+    name_insert(kb->name_table, kb->name_cap, rec->name, pid);
+    const uint32_t *fs;
+    size_t fn;
+    tdm_seq_store_get(tdm_seq_engine_store(kb->engine), pid, &fs, &fn);
+    kb->first[pid] = rec->nevents && rec->event_sizes[0] ? fs[0] : UINT32_MAX;
+    kb->pats[kb->npats++] = *rec;
+}

@@ -126,9 +126,7 @@ int tdm_kato_kb_restore_pattern(tdm_kato_kb *kb, const tdm_kato_pattern *p) {
         goto unlock;
     }
     size_t need = (size_t)tdm_seq_vocab_size(tdm_seq_store_vocab_const(tdm_seq_engine_store(kb->engine))) + p->nsyms;
-    if (build_pat(kb, p, &rec) || grow_symbols(kb, need) ||
-        tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats) ||
-        kato_name_reserve(kb, kb->npats + 1)) {
+    if (build_pat(kb, p, &rec) || grow_symbols(kb, need) || kato_reserve_pattern(kb)) {
         free_pat(&rec);
         rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_restore_pattern: no memory");
         goto unlock;
@@ -141,8 +139,7 @@ int tdm_kato_kb_restore_pattern(tdm_kato_kb *kb, const tdm_kato_pattern *p) {
         free_pat(&rec);
         goto unlock;
     }
-    kato_name_insert(kb, p->name, (uint32_t)kb->npats);
-    kb->pats[kb->npats++] = rec;
+    kato_commit_pattern(kb, &rec);
 unlock:
     pthread_rwlock_unlock(&kb->lock);
     return rc;

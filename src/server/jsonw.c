@@ -203,8 +203,13 @@ static void put_opt(sbuf *b, const char *key, int has, double x) {
 
 static void put_prediction(sbuf *b, const tdm_kato_result *r, const tdm_kato_prediction *p) {
     int full = p->flags & TDM_KATO_HAS_ENSEMBLE;
-    sb_printf(b, "{%s\"name\": \"%s\", \"frequency\": %llu, \"emotives\": {", full ? "\"type\": \"prototypical\", " : "", p->name,
-              (unsigned long long)p->frequency);
+    sb_printf(b, "{%s\"name\": \"%s\", ", full ? "\"type\": \"prototypical\", " : "", p->name);
+    if (!full) { /* the single-symbol path's dict also carries the pattern itself (as tools/kato_cli.c) */
+        sb_puts(b, "\"pattern_data\": ");
+        put_events(b, r, &p->sequence);
+        sb_printf(b, ", \"length\": %u, ", p->sequence.nsyms);
+    }
+    sb_printf(b, "\"frequency\": %llu, \"emotives\": {", (unsigned long long)p->frequency);
     for (uint32_t i = 0; i < p->nemotives; i++) {
         if (i) sb_put(b, ", ", 2);
         put_sym(b, r, p->emotive_keys[i]);
