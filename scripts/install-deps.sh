@@ -12,6 +12,7 @@ packages=(
   libcmocka-dev    # unit tests
   libjansson-dev   # JSON for the command line and the service
   libxxhash-dev    # hash tables and store checksums
+  libopenblas-dev  # CBLAS for the lattice engine's matrix operations
 )
 
 missing=()

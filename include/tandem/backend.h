@@ -23,7 +23,15 @@ typedef enum { TDM_BACKEND_CPU = 0, TDM_BACKEND_CUDA = 1 } tdm_backend_kind;
     X(TDM_OP_SEQ_DIFFLIB, "seq.difflib")                                                                   \
     X(TDM_OP_SEQ_CHAR, "seq.char")                                                                         \
     X(TDM_OP_SEQ_PREFILTER, "seq.prefilter")                                                               \
-    X(TDM_OP_SEQ_SELECT, "seq.select")
+    X(TDM_OP_SEQ_SELECT, "seq.select")                                                                     \
+    X(TDM_OP_LATTICE_BUILD, "lattice.build")                                                               \
+    X(TDM_OP_LATTICE_BFS, "lattice.bfs")                                                                   \
+    X(TDM_OP_LATTICE_XOR, "lattice.xor")                                                                   \
+    X(TDM_OP_LATTICE_CATALYTIC, "lattice.catalytic")                                                       \
+    X(TDM_OP_LATTICE_GEMM, "lattice.gemm")                                                                 \
+    X(TDM_OP_LATTICE_GEMM_BATCHED, "lattice.gemm_batched")                                                 \
+    X(TDM_OP_LATTICE_EWISE, "lattice.ewise")                                                               \
+    X(TDM_OP_LATTICE_REDUCE, "lattice.reduce")
 
 typedef enum {
 #define TDM_X_OP(name, text) name,

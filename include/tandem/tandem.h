@@ -138,6 +138,12 @@ typedef struct {
                                  background thread); default 300 */
     int seq_gpu_min;          /* TANDEM_SEQ_GPU_MIN: 0..2^31-1 device-tier patterns from which auto placement
                                  searches them on the GPU; default in docs/configuration.md */
+    /* Lattice engine (spec/lattice-and-runtime.md section 7). Sizes are bytes; "max" = INT64_MAX. */
+    int64_t lattice_max_bytes; /* TANDEM_LATTICE_MAX_BYTES: size cap of one lattice's CSR; default 4G */
+    int64_t aux_bytes;         /* TANDEM_AUX_BYTES: catalytic aux size when the library allocates it; 64M */
+    int analyze_max_bfs;       /* TANDEM_ANALYZE_MAX_BFS: 1..2^20 BFS sweeps for the exact diameter; 256 */
+    int test_fail_at_step;     /* TANDEM_TEST_FAIL_AT_STEP: 0 = off, else catalytic programs fail after this
+                                  many steps (fault-injection tests of the undo path) */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[16];

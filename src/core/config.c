@@ -12,7 +12,7 @@
 
 extern char **environ;
 
-typedef enum { V_INT, V_BOOL, V_LEVEL, V_DEVICE, V_PREF, V_STR } vkind;
+typedef enum { V_INT, V_BOOL, V_LEVEL, V_DEVICE, V_PREF, V_STR, V_SIZE } vkind;
 
 typedef struct {
     const char *name;
@@ -37,6 +37,12 @@ static const var vars[] = {
     {"TANDEM_SEQ_SYNC_INTERVAL", V_INT, F(seq_sync_interval), "300", 0, 86400,
      "an integer in 0..86400 (seconds; 0 = no background sync)"},
     {"TANDEM_SEQ_GPU_MIN", V_INT, F(seq_gpu_min), "100000", 0, INT_MAX, "an integer in 0..2147483647 (patterns)"},
+    {"TANDEM_LATTICE_MAX_BYTES", V_SIZE, F(lattice_max_bytes), "4G", 0, 0,
+     "a size (integer with optional K/M/G/T, powers of 1024, or max)"},
+    {"TANDEM_AUX_BYTES", V_SIZE, F(aux_bytes), "64M", 0, 0, "a size (integer with optional K/M/G/T, powers of 1024, or max)"},
+    {"TANDEM_ANALYZE_MAX_BFS", V_INT, F(analyze_max_bfs), "256", 1, 1 << 20, "an integer in 1..1048576"},
+    {"TANDEM_TEST_FAIL_AT_STEP", V_INT, F(test_fail_at_step), "0", 0, INT_MAX,
+     "an integer in 0..2147483647 (0 = no fault injection)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])
@@ -47,6 +53,8 @@ void tdm_config_init(tdm_config *cfg) {
     for (size_t i = 0; i < NVARS; i++) {
         if (vars[i].kind == V_STR)
             *(const char **)((char *)cfg + vars[i].offset) = NULL;
+        else if (vars[i].kind == V_SIZE)
+            *(int64_t *)((char *)cfg + vars[i].offset) = TDM_CONFIG_UNSET;
         else
             *(int *)((char *)cfg + vars[i].offset) = TDM_CONFIG_UNSET;
     }
@@ -69,6 +77,29 @@ static int parse_int(const char *s, long lo, long hi, int *out) {
     if (errno || end == s || *end != '\0' || v < lo || v > hi)
         return -1;
     *out = (int)v;
+    return 0;
+}
+
+/* A size: decimal integer with an optional K/M/G/T suffix (powers of 1024, any case), or "max". */
+static int parse_size(const char *s, int64_t *out) {
+    if (!strcasecmp(s, "max")) return *out = INT64_MAX, 0;
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    int shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    case 't': case 'T': shift = 40; break;
+    default: return -1;
+    }
+    if (*end && end[1] != '\0') return -1;
+    if (v > (unsigned long long)(INT64_MAX >> shift)) return -1;
+    *out = (int64_t)(v << shift);
     return 0;
 }
 
@@ -98,6 +129,7 @@ static int parse_value(const var *v, const char *text, tdm_config *cfg) {
         if (!strcasecmp(text, "cuda")) return *ip = TDM_DEVICE_CUDA, 0;
         return -1;
     case V_STR: *(const char **)((char *)cfg + v->offset) = text; return 0;
+    case V_SIZE: return parse_size(text, (int64_t *)((char *)cfg + v->offset));
     }
     return -1;
 }
@@ -105,6 +137,8 @@ static int parse_value(const var *v, const char *text, tdm_config *cfg) {
 static int is_unset(const var *v, const tdm_config *cfg) {
     if (v->kind == V_STR)
         return *(const char *const *)((const char *)cfg + v->offset) == NULL;
+    if (v->kind == V_SIZE)
+        return *(const int64_t *)((const char *)cfg + v->offset) == TDM_CONFIG_UNSET;
     return *(const int *)((const char *)cfg + v->offset) == TDM_CONFIG_UNSET;
 }
 
@@ -162,7 +196,12 @@ int tdm_config_resolve(tdm_config *cfg) {
         const var *v = &vars[i];
         if (!is_unset(v, cfg)) {
             cfg->sources[i] = 2;
-            if (v->kind != V_STR) {
+            if (v->kind == V_SIZE) {
+                int64_t x = *(int64_t *)((char *)cfg + v->offset);
+                if (x < 0)
+                    return tdm_error(TDM_E_CONFIG, "%s=%lld (set by the caller): expected %s", v->name, (long long)x,
+                                     v->valid);
+            } else if (v->kind != V_STR) {
                 int x = *(int *)((char *)cfg + v->offset), lo = v->lo, hi = v->hi;
                 if (v->kind == V_BOOL) lo = 0, hi = 1;
                 else if (v->kind == V_LEVEL) lo = TDM_LOG_ERROR, hi = TDM_LOG_DEBUG;
@@ -189,6 +228,12 @@ void tdm_config_dump(const tdm_config *cfg, FILE *out) {
         if (v->kind == V_STR) {
             const char *s = *(const char *const *)((const char *)cfg + v->offset);
             fprintf(out, "%s=%s (%s)\n", v->name, s ? s : "", from);
+            continue;
+        }
+        if (v->kind == V_SIZE) {
+            int64_t x = *(const int64_t *)((const char *)cfg + v->offset);
+            if (x == INT64_MAX) fprintf(out, "%s=max (%s)\n", v->name, from);
+            else fprintf(out, "%s=%lld (%s)\n", v->name, (long long)x, from);
             continue;
         }
         int x = *(const int *)((const char *)cfg + v->offset);

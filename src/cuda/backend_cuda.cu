@@ -27,6 +27,15 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_SEQ_PREFILTER:
     case TDM_OP_SEQ_SELECT: return 1;
     case TDM_OP_SEQ_CHAR:
+    /* The lattice engine's ops run on the CPU until their kernels join the module. */
+    case TDM_OP_LATTICE_BUILD:
+    case TDM_OP_LATTICE_BFS:
+    case TDM_OP_LATTICE_XOR:
+    case TDM_OP_LATTICE_CATALYTIC:
+    case TDM_OP_LATTICE_GEMM:
+    case TDM_OP_LATTICE_GEMM_BATCHED:
+    case TDM_OP_LATTICE_EWISE:
+    case TDM_OP_LATTICE_REDUCE:
     case TDM_OP_COUNT: return 0;
     }
     return 0;

@@ -1,0 +1,48 @@
+/* lattice_internal.h: what the lattice engine's sources share: the lattice's layout, timing, the BFS
+ * kernel that analysis, shortest paths and the catalytic path all build on, and placement. Not installed. */
+#ifndef TANDEM_LATTICE_INTERNAL_H
+#define TANDEM_LATTICE_INTERNAL_H
+
+#include "core/internal.h"
+#include "tandem/lattice.h"
+
+#include <time.h>
+
+struct tdm_lattice {
+    int d;
+    int64_t L, V, E;
+    int64_t stride[TDM_LATTICE_MAX_DIMS]; /* s_i = L^(d-1-i) */
+    int64_t *row_ptr;                     /* V+1 */
+    int32_t *col;                         /* 2E */
+    uint64_t id;
+    double build_ms;
+};
+
+static inline double tdm_lat_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* A fresh nonzero graph id for caches. */
+uint64_t tdm_lat_next_id(void);
+
+/* Top-down queue BFS from s over g into dist (V entries, every entry -1 on entry; dist >= 0 marks visited)
+ * using queue (V entries). Stops as soon as every vertex of stop[0..nstop) is labelled (nstop = 0: full
+ * sweep). Returns the number of vertices labelled; *ecc (may be NULL) receives the largest distance
+ * labelled. */
+int64_t tdm_lat_bfs(const tdm_lattice_csr *g, int64_t s, int32_t *dist, int32_t *queue, const int64_t *stop,
+                    size_t nstop, int32_t *ecc);
+
+/* Builds the tie-rule path to t from finished distances dist (dist[t] >= 0) into out->vertex/hops. Returns
+ * TDM_OK or TDM_E_NOMEM. */
+int tdm_lat_path_from_dist(const tdm_lattice_csr *g, const int32_t *dist, int64_t t, tdm_lattice_path *out);
+
+/* A seed from getrandom (TDM_LATTICE_SEED_RANDOM). TDM_OK or TDM_E_IO. */
+int tdm_lat_random_seed(uint64_t *seed);
+
+/* Placement for a lattice op (backend.h op list): today only the CPU implements them, so this records
+ * the decision (TANDEM_DEBUG_ROUTER) and returns the CPU backend's name. */
+int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, const char **backend);
+
+#endif
