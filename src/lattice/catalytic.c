@@ -57,6 +57,8 @@ static int have_pclmul(void) {
 }
 #endif
 
+uint64_t tdm_lat_gf64_mul_portable(uint64_t a, uint64_t b) { return gf64_mul_portable(a, b); }
+
 uint64_t tdm_lattice_gf64_mul(uint64_t a, uint64_t b) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (have_pclmul()) return gf64_mul_pclmul(a, b);
@@ -178,6 +180,11 @@ static int run_steps(const program *P, int64_t from, int64_t to, int64_t fail_at
         (*done)++;
     }
     return TDM_OK;
+}
+
+void tdm_lat_catalytic_program(const tdm_lattice_csr *g, void *aux_mem, int64_t K, int64_t s, uint64_t seed, int threads) {
+    program P = {g, aux_mem, g->nvertices, K, s, seed, threads};
+    for (int64_t q = 0; q <= 2 * K; q++) apply_step(&P, q);
 }
 
 static int check_common(const char *fn, tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_lattice_aux *aux, int64_t s,

@@ -41,6 +41,13 @@ int tdm_lat_path_from_dist(const tdm_lattice_csr *g, const int32_t *dist, int64_
 /* A seed from getrandom (TDM_LATTICE_SEED_RANDOM). TDM_OK or TDM_E_IO. */
 int tdm_lat_random_seed(uint64_t *seed);
 
+/* The portable carry-less product (what CPUs without PCLMULQDQ use), exported so tests cover it too. */
+uint64_t tdm_lat_gf64_mul_portable(uint64_t a, uint64_t b);
+
+/* Runs the catalytic program P once on raw aux memory (registers r_0..r_K of g's V words each), without
+ * checks: for tests, which must see that one run really changes aux and a second restores it. */
+void tdm_lat_catalytic_program(const tdm_lattice_csr *g, void *aux_mem, int64_t K, int64_t s, uint64_t seed, int threads);
+
 /* Placement for a lattice op (backend.h op list): today only the CPU implements them, so this records
  * the decision (TANDEM_DEBUG_ROUTER) and returns the CPU backend's name. */
 int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, const char **backend);
