@@ -26,7 +26,7 @@ static size_t dtype_size(tdm_lattice_dtype dt) { return dt == TDM_LATTICE_F32 ? 
 /* Elements an operand of rows x cols with leading dimension ld spans: (rows-1)*ld + cols, 0 if empty. */
 static int extent(const char *fn, const char *name, int64_t rows, int64_t cols, int64_t ld, size_t *out) {
     if (ld < (cols > 1 ? cols : 1))
-        return tdm_error(TDM_E_INVAL, "%s: leading dimension ld%s = %lld is smaller than its %lld columns", fn, name,
+        return tdm_error(TDM_E_INVAL, "%s: leading dimension ld%s = %lld is smaller than max(1, its %lld columns)", fn, name,
                          (long long)ld, (long long)cols);
     if (ld > INT32_MAX) return tdm_error(TDM_E_OVERFLOW, "%s: ld%s = %lld exceeds INT32_MAX", fn, name, (long long)ld);
     if (!rows || !cols) return *out = 0, TDM_OK;
