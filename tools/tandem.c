@@ -24,6 +24,7 @@ static int cmd_version(int argc, char **argv) {
 
 static const cli_command commands[] = {
     {"seq", "sequence engine: score pairs, generate data, build stores, query them", cmd_seq},
+    {"lattice", "lattice engine: structure, shortest paths, catalytic distance, XOR masks", cmd_lattice},
     {"demo", "build a generated store and show matching queries (what 'make run' runs)", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
     {"version", "print the version", cmd_version},
