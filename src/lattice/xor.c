@@ -75,32 +75,29 @@ int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm
         kb = unrolled;
         klen *= reps;
     }
-    size_t p = (size_t)(key->offset % klen); /* same residue mod the original length: klen is a multiple */
-    size_t i = 0;
-    while (i < n) {
-        size_t run = klen - p < n - i ? klen - p : n - i;
-        xor_run(src + i, dst + i, kb + p, run);
-        i += run;
-        p = 0;
+    /* Key position of byte 0; the same residue as modulo the original length, since klen is a multiple. */
+    const size_t p0 = (size_t)(key->offset % klen);
+    /* Large inputs in parallel chunks, each starting at its own key position (threads only split the
+     * work; every byte's result is the same). */
+    const size_t chunk = (size_t)1 << 20;
+    const size_t nchunks = (n + chunk - 1) / chunk;
+    const int threads = nchunks > 1 ? tdm_ctx_threads(ctx) : 1;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t i = c * chunk, end = i + chunk < n ? i + chunk : n;
+        size_t p = (p0 + i % klen) % klen;
+        while (i < end) {
+            size_t run = klen - p < end - i ? klen - p : end - i;
+            xor_run(src + i, dst + i, kb + p, run);
+            i += run;
+            p = 0;
+        }
     }
     return TDM_OK;
 }
 
-int tdm_lattice_xor_seeded(tdm_ctx *ctx, const void *in, void *out, size_t n, uint64_t *seed, uint64_t offset,
-                           unsigned flags) {
-    if (!ctx || !seed) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor_seeded: %s is NULL", ctx ? "seed" : "ctx");
-    if (flags & ~TDM_LATTICE_SEED_RANDOM)
-        return tdm_error(TDM_E_INVAL, "tdm_lattice_xor_seeded: unknown flags 0x%x", flags);
-    if (n && (!in || !out)) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor_seeded: %s is NULL", in ? "out" : "in");
-    int rc = n ? check_overlap("tdm_lattice_xor_seeded", in, out, n) : TDM_OK;
-    if (rc) return rc;
-    if ((flags & TDM_LATTICE_SEED_RANDOM) && (rc = tdm_lat_random_seed(seed))) return rc;
-    if (n == 0) return TDM_OK;
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, &backend))) return rc;
-    const uint64_t sd = *seed;
-    const uint8_t *src = in;
-    uint8_t *dst = out;
+/* Stream bytes [offset, offset+n) XORed into dst from src (no checks). */
+static void seeded_range(const uint8_t *src, uint8_t *dst, size_t n, uint64_t sd, uint64_t offset) {
     size_t i = 0;
     /* Bytes up to the next word boundary of the stream, then whole words (memcpy keeps any alignment
      * legal), then the tail. */
@@ -122,6 +119,32 @@ int tdm_lattice_xor_seeded(tdm_ctx *ctx, const void *in, void *out, size_t n, ui
     for (; i < n; i++) {
         uint64_t p = offset + i;
         dst[i] = src[i] ^ (uint8_t)(tdm_lattice_splitmix_word(sd, p >> 3) >> (8 * (p & 7)));
+    }
+}
+
+int tdm_lattice_xor_seeded(tdm_ctx *ctx, const void *in, void *out, size_t n, uint64_t *seed, uint64_t offset,
+                           unsigned flags) {
+    if (!ctx || !seed) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor_seeded: %s is NULL", ctx ? "seed" : "ctx");
+    if (flags & ~TDM_LATTICE_SEED_RANDOM)
+        return tdm_error(TDM_E_INVAL, "tdm_lattice_xor_seeded: unknown flags 0x%x", flags);
+    if (n && (!in || !out)) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor_seeded: %s is NULL", in ? "out" : "in");
+    int rc = n ? check_overlap("tdm_lattice_xor_seeded", in, out, n) : TDM_OK;
+    if (rc) return rc;
+    if ((flags & TDM_LATTICE_SEED_RANDOM) && (rc = tdm_lat_random_seed(seed))) return rc;
+    if (n == 0) return TDM_OK;
+    const char *backend;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, &backend))) return rc;
+    const uint64_t sd = *seed;
+    const uint8_t *src = in;
+    uint8_t *dst = out;
+    /* The stream is counter-based, so chunks run in parallel, each from its own stream position. */
+    const size_t chunk = (size_t)1 << 20;
+    const size_t nchunks = (n + chunk - 1) / chunk;
+    const int threads = nchunks > 1 ? tdm_ctx_threads(ctx) : 1;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t i = c * chunk, m = i + chunk < n ? chunk : n - i;
+        seeded_range(src + i, dst + i, m, sd, offset + i);
     }
     return TDM_OK;
 }

@@ -192,11 +192,35 @@ static void test_random_seed(void **state) {
     assert_true(s1 != s2); /* 2^-64 chance of a false failure */
 }
 
+/* Inputs of several megabytes run in parallel chunks; every chunk must start at its own key position. */
+static void test_large(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(404);
+    const size_t n = ((size_t)3 << 20) + 17;
+    uint8_t *in = malloc(n), *out = malloc(n), *want = malloc(n), *key = malloc(1000);
+    fill(&r, in, n);
+    for (int round = 0; round < 4; round++) {
+        size_t len = round == 0 ? 1 : round == 1 ? 7 : round == 2 ? 256 : 999;
+        uint64_t off = tu_next(&r) >> (round * 8);
+        fill(&r, key, len);
+        tdm_lattice_key k = {key, len, off};
+        ref_xor(in, want, n, key, len, off);
+        assert_int_equal(tdm_lattice_xor(ctx, in, out, n, &k, 0), TDM_OK);
+        tu_check(!memcmp(out, want, n), "large cyclic xor, len %zu offset %llu", len, (unsigned long long)off);
+        uint64_t seed = tu_next(&r);
+        assert_int_equal(tdm_lattice_xor_seeded(ctx, in, out, n, &seed, off, 0), TDM_OK);
+        tdm_lattice_key_from_seed(seed, off, n, want);
+        for (size_t i = 0; i < n; i++) want[i] ^= in[i];
+        tu_check(!memcmp(out, want, n), "large seeded xor, offset %llu", (unsigned long long)off);
+    }
+    free(in), free(out), free(want), free(key);
+}
+
 int main(void) {
     tu_init_seed("test_lattice_xor");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors), cmocka_unit_test(test_grid),   cmocka_unit_test(test_chunked),
-        cmocka_unit_test(test_typed),   cmocka_unit_test(test_errors), cmocka_unit_test(test_random_seed),
+        cmocka_unit_test(test_typed),   cmocka_unit_test(test_errors), cmocka_unit_test(test_random_seed), cmocka_unit_test(test_large),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
