@@ -70,6 +70,8 @@ struct tdm_backend {
     /* The sequence engine's device entry points (src/seq/seq_device.h) where the backend keeps patterns
      * in its own memory; NULL otherwise (the CPU works on the host store directly). */
     const struct tdm_seq_dev_ops *seq;
+    /* The lattice engine's device entry points (src/lattice/lattice_device.h); NULL on the CPU. */
+    const struct tdm_lattice_dev_ops *lattice;
 };
 
 /* Number of registered backends (>= 1: index 0 is always the CPU). */

@@ -3,6 +3,7 @@
  * sequence, ARC and lattice kernels attach their ops to this backend's supports switch as they land. */
 #include "cuda/cuda_internal.cuh"
 #include "seq/seq_device.h"
+#include "cuda/lattice_cuda.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +28,17 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_SEQ_PREFILTER:
     case TDM_OP_SEQ_SELECT: return 1;
     case TDM_OP_SEQ_CHAR:
-    /* The lattice engine's ops run on the CPU until their kernels join the module. */
-    case TDM_OP_LATTICE_BUILD:
+    /* The lattice engine's kernels (lattice_*.cu): BFS paths and XOR bit for bit, matrices within the
+     * spec's section 5 bounds; checked against the CPU by tests/cross/test_lattice_cross.c. */
     case TDM_OP_LATTICE_BFS:
     case TDM_OP_LATTICE_XOR:
-    case TDM_OP_LATTICE_CATALYTIC:
     case TDM_OP_LATTICE_GEMM:
     case TDM_OP_LATTICE_GEMM_BATCHED:
     case TDM_OP_LATTICE_EWISE:
-    case TDM_OP_LATTICE_REDUCE:
+    case TDM_OP_LATTICE_REDUCE: return 1;
+    /* No device build or catalytic passes yet. */
+    case TDM_OP_LATTICE_BUILD:
+    case TDM_OP_LATTICE_CATALYTIC:
     case TDM_OP_COUNT: return 0;
     }
     return 0;
@@ -158,6 +161,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     b->sync = cu_sync;
     b->destroy = cu_destroy;
     b->seq = &tdm_cuda_seq_ops;
+    b->lattice = &tdm_cuda_lattice_ops;
     *out = b;
     return TDM_OK;
 }

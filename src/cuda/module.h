@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 2
+#define TDM_CUDA_MODULE_ABI 3 /* 3: tdm_backend.lattice */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);

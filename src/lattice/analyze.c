@@ -152,7 +152,9 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
     double t = tdm_lat_now_ms();
     int rc = tdm_lattice_csr_validate(g);
     if (rc) return rc;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, &a.backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, 0, &b))) return rc;
+    a.backend = b->name;
     a.ms_validate = tdm_lat_now_ms() - t;
     a.vertices = g->nvertices;
     a.edges = g->row_ptr[g->nvertices] / 2;

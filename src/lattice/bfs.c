@@ -7,6 +7,7 @@
  * makes every backend return the same path. An s-t query stops once t is labelled; at that point every
  * vertex closer than t is labelled, which is all the backward walk reads. */
 #include "lattice/lattice_internal.h"
+#include "lattice/lattice_device.h"
 
 #include <assert.h>
 #include <omp.h>
@@ -103,7 +104,26 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
         return rc;
     double t0 = tdm_lat_now_ms();
     tdm_lattice_path p = {.hops = -1, .vertex = NULL, .cache_hit = 0};
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, &p.backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, 1, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        int64_t *vx, hops;
+        rc = b->lattice->bfs_path(b, g, s, t, &vx, &hops);
+        if (rc == TDM_OK) {
+            p.backend = b->name;
+            p.vertex = vx;
+            p.hops = hops;
+            p.ms = tdm_lat_now_ms() - t0;
+            *out = p;
+            if (hops < 0)
+                return tdm_error(TDM_E_NOPATH, "tdm_lattice_sp: vertex %lld is not reachable from %lld", (long long)t,
+                                 (long long)s);
+            return TDM_OK;
+        }
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_BFS, rc))) return rc;
+        b = tdm_backend_get(ctx, 0);
+    }
+    p.backend = b->name;
     const size_t V = (size_t)g->nvertices;
     int32_t *dist = tdm_malloc(V * sizeof *dist), *queue = tdm_malloc(V * sizeof *queue);
     if (!dist || !queue) {
@@ -144,8 +164,9 @@ int tdm_lattice_sp_batch(tdm_ctx *ctx, const tdm_lattice_csr *g, size_t n, const
         return tdm_error(TDM_E_INVAL, "tdm_lattice_sp_batch: NULL argument");
     int rc = check_graph("tdm_lattice_sp_batch", g);
     if (rc) return rc;
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, &backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, 0, &b))) return rc;
+    const char *backend = b->name;
     if (!n) return TDM_OK;
     pair_ref *refs = tdm_malloc(n * sizeof *refs);
     int64_t *targets = tdm_malloc(n * sizeof *targets);
@@ -233,8 +254,13 @@ int tdm_lattice_bfs_multi(tdm_ctx *ctx, const tdm_lattice_csr *g, const int64_t 
         if (sources[i] < 0 || sources[i] >= g->nvertices)
             return tdm_error(TDM_E_RANGE, "tdm_lattice_bfs_multi: sources[%zu] = %lld outside 0..%lld", i,
                              (long long)sources[i], (long long)(g->nvertices - 1));
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, &backend))) return rc;
+    const tdm_backend *b;
+    /* A single source is a plain sweep, which a device can run; several sources stay on the CPU. */
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, nsources == 1 && !nearest, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        if ((rc = b->lattice->bfs_dist(b, g, sources[0], dist)) == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_BFS, rc))) return rc;
+    }
     const size_t V = (size_t)g->nvertices;
     int64_t *srt = tdm_malloc(nsources * sizeof *srt);
     int32_t *queue = tdm_malloc(V * sizeof *queue);

@@ -242,8 +242,8 @@ int tdm_lattice_catalytic_distance(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_l
     int rc = check_common("tdm_lattice_catalytic_distance", ctx, g, aux, s, t, K, seed, flags);
     if (rc) return rc;
     if (!dist) return tdm_error(TDM_E_INVAL, "tdm_lattice_catalytic_distance: dist is NULL");
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, &backend))) return rc;
+    const tdm_backend *backend;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, 0, &backend))) return rc;
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
     if ((rc = draw_seed(seed, flags)) == TDM_OK) rc = distance_locked(ctx, g, aux, s, t, K, *seed, dist);
     tdm_lattice_aux_release(aux);
@@ -257,7 +257,9 @@ int tdm_lattice_catalytic_path(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_latti
     if (rc) return rc;
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_lattice_catalytic_path: out is NULL");
     tdm_lattice_path p = {.hops = -1, .vertex = NULL, .cache_hit = 0};
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, &p.backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, 0, &b))) return rc;
+    p.backend = b->name;
     double t0 = tdm_lat_now_ms();
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
     if ((rc = draw_seed(seed, flags))) goto out;

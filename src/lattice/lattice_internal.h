@@ -48,8 +48,14 @@ uint64_t tdm_lat_gf64_mul_portable(uint64_t a, uint64_t b);
  * checks: for tests, which must see that one run really changes aux and a second restores it. */
 void tdm_lat_catalytic_program(const tdm_lattice_csr *g, void *aux_mem, int64_t K, int64_t s, uint64_t seed, int threads);
 
-/* Placement for a lattice op (backend.h op list): today only the CPU implements them, so this records
- * the decision (TANDEM_DEBUG_ROUTER) and returns the CPU backend's name. */
-int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, const char **backend);
+/* Placement for a lattice op (backend.h op list) through tdm_backend_select, honouring pref
+ * (TDM_DEVICE_AUTO/CPU/CUDA). device_ok: this call has a device path (the backend's lattice entry points,
+ * src/lattice/lattice_device.h); without one, or when the chosen backend offers none, the CPU backend is
+ * returned. Errors: TDM_E_INVAL (unknown pref), those of tdm_backend_select. */
+int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, int device_ok, const tdm_backend **out);
+
+/* A device entry point failed with rc: logs it and returns TDM_OK so that the caller answers on the CPU,
+ * or returns rc under TANDEM_STRICT (fallbacks are errors there). */
+int tdm_lat_device_failed(tdm_ctx *ctx, const tdm_backend *b, tdm_op op, int rc);
 
 #endif

@@ -6,6 +6,7 @@
  * checked before BLAS sees them, because reference BLAS reports bad arguments by printing and exiting
  * (xerbla), which a library must never do. */
 #include "lattice/lattice_internal.h"
+#include "lattice/lattice_device.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -89,8 +90,13 @@ int tdm_lattice_gemm(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, t
     const size_t es = dtype_size(dt);
     if (k && (overlaps(C, sh.ec * es, A, sh.ea * es) || overlaps(C, sh.ec * es, B, sh.eb * es)))
         return tdm_error(TDM_E_INVAL, "%s: C overlaps %s", fn, overlaps(C, sh.ec * es, A, sh.ea * es) ? "A" : "B");
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM, TDM_DEVICE_AUTO, &backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        rc = b->lattice->gemm(b, dt, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+        if (rc == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_GEMM, rc))) return rc;
+    }
     blas_threads(ctx);
     gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
     return TDM_OK;
@@ -125,8 +131,13 @@ int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_tra
     }
     if (k && (overlaps(C, span[2], A, span[0]) || overlaps(C, span[2], B, span[1])))
         return tdm_error(TDM_E_INVAL, "%s: C overlaps %s", fn, overlaps(C, span[2], A, span[0]) ? "A" : "B");
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM_BATCHED, TDM_DEVICE_AUTO, &backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM_BATCHED, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        rc = b->lattice->gemm(b, dt, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch);
+        if (rc == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_GEMM_BATCHED, rc))) return rc;
+    }
     blas_threads(ctx);
     /* Items one after another on threaded BLAS: each item is exactly the single call. (Item-parallel
      * execution of small items with single-threaded BLAS belongs to the batch executor.) */
@@ -176,9 +187,13 @@ int tdm_lattice_ewise(tdm_ctx *ctx, tdm_lattice_ewise_op op, tdm_lattice_dtype d
     const size_t bytes = n * es;
     if ((ov != xv && overlaps(ov, bytes, xv, bytes)) || (binary_op(op) && ov != yv && overlaps(ov, bytes, yv, bytes)))
         return tdm_error(TDM_E_INVAL, "%s: out overlaps an input partially", fn);
-    const char *backend;
-    int rc = tdm_lat_place(ctx, TDM_OP_LATTICE_EWISE, TDM_DEVICE_AUTO, &backend);
+    const tdm_backend *b;
+    int rc = tdm_lat_place(ctx, TDM_OP_LATTICE_EWISE, TDM_DEVICE_AUTO, 1, &b);
     if (rc) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        if ((rc = b->lattice->ewise(b, op, dt, xv, yv, alpha, ov, n)) == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_EWISE, rc))) return rc;
+    }
     if (dt == TDM_LATTICE_F32) EWISE_LOOP(float, sqrtf, expf, fabsf);
     else EWISE_LOOP(double, sqrt, exp, fabs);
     return TDM_OK;
@@ -229,9 +244,13 @@ int tdm_lattice_reduce(tdm_ctx *ctx, tdm_lattice_reduce_op op, tdm_lattice_dtype
         return TDM_OK;
     }
     if (!x) return tdm_error(TDM_E_INVAL, "%s: x is NULL", fn);
-    const char *backend;
-    int rc = tdm_lat_place(ctx, TDM_OP_LATTICE_REDUCE, TDM_DEVICE_AUTO, &backend);
+    const tdm_backend *b;
+    int rc = tdm_lat_place(ctx, TDM_OP_LATTICE_REDUCE, TDM_DEVICE_AUTO, 1, &b);
     if (rc) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        if ((rc = b->lattice->reduce(b, op, dt, x, n, out)) == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_REDUCE, rc))) return rc;
+    }
     if (op == TDM_LATTICE_RED_SUM) *out = dt == TDM_LATTICE_F32 ? (double)sum_f32(x, n) : sum_f64(x, n);
     else *out = dt == TDM_LATTICE_F32 ? (double)ext_f32(x, n, op == TDM_LATTICE_RED_MAX) : ext_f64(x, n, op == TDM_LATTICE_RED_MAX);
     return TDM_OK;

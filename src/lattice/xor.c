@@ -4,6 +4,7 @@
  * independently. A random seed is always written back to the caller: a mask nobody can undo is a bug. */
 #define _GNU_SOURCE
 #include "lattice/lattice_internal.h"
+#include "lattice/lattice_device.h"
 
 #include <errno.h>
 #include <string.h>
@@ -60,8 +61,12 @@ int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm
     if (!in || !out) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: %s is NULL", in ? "out" : "in");
     int rc = check_overlap("tdm_lattice_xor", in, out, n);
     if (rc) return rc;
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, &backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        if ((rc = b->lattice->xor_key(b, in, out, n, key->bytes, key->len, key->offset)) == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_XOR, rc))) return rc;
+    }
     const uint8_t *src = in;
     uint8_t *dst = out;
     const uint8_t *kb = key->bytes;
@@ -132,8 +137,12 @@ int tdm_lattice_xor_seeded(tdm_ctx *ctx, const void *in, void *out, size_t n, ui
     if (rc) return rc;
     if ((flags & TDM_LATTICE_SEED_RANDOM) && (rc = tdm_lat_random_seed(seed))) return rc;
     if (n == 0) return TDM_OK;
-    const char *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, &backend))) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        if ((rc = b->lattice->xor_seeded(b, in, out, n, *seed, offset)) == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_XOR, rc))) return rc;
+    }
     const uint64_t sd = *seed;
     const uint8_t *src = in;
     uint8_t *dst = out;

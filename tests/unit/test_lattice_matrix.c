@@ -11,11 +11,19 @@
 #include <float.h>
 #include <math.h>
 
+/* The CPU reference: device results are compared with it by tests/cross/test_lattice_cross.c. */
+static int cpu_ctx(tdm_ctx **out) {
+    tdm_config cfg;
+    tdm_config_init(&cfg);
+    cfg.device = TDM_DEVICE_CPU;
+    return tdm_init(out, &cfg);
+}
+
 static tdm_ctx *ctx;
 
 static int setup(void **state) {
     (void)state;
-    return tdm_init(&ctx, NULL);
+    return cpu_ctx(&ctx);
 }
 static int teardown(void **state) {
     (void)state;

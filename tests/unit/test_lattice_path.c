@@ -8,9 +8,17 @@
 
 #include "tandem/lattice.h"
 
+/* The CPU reference: device results are compared with it by tests/cross/test_lattice_cross.c. */
+static int cpu_ctx(tdm_ctx **out) {
+    tdm_config cfg;
+    tdm_config_init(&cfg);
+    cfg.device = TDM_DEVICE_CPU;
+    return tdm_init(out, &cfg);
+}
+
 static tdm_ctx *new_ctx(void) {
     tdm_ctx *ctx;
-    assert_int_equal(tdm_init(&ctx, NULL), TDM_OK);
+    assert_int_equal(cpu_ctx(&ctx), TDM_OK);
     return ctx;
 }
 
