@@ -41,7 +41,7 @@ typedef struct {
     int64_t nvertices;
     const int64_t *row_ptr;
     const int32_t *col;
-    uint64_t id;
+    uint64_t id; /* 0 = anonymous: never cached (a caller's arrays may change) */
 } tdm_lattice_csr;
 
 /* Sizes of the d-dimensional lattice of side L without building it: V = L^d, E = d*L^(d-1)*(L-1) and the
@@ -50,7 +50,8 @@ typedef struct {
  * it overflowed). */
 int tdm_lattice_sizes(int d, int64_t L, int64_t *vertices, int64_t *edges, uint64_t *csr_bytes);
 
-/* Builds the lattice (CSR, O(V+E), parallel over TANDEM_THREADS). flags: 0 (TDM_LATTICE_PERIODIC is
+/* Builds the lattice (CSR, O(V+E), parallel over TANDEM_THREADS). ctx must outlive the lattice (its path
+ * cache forgets the lattice's paths when the lattice is freed). flags: 0 (TDM_LATTICE_PERIODIC is
  * reserved and refused). Errors: those of tdm_lattice_sizes; TDM_E_INVAL (ctx or out NULL, unknown flag);
  * TDM_E_NOMEM (the CSR would exceed TANDEM_LATTICE_MAX_BYTES, message states the bytes needed and the
  * cap; or host allocation failed). The caller owns *out (tdm_lattice_free). ctx is borrowed. */
@@ -120,11 +121,13 @@ typedef struct {
     int64_t hops;        /* BFS distance; -1 if unreachable */
     int64_t *vertex;     /* hops+1 vertices, s first, t last; NULL when unreachable; owned, see release */
     double ms;           /* this call's own time */
-    const char *backend; /* backend that computed it */
-    int cache_hit;       /* always 0 until the path cache exists */
+    const char *backend; /* backend that computed it; "cache" on a cache hit */
+    int cache_hit;       /* 1 if the path came from the context's path cache (TANDEM_SP_CACHE) */
 } tdm_lattice_path;
 
-/* Shortest s-t path. pref: TDM_DEVICE_AUTO/CPU/CUDA (placement hint, tdm_backend_select). Errors:
+/* Shortest s-t path. pref: TDM_DEVICE_AUTO/CPU/CUDA (placement hint, tdm_backend_select). Paths of graphs
+ * with a nonzero id (lattices) are kept in the context's LRU cache of TANDEM_SP_CACHE entries, keyed by the
+ * ordered pair; a hit returns the stored path (cache_hit = 1) with this call's own time. Errors:
  * TDM_E_INVAL (NULL), TDM_E_RANGE (s or t outside 0..V-1; message names which), TDM_E_NOPATH (t not
  * reachable: out->hops = -1, out->vertex = NULL), TDM_E_NOMEM. On success and on TDM_E_NOPATH the caller
  * releases out with tdm_lattice_path_release. g is trusted to be well formed (tdm_lattice_csr_validate). */

@@ -41,6 +41,7 @@ static const var vars[] = {
      "a size (integer with optional K/M/G/T, powers of 1024, or max)"},
     {"TANDEM_AUX_BYTES", V_SIZE, F(aux_bytes), "64M", 0, 0, "a size (integer with optional K/M/G/T, powers of 1024, or max)"},
     {"TANDEM_ANALYZE_MAX_BFS", V_INT, F(analyze_max_bfs), "256", 1, 1 << 20, "an integer in 1..1048576"},
+    {"TANDEM_SP_CACHE", V_INT, F(sp_cache), "1024", 0, 1 << 20, "an integer in 0..1048576 (0 = no path cache)"},
     {"TANDEM_TEST_FAIL_AT_STEP", V_INT, F(test_fail_at_step), "0", 0, INT_MAX,
      "an integer in 0..2147483647 (0 = no fault injection)"},
 };

@@ -45,6 +45,7 @@ void tdm_destroy(tdm_ctx *ctx) {
     for (int i = ctx->nbackends - 1; i >= 0; i--)
         if (ctx->backends[i] && ctx->backends[i]->destroy) ctx->backends[i]->destroy(ctx->backends[i]);
     tdm_cuda_unload(ctx);
+    tdm_lat_cache_free(atomic_load(&ctx->lattice_cache));
     tdm_free(ctx);
 }
 

@@ -104,6 +104,13 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
         return rc;
     double t0 = tdm_lat_now_ms();
     tdm_lattice_path p = {.hops = -1, .vertex = NULL, .cache_hit = 0};
+    if (tdm_lat_cache_get(ctx, g->id, s, t, &p)) {
+        p.backend = "cache";
+        p.cache_hit = 1;
+        p.ms = tdm_lat_now_ms() - t0;
+        *out = p;
+        return TDM_OK;
+    }
     const tdm_backend *b;
     if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, 1, &b))) return rc;
     if (b->kind != TDM_BACKEND_CPU) {
@@ -115,6 +122,7 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
             p.hops = hops;
             p.ms = tdm_lat_now_ms() - t0;
             *out = p;
+            if (hops >= 0) tdm_lat_cache_put(ctx, g->id, s, t, &p);
             if (hops < 0)
                 return tdm_error(TDM_E_NOPATH, "tdm_lattice_sp: vertex %lld is not reachable from %lld", (long long)t,
                                  (long long)s);
@@ -140,6 +148,7 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
     tdm_free(dist);
     tdm_free(queue);
     if (rc && rc != TDM_E_NOPATH) return rc;
+    if (rc == TDM_OK) tdm_lat_cache_put(ctx, g->id, s, t, &p);
     p.ms = tdm_lat_now_ms() - t0;
     *out = p;
     return rc;

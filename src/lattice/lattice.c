@@ -160,6 +160,7 @@ int tdm_lattice_new(tdm_ctx *ctx, int d, int64_t L, unsigned flags, tdm_lattice 
     double t0 = tdm_lat_now_ms();
     tdm_lattice *lat = tdm_calloc(1, sizeof *lat);
     if (!lat) return tdm_error(TDM_E_NOMEM, "tdm_lattice_new: no memory");
+    lat->ctx = ctx;
     lat->d = d;
     lat->L = L;
     lat->V = V;
@@ -183,6 +184,7 @@ int tdm_lattice_new(tdm_ctx *ctx, int d, int64_t L, unsigned flags, tdm_lattice 
 
 void tdm_lattice_free(tdm_lattice *lat) {
     if (!lat) return;
+    if (lat->id) tdm_lat_cache_drop_graph(lat->ctx, lat->id);
     tdm_free(lat->row_ptr);
     tdm_free(lat->col);
     tdm_free(lat);

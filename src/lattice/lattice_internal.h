@@ -9,6 +9,7 @@
 #include <time.h>
 
 struct tdm_lattice {
+    tdm_ctx *ctx; /* borrowed: its path cache drops this graph's entries when the lattice is freed */
     int d;
     int64_t L, V, E;
     int64_t stride[TDM_LATTICE_MAX_DIMS]; /* s_i = L^(d-1-i) */
@@ -37,6 +38,17 @@ int64_t tdm_lat_bfs(const tdm_lattice_csr *g, int64_t s, int32_t *dist, int32_t 
 /* Builds the tie-rule path to t from finished distances dist (dist[t] >= 0) into out->vertex/hops. Returns
  * TDM_OK or TDM_E_NOMEM. */
 int tdm_lat_path_from_dist(const tdm_lattice_csr *g, const int32_t *dist, int64_t t, tdm_lattice_path *out);
+
+/* The shortest-path cache (sp_cache.c), per context, keyed by (graph id, s, t); graph id 0 is never cached.
+ * get: 1 and a fresh copy in out->vertex/hops on a hit, else 0. put: stores a copy of a found path
+ * (silently skipped when memory is short). drop_graph: forgets a graph's entries. trim: evicts least
+ * recently used entries until `wanted` bytes are freed (for the memory monitor); returns bytes freed. */
+typedef struct tdm_lat_cache tdm_lat_cache;
+int tdm_lat_cache_get(tdm_ctx *ctx, uint64_t graph, int64_t s, int64_t t, tdm_lattice_path *out);
+void tdm_lat_cache_put(tdm_ctx *ctx, uint64_t graph, int64_t s, int64_t t, const tdm_lattice_path *p);
+void tdm_lat_cache_drop_graph(tdm_ctx *ctx, uint64_t graph);
+size_t tdm_lat_cache_trim(tdm_ctx *ctx, size_t wanted);
+void tdm_lat_cache_stats(tdm_ctx *ctx, size_t *entries, uint64_t *hits, uint64_t *misses);
 
 /* A seed from getrandom (TDM_LATTICE_SEED_RANDOM). TDM_OK or TDM_E_IO. */
 int tdm_lat_random_seed(uint64_t *seed);

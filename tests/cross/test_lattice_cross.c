@@ -45,6 +45,7 @@ static tdm_ctx *make_ctx(int device) {
     tdm_config_init(&cfg);
     cfg.device = device;
     cfg.strict = 0;
+    cfg.sp_cache = 0; /* every path computed by the backend under test */
     tdm_ctx *ctx;
     if (tdm_init(&ctx, &cfg)) {
         printf("tdm_init failed: %s\n", tdm_last_error());

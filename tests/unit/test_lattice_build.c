@@ -225,7 +225,7 @@ static void test_config_vars(void **state) {
         {"TANDEM_LATTICE_MAX_BYTES", "2k", 2048}, {"TANDEM_LATTICE_MAX_BYTES", "max", INT64_MAX},
         {"TANDEM_LATTICE_MAX_BYTES", "1T", INT64_C(1) << 40}, {"TANDEM_AUX_BYTES", "64M", INT64_C(64) << 20},
         {"TANDEM_AUX_BYTES", "0", 0}, {"TANDEM_ANALYZE_MAX_BFS", "1", 1}, {"TANDEM_ANALYZE_MAX_BFS", "1048576", 1 << 20},
-        {"TANDEM_TEST_FAIL_AT_STEP", "7", 7},
+        {"TANDEM_TEST_FAIL_AT_STEP", "7", 7}, {"TANDEM_SP_CACHE", "0", 0}, {"TANDEM_SP_CACHE", "1048576", 1 << 20},
     };
     static const struct {
         const char *name, *text;
@@ -233,6 +233,7 @@ static void test_config_vars(void **state) {
         {"TANDEM_LATTICE_MAX_BYTES", "-1"}, {"TANDEM_LATTICE_MAX_BYTES", "4X"}, {"TANDEM_LATTICE_MAX_BYTES", "4GB"},
         {"TANDEM_LATTICE_MAX_BYTES", ""}, {"TANDEM_LATTICE_MAX_BYTES", "99999999999T"}, {"TANDEM_AUX_BYTES", "lots"},
         {"TANDEM_ANALYZE_MAX_BFS", "0"}, {"TANDEM_ANALYZE_MAX_BFS", "1048577"}, {"TANDEM_TEST_FAIL_AT_STEP", "-2"},
+        {"TANDEM_SP_CACHE", "-1"}, {"TANDEM_SP_CACHE", "1048577"},
     };
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         setenv(ok[i].name, ok[i].text, 1);
@@ -243,6 +244,7 @@ static void test_config_vars(void **state) {
         int64_t got = !strcmp(ok[i].name, "TANDEM_LATTICE_MAX_BYTES") ? c.lattice_max_bytes
                       : !strcmp(ok[i].name, "TANDEM_AUX_BYTES")       ? c.aux_bytes
                       : !strcmp(ok[i].name, "TANDEM_ANALYZE_MAX_BFS") ? c.analyze_max_bfs
+                      : !strcmp(ok[i].name, "TANDEM_SP_CACHE")        ? c.sp_cache
                                                                       : c.test_fail_at_step;
         tu_check(got == ok[i].want, "%s=%s read back as %lld", ok[i].name, ok[i].text, (long long)got);
         unsetenv(ok[i].name);
@@ -262,6 +264,7 @@ static void test_config_vars(void **state) {
     assert_int_equal(c.aux_bytes, INT64_C(64) << 20);
     assert_int_equal(c.analyze_max_bfs, 256);
     assert_int_equal(c.test_fail_at_step, 0);
+    assert_int_equal(c.sp_cache, 1024);
 }
 
 /* Malformed CSR graphs are refused with the fault named. */

@@ -72,6 +72,7 @@ static tdm_ctx *fake_ctx(int strict) {
     tdm_config_init(&c);
     c.device = TDM_DEVICE_CPU;
     c.strict = strict;
+    c.sp_cache = 0; /* repeated queries must reach the device, not the cache */
     c.log_level = TDM_LOG_ERROR; /* the fallback warnings are expected here */
     tdm_ctx *ctx;
     assert_int_equal(tdm_init(&ctx, &c), TDM_OK);

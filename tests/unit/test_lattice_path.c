@@ -6,6 +6,7 @@
  * must equal single calls item by item; multi-source sweeps must match brute force. */
 #include "unit_common.h"
 
+#include "lattice/lattice_internal.h"
 #include "tandem/lattice.h"
 
 /* The CPU reference: device results are compared with it by tests/cross/test_lattice_cross.c. */
@@ -13,6 +14,7 @@ static int cpu_ctx(tdm_ctx **out) {
     tdm_config cfg;
     tdm_config_init(&cfg);
     cfg.device = TDM_DEVICE_CPU;
+    cfg.sp_cache = 0; /* every query computed (the cache has its own test below) */
     return tdm_init(out, &cfg);
 }
 
@@ -316,12 +318,116 @@ static void test_multi_source(void **state) {
     tdm_destroy(ctx);
 }
 
+/* The path cache: hits return the computed path, bounded LRU, keyed by the ordered pair, dropped with the
+ * graph, never for anonymous graphs, off with TANDEM_SP_CACHE=0, consistent under concurrent queries. */
+static void test_cache(void **state) {
+    (void)state;
+    tdm_config cfg;
+    tdm_config_init(&cfg);
+    cfg.device = TDM_DEVICE_CPU;
+    cfg.sp_cache = 8;
+    tdm_ctx *ctx;
+    assert_int_equal(tdm_init(&ctx, &cfg), TDM_OK);
+    tdm_lattice *lat;
+    assert_int_equal(tdm_lattice_new(ctx, 3, 6, 0, &lat), TDM_OK);
+    tdm_lattice_csr g;
+    tdm_lattice_get_csr(lat, &g);
+    int64_t want[64];
+    tdm_lattice_path p;
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 5, 200, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 0);
+    tdm_lattice_path_release(&p);
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 5, 200, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 1);
+    assert_string_equal(p.backend, "cache");
+    int64_t hops = oracle_path(3, 6, 5, 200, want);
+    assert_int_equal(p.hops, hops);
+    assert_memory_equal(p.vertex, want, (size_t)(hops + 1) * 8);
+    tdm_lattice_path_release(&p);
+    /* The reverse pair is its own entry. */
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 200, 5, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 0);
+    tdm_lattice_path_release(&p);
+    /* LRU: 8 entries; touching (5,200) keeps it while (200,5) and older ones are evicted in order. */
+    for (int64_t t = 10; t < 17; t++) {
+        assert_int_equal(tdm_lattice_sp(ctx, &g, 5, 200, TDM_DEVICE_AUTO, &p), TDM_OK);
+        assert_int_equal(p.cache_hit, 1);
+        tdm_lattice_path_release(&p);
+        assert_int_equal(tdm_lattice_sp(ctx, &g, 0, t, TDM_DEVICE_AUTO, &p), TDM_OK);
+        tdm_lattice_path_release(&p);
+    }
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 5, 200, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 1);
+    tdm_lattice_path_release(&p);
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 200, 5, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 0); /* evicted */
+    tdm_lattice_path_release(&p);
+    /* Concurrent queries over a small pair set: every answer equals the oracle, hit or not. */
+    int bad = 0;
+#pragma omp parallel for num_threads(4) reduction(+ : bad)
+    for (int i = 0; i < 2000; i++) {
+        int64_t s = (i * 7) % 216, t = (i * 13 + 5) % 216 % 40, w[64];
+        tdm_lattice_path q;
+        if (tdm_lattice_sp(ctx, &g, s, t, TDM_DEVICE_AUTO, &q)) {
+            bad++;
+            continue;
+        }
+        int64_t h = oracle_path(3, 6, s, t, w);
+        bad += q.hops != h || memcmp(q.vertex, w, (size_t)(h + 1) * 8) != 0;
+        tdm_lattice_path_release(&q);
+    }
+    assert_int_equal(bad, 0);
+    /* Trimming (the memory monitor's eviction hook) empties it; the next query recomputes. */
+    size_t entries;
+    uint64_t hits, misses;
+    tdm_lat_cache_stats(ctx, &entries, &hits, &misses);
+    assert_int_equal(entries, 8);
+    assert_true(hits > 0 && misses > 0);
+    assert_true(tdm_lat_cache_trim(ctx, SIZE_MAX) > 0);
+    tdm_lat_cache_stats(ctx, &entries, NULL, NULL);
+    assert_int_equal(entries, 0);
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 5, 200, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 0);
+    tdm_lattice_path_release(&p);
+    /* Freeing the lattice drops its entries; a new lattice (new id) starts cold. */
+    tdm_lattice_free(lat);
+    tdm_lat_cache_stats(ctx, &entries, NULL, NULL);
+    assert_int_equal(entries, 0);
+    assert_int_equal(tdm_lattice_new(ctx, 3, 6, 0, &lat), TDM_OK);
+    tdm_lattice_get_csr(lat, &g);
+    assert_int_equal(tdm_lattice_sp(ctx, &g, 5, 200, TDM_DEVICE_AUTO, &p), TDM_OK);
+    assert_int_equal(p.cache_hit, 0);
+    tdm_lattice_path_release(&p);
+    /* Anonymous graphs are never cached. */
+    tdm_lattice_csr anon = g;
+    anon.id = 0;
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(tdm_lattice_sp(ctx, &anon, 1, 2, TDM_DEVICE_AUTO, &p), TDM_OK);
+        assert_int_equal(p.cache_hit, 0);
+        tdm_lattice_path_release(&p);
+    }
+    tdm_lattice_free(lat);
+    tdm_destroy(ctx);
+    /* TANDEM_SP_CACHE=0: never a hit. */
+    cfg.sp_cache = 0;
+    assert_int_equal(tdm_init(&ctx, &cfg), TDM_OK);
+    assert_int_equal(tdm_lattice_new(ctx, 2, 4, 0, &lat), TDM_OK);
+    tdm_lattice_get_csr(lat, &g);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(tdm_lattice_sp(ctx, &g, 0, 15, TDM_DEVICE_AUTO, &p), TDM_OK);
+        assert_int_equal(p.cache_hit, 0);
+        tdm_lattice_path_release(&p);
+    }
+    tdm_lattice_free(lat);
+    tdm_destroy(ctx);
+}
+
 int main(void) {
     tu_init_seed("test_lattice_path");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_examples), cmocka_unit_test(test_random_lattice_pairs),
         cmocka_unit_test(test_random_graphs), cmocka_unit_test(test_batch),
-        cmocka_unit_test(test_multi_source),
+        cmocka_unit_test(test_multi_source), cmocka_unit_test(test_cache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
