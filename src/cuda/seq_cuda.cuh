@@ -59,6 +59,7 @@ struct tdm_seq_dstore {
     void *h_rows;            /* pinned: large results land here, then one memcpy into the caller's array */
     size_t h_rows_bytes;
     dbuf out_id, out_sim, alt_id, alt_sim, temp, hits, scr, cnt, hist;
+    dbuf cslot, xslot;       /* top-k: per tile lane, the LCS count and the exact difflib count */
     uint64_t out_cap;        /* rows out_id/out_sim hold */
     cudaEvent_t ev[6];
 };

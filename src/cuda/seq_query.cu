@@ -7,8 +7,11 @@
  * find_longest_match / get_matching_blocks (a dense dynamic programme per range, ties resolved as
  * CPython does: earliest i, then earliest j; the autojunk purge and the extension loops included).
  * Threshold queries keep the patterns whose count reaches the need table of their length (built by the
- * core with the CPU's own formulas); top-k queries first histogram the exact similarities to find the
- * bin holding the k-th best, then keep that bin and above. Kept rows are appended with warp-aggregated
+ * core with the CPU's own formulas). Top-k queries compute each pattern's LCS once, keep it per tile lane
+ * and histogram it; lcs then keeps the bins from the one holding the k-th best up, reading the kept
+ * counts (no second LCS). difflib histograms the LCS bound instead, runs the exact matching blocks only
+ * for the patterns whose bound reaches the top bins (about 4k of them), and widens that set once if the
+ * k-th best exact value falls below it, so a pattern left out can never beat the k-th. Kept rows are appended with warp-aggregated
  * atomics, ordered on the device by two stable CUB radix sorts (id ascending, then similarity
  * descending: the CPU's order), and only the result rows are copied back.
  *
@@ -19,7 +22,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define H tdm_cuda_host_fns
 #define NEVER UINT32_MAX
@@ -28,7 +34,10 @@
 /* Device scratch that difflib and long STMs may take per query. */
 #define SCRATCH_BUDGET (512ull << 20)
 
-enum { MODE_NEED = 0, MODE_HIST = 1, MODE_BIN = 2 };
+/* NEED: threshold query. Top-k: HIST computes and keeps every LCS and histograms its similarity (the
+ * bound, for difflib); EXACT runs difflib where the bound's bin is in [lo, hi) and histograms the exact
+ * values; PICK keeps the rows whose (kept) similarity reaches bin `bar`. */
+enum { MODE_NEED = 0, MODE_HIST = 1, MODE_EXACT = 2, MODE_PICK = 3 };
 
 typedef struct {
     const seq_tile *tiles;
@@ -44,7 +53,8 @@ typedef struct {
     const uint32_t *stm, *stm_pop; /* stm_pop: difflib autojunk's purged STM positions, or NULL */
     uint32_t m;
     int metric, autojunk, stm_first, no_prefilter, mode;
-    uint32_t limit, bar;
+    uint32_t limit, bar, lo, hi;
+    uint32_t *cslot, *xslot;  /* top-k: per tile lane, the LCS count and the exact difflib count */
     uint32_t *out_id;
     unsigned long long *out_sim;
     unsigned long long out_cap;
@@ -214,13 +224,15 @@ template <int W>
 __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
     __shared__ uint32_t sh_hist[NBINS];
     __shared__ unsigned long long sh_cnt[3];
-    if (p.mode == MODE_HIST)
+    const int histo = p.mode == MODE_HIST || p.mode == MODE_EXACT;
+    if (histo)
         for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x) sh_hist[i] = 0;
     if (threadIdx.x < 3) sh_cnt[threadIdx.x] = 0;
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31;
     const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t nwarps = (uint32_t)(p.stride >> 5);
+    const int difflib = p.metric == TDM_SEQ_DIFFLIB;
     unsigned long long n_len = 0, n_lcs = 0, n_scored = 0;
     for (uint32_t t = (uint32_t)(tid >> 5); t < p.ntiles; t += nwarps) {
         const seq_tile tile = p.tiles[t];
@@ -228,31 +240,56 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
         uint32_t id = p.ids[slot], n = p.lens[slot], need = NEVER, count = 0;
         int take = lane < tile.width && id < p.limit, pass = 0;
         double sim = 0.0;
-        if (take && p.mode == MODE_NEED) {
-            need = n < p.n_need ? p.need[n] : NEVER;
-            if (need == NEVER && !p.no_prefilter) n_len++, take = 0;
-        }
-        if (take) {
-            const uint32_t *P = p.chunks[tile.chunk] + tile.off + lane;
-            count = W ? lcs_regs<W ? W : 1>(p, P, tile.width, n) : lcs_scratch(p, P, tile.width, n, p.vscr + tid);
-            if (p.metric == TDM_SEQ_DIFFLIB) {
-                int skip = 0;
-                if (!p.no_prefilter) {
-                    if (p.mode == MODE_NEED) skip = count < need;
-                    else if (p.mode == MODE_BIN) skip = bin_of(ratio_difflib(count, p.m, n)) < p.bar;
+        const uint32_t *P = p.chunks[tile.chunk] + tile.off + lane;
+        if (p.mode == MODE_EXACT || p.mode == MODE_PICK) {
+            /* The LCS is already known: only the exact difflib (EXACT) or the row test (PICK) is left. */
+            if (take) {
+                count = p.cslot[slot];
+                if (difflib) {
+                    uint32_t b = bin_of(ratio_difflib(count, p.m, n));
+                    if (p.mode == MODE_EXACT) {
+                        take = b >= p.lo && b < p.hi;
+                        if (take) {
+                            count = difflib_count(p, P, tile.width, n, tid);
+                            p.xslot[slot] = count;
+                            n_scored++;
+                        }
+                    } else {
+                        take = b >= p.lo;
+                        if (take) count = p.xslot[slot];
+                    }
                 }
-                if (skip) n_lcs++, take = 0;
-                else count = difflib_count(p, P, tile.width, n, tid);
+            }
+            if (take) {
+                sim = value(p.metric, count, p.m, n);
+                if (p.mode == MODE_EXACT) atomicAdd(&sh_hist[bin_of(sim)], 1u);
+                else pass = bin_of(sim) >= p.bar;
+            }
+        } else {
+            if (take && p.mode == MODE_NEED) {
+                need = n < p.n_need ? p.need[n] : NEVER;
+                if (need == NEVER && !p.no_prefilter) n_len++, take = 0;
+            }
+            if (take) {
+                count = W ? lcs_regs<W ? W : 1>(p, P, tile.width, n) : lcs_scratch(p, P, tile.width, n, p.vscr + tid);
+                if (p.mode == MODE_HIST) {
+                    /* difflib: the LCS bound's bin; the exact values come in the EXACT passes. */
+                    p.cslot[slot] = count;
+                    atomicAdd(&sh_hist[bin_of(value(p.metric, count, p.m, n))], 1u);
+                    n_scored++;
+                    take = 0;
+                } else if (difflib) {
+                    if (count < need && !p.no_prefilter) n_lcs++, take = 0;
+                    else count = difflib_count(p, P, tile.width, n, tid);
+                }
+            }
+            if (take) {
+                n_scored++;
+                sim = value(p.metric, count, p.m, n);
+                pass = count >= need;
             }
         }
-        if (take) {
-            n_scored++;
-            sim = value(p.metric, count, p.m, n);
-            if (p.mode == MODE_NEED) pass = count >= need;
-            else if (p.mode == MODE_HIST) atomicAdd(&sh_hist[bin_of(sim)], 1u);
-            else pass = bin_of(sim) >= p.bar;
-        }
-        unsigned bal = __ballot_sync(0xffffffffu, pass);
+    unsigned bal = __ballot_sync(0xffffffffu, pass);
         if (bal) {
             unsigned long long base = 0;
             if (lane == 0) base = atomicAdd(&p.cnt[0], (unsigned long long)__popc(bal));
@@ -271,7 +308,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
     if (n_scored) atomicAdd(&sh_cnt[2], n_scored);
     __syncthreads();
     if (threadIdx.x < 3 && sh_cnt[threadIdx.x]) atomicAdd(&p.cnt[1 + threadIdx.x], sh_cnt[threadIdx.x]);
-    if (p.mode == MODE_HIST)
+    if (histo)
         for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x)
             if (sh_hist[i]) atomicAdd(&p.hist[i], sh_hist[i]);
 }
@@ -404,6 +441,95 @@ static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned l
     }
 }
 
+/* Copying millions of rows into the caller's fresh array is bound by first-touch page faults (about
+ * 2 GB/s on one thread: 27 ms for 3.2M rows on the H100 machine); faults on different pages proceed in
+ * parallel, so large copies are split over up to 8 threads. */
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t bytes;
+} copy_part;
+
+static void *copy_part_run(void *arg) {
+    copy_part *c = (copy_part *)arg;
+    memcpy(c->dst, c->src, c->bytes);
+    return NULL;
+}
+
+static void spread_copy(void *dst, const void *src, size_t bytes) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t parts = bytes >> 22; /* one thread per 4 MB, up to 8 and the cores online */
+    if (parts > 8) parts = 8;
+    if (cores > 0 && parts > (size_t)cores) parts = (size_t)cores;
+    pthread_t th[8];
+    copy_part cp[8];
+    size_t started = 0, step = parts > 1 ? (bytes / parts + 4095) & ~(size_t)4095 : bytes, at = 0;
+    for (size_t i = 0; parts > 1 && i + 1 < parts && at + step < bytes; i++, at += step) {
+        cp[i] = copy_part{(char *)dst + at, (const char *)src + at, step};
+        if (pthread_create(&th[i], NULL, copy_part_run, &cp[i])) break;
+        started++;
+    }
+    at = started * step;
+    memcpy((char *)dst + at, (const char *)src + at, bytes - at);
+    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+}
+
+/* A fresh array of many rows: ask for transparent huge pages (where the system grants them on request),
+ * which cut the first-touch cost of the copy below by about half on the developer machine. */
+static void huge_pages(void *p, size_t bytes) {
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (bytes >= (4u << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
+/* The lowest bin whose count, added to every bin above it, reaches k (0 when the whole histogram does not). */
+static uint32_t bar_for(const uint32_t *hist, unsigned long long k) {
+    unsigned long long above = 0;
+    uint32_t bar = NBINS;
+    while (bar > 0 && above < k) above += hist[--bar];
+    return bar;
+}
+
+static int read_hist(tdm_seq_dstore *d, uint32_t *hist) {
+    CK(cudaMemcpyAsync(hist, d->hist.p, NBINS * 4, cudaMemcpyDeviceToHost, d->stream), "reading the histogram");
+    CK(cudaStreamSynchronize(d->stream), "histogram");
+    return TDM_OK;
+}
+
+/* Top-k, before the PICK pass: sets p->bar (and p->lo for difflib) so that PICK keeps every pattern that
+ * can be among the k best, and few others. Bins are monotone in the similarity and exact <= LCS bound,
+ * so a pattern whose bound's bin is below lo has an exact value in a bin below lo; once the k-th best
+ * exact value among the patterns with bound bin >= lo sits in a bin >= lo, nobody left out can reach it. */
+#define TOPK_CANDIDATES 4 /* difflib: exact matching blocks for about this many times k patterns */
+static int top_k_bars(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, int W, int blocks,
+                      unsigned long long *counters, uint32_t *hist, unsigned long long *taken, unsigned long long *exact) {
+    int rc;
+    CK(cudaMemsetAsync(d->hist.p, 0, NBINS * 4, d->stream), "clearing the histogram");
+    p->mode = MODE_HIST;
+    if ((rc = run_pass(d, p, W, blocks, counters)) || (rc = read_hist(d, hist))) return rc;
+    *taken = counters[3];
+    if (q->metric != TDM_SEQ_DIFFLIB) {
+        p->bar = bar_for(hist, q->top_k);
+        return TDM_OK;
+    }
+    unsigned long long pool = q->top_k_pool ? q->top_k_pool : TOPK_CANDIDATES;
+    unsigned long long want = q->no_prefilter ? ~0ull : (unsigned long long)q->top_k * pool;
+    uint32_t lo = bar_for(hist, want), hi = NBINS;
+    CK(cudaMemsetAsync(d->hist.p, 0, NBINS * 4, d->stream), "clearing the histogram");
+    p->mode = MODE_EXACT;
+    for (;;) {
+        p->lo = lo, p->hi = hi;
+        if ((rc = run_pass(d, p, W, blocks, counters)) || (rc = read_hist(d, hist))) return rc;
+        *exact += counters[3];
+        uint32_t bar = bar_for(hist, q->top_k);
+        if (bar >= lo) {
+            p->bar = bar;
+            return TDM_OK;
+        }
+        hi = lo, lo = bar; /* the histogram keeps the values already computed */
+    }
+}
+
 int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresult *r) {
     memset(r, 0, sizeof *r);
     if (q->metric != TDM_SEQ_LCS && q->metric != TDM_SEQ_DIFFLIB)
@@ -445,23 +571,23 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         return rc;
     if (!d->h_small) CK(cudaMallocHost(&d->h_small, 64 + NBINS * 4), "pinned counters");
     if (!d->out_cap && (rc = reserve_rows(d, 1 << 16))) return rc;
+    if (q->top_k) {
+        size_t slots = (size_t)d->ntiles * TILE * 4 + 4;
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->cslot, slots, "top-k counts")) ||
+            (q->metric == TDM_SEQ_DIFFLIB && (rc = tdm_cuda_dbuf_reserve(d, &d->xslot, slots, "top-k counts"))))
+            return rc;
+        p.cslot = (uint32_t *)d->cslot.p;
+        p.xslot = (uint32_t *)d->xslot.p;
+    }
     p.cnt = (unsigned long long *)d->cnt.p;
     p.hist = (uint32_t *)d->hist.p;
     unsigned long long *counters = (unsigned long long *)d->h_small;
     uint32_t *hist = (uint32_t *)((char *)d->h_small + 64);
     double t1 = now_ms();
+    unsigned long long taken = 0, exact = 0;
     if (q->top_k) {
-        /* Pass 1: where the k-th best similarity lies. */
-        CK(cudaMemsetAsync(d->hist.p, 0, NBINS * 4, d->stream), "clearing the histogram");
-        p.mode = MODE_HIST;
-        if ((rc = run_pass(d, &p, W, (int)blocks, counters))) return rc;
-        CK(cudaMemcpyAsync(hist, d->hist.p, NBINS * 4, cudaMemcpyDeviceToHost, d->stream), "reading the histogram");
-        CK(cudaStreamSynchronize(d->stream), "histogram");
-        unsigned long long above = 0;
-        uint32_t bar = NBINS;
-        while (bar > 0 && above < q->top_k) above += hist[--bar];
-        p.bar = bar;
-        p.mode = MODE_BIN;
+        if ((rc = top_k_bars(d, q, &p, W, (int)blocks, counters, hist, &taken, &exact))) return rc;
+        p.mode = MODE_PICK;
     } else {
         p.mode = MODE_NEED;
     }
@@ -472,6 +598,11 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     r->length_pruned = counters[1];
     r->lcs_pruned = counters[2];
     r->scored = counters[3];
+    if (q->top_k) { /* every pattern had its LCS; difflib ran exactly for `exact` of them */
+        r->length_pruned = 0;
+        r->lcs_pruned = q->metric == TDM_SEQ_DIFFLIB ? taken - exact : 0;
+        r->scored = q->metric == TDM_SEQ_DIFFLIB ? exact : taken;
+    }
     uint32_t *ids = (uint32_t *)d->out_id.p;
     unsigned long long *sims = (unsigned long long *)d->out_sim.p;
     if (n > 1) {
@@ -490,6 +621,7 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     }
     tdm_seq_hit *out = (tdm_seq_hit *)H->malloc((keep ? keep : 1) * sizeof *out);
     if (!out) return H->error(TDM_E_NOMEM, "cuda: no host memory for %llu result rows", keep);
+    huge_pages(out, keep * sizeof *out);
     if (keep) {
         if ((rc = tdm_cuda_dbuf_reserve(d, &d->hits, keep * sizeof(dhit), "packed rows"))) {
             H->free(out);
@@ -519,7 +651,7 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         return tdm_cuda_fail(e, "selecting and copying result rows");
     }
     double t3 = now_ms();
-    if (staged) memcpy(out, d->h_rows, row_bytes);
+    if (staged) spread_copy(out, d->h_rows, row_bytes);
     double host_copy = staged ? now_ms() - t3 : 0.0;
     float f_up = 0, f_sel = 0, f_copy = 0;
     cudaEventElapsedTime(&f_up, d->ev[0], d->ev[1]);

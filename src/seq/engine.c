@@ -222,14 +222,22 @@ static inline int better(tdm_seq_hit a, tdm_seq_hit b) {
 }
 
 /* Merges two ordered hit lists over disjoint ids, keeping the first k (0: all). */
-static int merge(const tdm_seq_hit *a, size_t na, const tdm_seq_hit *b, size_t nb, uint32_t k, tdm_seq_hit **out,
+/* Merges b into a, which it takes over (from tdm_malloc; freed on error): a large device result is kept
+ * where it landed instead of being copied (3M rows are 48 MB, and a fresh array's first touch cost as
+ * much as the copy). The merge runs from the back, so no element of a is overwritten before it is read. */
+static int merge(tdm_seq_hit *a, size_t na, const tdm_seq_hit *b, size_t nb, uint32_t k, tdm_seq_hit **out,
                  size_t *n) {
-    size_t total = na + nb;
-    if (k && total > k) total = k;
-    tdm_seq_hit *h = tdm_malloc((total ? total : 1) * sizeof *h);
-    if (!h) return tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu hits", total);
-    size_t i = 0, j = 0;
-    for (size_t x = 0; x < total; x++) h[x] = j >= nb || (i < na && better(a[i], b[j])) ? a[i++] : b[j++];
+    size_t all = na + nb, total = k && all > k ? k : all;
+    tdm_seq_hit *h = a;
+    if (nb || !a) {
+        h = tdm_realloc(a, (all ? all : 1) * sizeof *h);
+        if (!h) {
+            tdm_free(a);
+            return tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu hits", all);
+        }
+    }
+    size_t i = na, j = nb;
+    for (size_t x = all; j > 0; x--) h[x - 1] = i > 0 && !better(h[i - 1], b[j - 1]) ? h[--i] : b[--j];
     *out = h;
     *n = total;
     return TDM_OK;
@@ -239,10 +247,15 @@ static int merge(const tdm_seq_hit *a, size_t na, const tdm_seq_hit *b, size_t n
 static int check_dresult(const tdm_seq_dresult *r, uint32_t limit, uint32_t top_k) {
     if (r->n && !r->hits) return tdm_error(TDM_E_DEVICE, "device query: %zu hits but no array", r->n);
     if (top_k && r->n > top_k) return tdm_error(TDM_E_DEVICE, "device query: %zu hits for top %u", r->n, top_k);
+    /* Millions of rows at low thresholds: the check is spread over the threads (8.7 ms for 3.2M rows on
+     * one core of the developer machine), and reports the first bad row. */
+    size_t bad = r->n;
+#pragma omp parallel for reduction(min : bad) if (r->n >= (1u << 16))
     for (size_t i = 0; i < r->n; i++)
-        if (r->hits[i].id >= limit || (i && !better(r->hits[i - 1], r->hits[i])))
-            return tdm_error(TDM_E_DEVICE, "device query: hit %zu (id %u) out of order or outside the %u-pattern tier", i,
-                             r->hits[i].id, limit);
+        if (r->hits[i].id >= limit || (i && !better(r->hits[i - 1], r->hits[i]))) bad = i < bad ? i : bad;
+    if (bad < r->n)
+        return tdm_error(TDM_E_DEVICE, "device query: hit %zu (id %u) out of order or outside the %u-pattern tier", bad,
+                         r->hits[bad].id, limit);
     return TDM_OK;
 }
 
@@ -283,8 +296,9 @@ static void cpu_stats(tdm_seq_query_stats *st, tdm_route_reason why, uint32_t co
     st->recent_patterns = count;
 }
 
-/* Joins the older tier's result (device, or the CPU after a device error) with the recent tier's. */
-static int join(const tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const tdm_seq_result *recent,
+/* Joins the older tier's result (device, or the CPU after a device error; ha is taken over, as by
+ * merge) with the recent tier's. */
+static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const tdm_seq_result *recent,
                 uint32_t top_k, tdm_seq_result *out) {
     tdm_seq_hit *h = NULL;
     size_t n = 0;
@@ -346,7 +360,6 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
                                   .select_ms = dr.select_ms, .copy_ms = dr.copy_ms, .device_patterns = d,
                                   .recent_patterns = c - d, .backend = e->dev->name, .route_reason = (int)pl.why};
         rc = join(dr.hits, dr.n, &ds, &recent, o->top_k, out);
-        tdm_free(dr.hits);
         tdm_seq_result_clear(&recent);
         if (!rc) count_query(e, 1, 0, 1);
         return rc;
@@ -368,6 +381,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     pthread_rwlock_unlock(&e->lock);
     if (!rc) {
         rc = join(older.hits, older.n, &older.stats, &recent, o->top_k, out);
+        older.hits = NULL;
         tdm_seq_result_clear(&older);
     }
     tdm_seq_result_clear(&recent);

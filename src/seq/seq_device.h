@@ -41,6 +41,10 @@ typedef struct {
     const uint32_t *need;
     size_t n_need;
     int no_prefilter;       /* 1: score every pattern (no length or LCS bound skips work) */
+    /* difflib top-k: run the exact matching blocks first for about top_k_pool x k patterns of the best
+     * LCS bounds (0: the backend's default); widening when too few is the backend's job. Tests set 1 to
+     * make the widening happen often. */
+    uint32_t top_k_pool;
 } tdm_seq_dquery;
 
 typedef struct {

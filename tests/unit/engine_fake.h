@@ -39,6 +39,7 @@ struct tdm_seq_dstore {
 static struct {
     atomic_uint capacity; /* patterns the device can hold */
     atomic_int fail_new, fail_append, fail_query;
+    atomic_int corrupt; /* 1: two rows swapped (out of order); 2: the last row's id outside the tier */
     atomic_int busy, overlaps;
     atomic_ullong stores, appends, queries;
     atomic_uint last_limit;
@@ -50,6 +51,7 @@ static struct {
 static inline void fake_reset(void) {
     atomic_store(&fake.capacity, UINT32_MAX);
     atomic_store(&fake.fail_new, 0), atomic_store(&fake.fail_append, 0), atomic_store(&fake.fail_query, 0);
+    atomic_store(&fake.corrupt, 0);
     atomic_store(&fake.overlaps, 0), atomic_store(&fake.bad_thread, 0), atomic_store(&fake.forbid, 0);
     atomic_store(&fake.stores, 0), atomic_store(&fake.appends, 0), atomic_store(&fake.queries, 0);
 }
@@ -155,6 +157,12 @@ static inline int fake_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq
     tdm_seq_matcher_free(mt);
     qsort(h, n, sizeof *h, cmp_hit);
     if (q->top_k && n > q->top_k) n = q->top_k;
+    int bad = atomic_load(&fake.corrupt);
+    if (bad == 1 && n >= 2) {
+        tdm_seq_hit t = h[n / 2];
+        h[n / 2] = h[n / 2 - 1], h[n / 2 - 1] = t;
+    }
+    if (bad == 2 && n) h[n - 1].id = q->limit;
     *r = (tdm_seq_dresult){.hits = h, .n = n, .scored = q->limit, .score_ms = 0.25, .copy_ms = 0.125};
     fake_leave();
     return TDM_OK;

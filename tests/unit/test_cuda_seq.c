@@ -96,7 +96,9 @@ static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no)
         uint32_t limit = tu_next(r) % 4 == 0 && npat ? (uint32_t)(tu_next(r) % npat) : npat;
         tdm_seq_result cpu;
         assert_int_equal(tdm_seq_query_range(s, &stm, &o, 0, limit, &cpu), TDM_OK);
-        tdm_seq_dquery q = {o.metric, o.autojunk, o.stm_first, ids, m, limit, o.top_k, NULL, 0, o.no_prefilter};
+        /* A pool of 1 makes difflib's top-k widen its exact set often; 0 is the backend's default. */
+        tdm_seq_dquery q = {o.metric, o.autojunk, o.stm_first, ids, m, limit, o.top_k, NULL, 0, o.no_prefilter,
+                            (uint32_t)(tu_next(r) % 2)};
         uint32_t *need = NULL;
         if (!o.top_k) assert_int_equal(tdm_seq_need_table(s, m, &o, &need, &q.n_need), 0);
         q.need = need;
@@ -104,9 +106,9 @@ static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no)
         int rc = b->seq->query(d, &q, &res);
         if (rc) fail_msg("case %d query %d: device query failed: %s", case_no, qn, tdm_last_error());
         char what[256];
-        snprintf(what, sizeof what, "case %d query %d (vocab %u, %u patterns, m %zu, %s aj %d sf %d thr %g top %u nopf %d limit %u)",
+        snprintf(what, sizeof what, "case %d query %d (vocab %u, %u patterns, m %zu, %s aj %d sf %d thr %g top %u pool %u nopf %d limit %u)",
                  case_no, qn, go.vocab, npat, m, tdm_seq_metric_name(o.metric), o.autojunk, o.stm_first, o.threshold, o.top_k,
-                 o.no_prefilter, limit);
+                 q.top_k_pool, o.no_prefilter, limit);
         same_hits(&cpu, res.hits, res.n, what);
         tdm_free(res.hits);
         tdm_free(need);
