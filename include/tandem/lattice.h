@@ -235,6 +235,14 @@ int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_tra
                              int64_t stride_a, const void *B, int64_t ldb, int64_t stride_b, double beta, void *C,
                              int64_t ldc, int64_t stride_c, int64_t batch);
 
+/* The pointer-array form: item i is A[i], B[i], C[i] (each an operand as in tdm_lattice_gemm). No C item may
+ * overlap another C item or any A/B item. Errors as gemm (a NULL item pointer is named by its index). CPU
+ * only for now (device placement would need device pointer tables). */
+int tdm_lattice_gemm_batched_ptrs(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb,
+                                  int64_t m, int64_t n, int64_t k, double alpha, const void *const *A, int64_t lda,
+                                  const void *const *B, int64_t ldb, double beta, void *const *C, int64_t ldc,
+                                  int64_t batch);
+
 typedef enum {
     TDM_LATTICE_EW_ADD = 0, /* x + y */
     TDM_LATTICE_EW_SUB,     /* x - y */

@@ -10,6 +10,7 @@
 
 #include <cblas.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* OpenBLAS runs its own thread pool: give it TANDEM_THREADS so that the library's thread budget holds. */
@@ -144,6 +145,87 @@ int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_tra
     for (int64_t i = 0; i < batch; i++)
         gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, (const char *)A + (size_t)(i * stride_a) * es, (int)lda,
                  (const char *)B + (size_t)(i * stride_b) * es, (int)ldb, beta, (char *)C + (size_t)(i * stride_c) * es,
+                 (int)ldc);
+    return TDM_OK;
+}
+
+/* Byte ranges of pointer-array operands, sorted by start to find overlaps in O(b log b). */
+typedef struct {
+    uintptr_t lo, hi;
+    int64_t item;
+} range;
+
+static int cmp_range(const void *a, const void *b) {
+    const range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Index of the first C item that overlaps another C item or any input range, or -1. c[nc] and in[nin] are
+ * sorted by start on return; in_reach receives prefix maxima of the inputs' ends. */
+static int64_t find_overlap(range *c, size_t nc, range *in, size_t nin, uintptr_t *in_reach) {
+    qsort(c, nc, sizeof *c, cmp_range);
+    qsort(in, nin, sizeof *in, cmp_range);
+    for (size_t i = 1; i < nc; i++)
+        if (c[i].lo < c[i - 1].hi) return c[i].item < c[i - 1].item ? c[i].item : c[i - 1].item;
+    uintptr_t reach = 0;
+    for (size_t i = 0; i < nin; i++) in_reach[i] = reach = in[i].hi > reach ? in[i].hi : reach;
+    for (size_t i = 0; i < nc; i++) {
+        /* Inputs starting before c[i] ends: the furthest of them must end at or before c[i] starts. */
+        size_t lo = 0, hi = nin;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (in[mid].lo < c[i].hi) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo && in_reach[lo - 1] > c[i].lo) return c[i].item;
+    }
+    return -1;
+}
+
+int tdm_lattice_gemm_batched_ptrs(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb,
+                                  int64_t m, int64_t n, int64_t k, double alpha, const void *const *A, int64_t lda,
+                                  const void *const *B, int64_t ldb, double beta, void *const *C, int64_t ldc,
+                                  int64_t batch) {
+    static const char fn[] = "tdm_lattice_gemm_batched_ptrs";
+    if (!ctx) return tdm_error(TDM_E_INVAL, "%s: ctx is NULL", fn);
+    gemm_shape sh;
+    int rc = check_gemm(fn, dt, ta, tb, m, n, k, lda, ldb, ldc, &sh);
+    if (rc) return rc;
+    if (batch < 0) return tdm_error(TDM_E_INVAL, "%s: batch = %lld is negative", fn, (long long)batch);
+    if (!batch || !m || !n) return TDM_OK;
+    if (!C || (k && (!A || !B))) return tdm_error(TDM_E_INVAL, "%s: pointer array %s is NULL", fn, !C ? "C" : !A ? "A" : "B");
+    if ((uint64_t)batch > SIZE_MAX / (4 * sizeof(range))) return tdm_error(TDM_E_OVERFLOW, "%s: batch too large", fn);
+    const size_t es = dtype_size(dt), nb = (size_t)batch;
+    range *c = tdm_malloc(nb * sizeof *c), *in = tdm_malloc(2 * nb * sizeof *in);
+    uintptr_t *reach = tdm_malloc(2 * nb * sizeof *reach);
+    if (!c || !in || !reach) {
+        tdm_free(c), tdm_free(in), tdm_free(reach);
+        return tdm_error(TDM_E_NOMEM, "%s: no memory for %lld items", fn, (long long)batch);
+    }
+    size_t nin = 0;
+    int64_t null_item = -1;
+    for (int64_t i = 0; i < batch && null_item < 0; i++) {
+        if (!C[i] || (k && (!A[i] || !B[i]))) {
+            null_item = i;
+            break;
+        }
+        c[i] = (range){(uintptr_t)C[i], (uintptr_t)C[i] + sh.ec * es, i};
+        if (k) {
+            in[nin++] = (range){(uintptr_t)A[i], (uintptr_t)A[i] + sh.ea * es, i};
+            in[nin++] = (range){(uintptr_t)B[i], (uintptr_t)B[i] + sh.eb * es, i};
+        }
+    }
+    int64_t bad = null_item < 0 ? find_overlap(c, nb, in, nin, reach) : -1;
+    tdm_free(c), tdm_free(in), tdm_free(reach);
+    if (null_item >= 0)
+        return tdm_error(TDM_E_INVAL, "%s: %s[%lld] is NULL", fn, !C[null_item] ? "C" : !A[null_item] ? "A" : "B",
+                         (long long)null_item);
+    if (bad >= 0) return tdm_error(TDM_E_INVAL, "%s: C[%lld] overlaps another operand", fn, (long long)bad);
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM_BATCHED, TDM_DEVICE_AUTO, 0, &b))) return rc;
+    blas_threads(ctx);
+    for (int64_t i = 0; i < batch; i++)
+        gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, k ? A[i] : NULL, (int)lda, k ? B[i] : NULL, (int)ldb, beta, C[i],
                  (int)ldc);
     return TDM_OK;
 }

@@ -128,6 +128,59 @@ static void test_gemm_batched(void **state) {
     assert_non_null(strstr(tdm_last_error(), "stride_c"));
 }
 
+/* The pointer-array form equals one call per item, bit for bit; overlapping outputs are refused. */
+static void test_gemm_batched_ptrs(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(605);
+    for (int round = 0; round < 30; round++) {
+        int dt = (int)tu_below(&r, 2), ta = (int)tu_below(&r, 2), tb = (int)tu_below(&r, 2);
+        int64_t m = tu_range(&r, 1, 12), n = tu_range(&r, 1, 12), k = tu_range(&r, 1, 12), batch = tu_range(&r, 1, 8);
+        int64_t lda = ta ? m : k, ldb = tb ? k : n, ldc = n;
+        const size_t es = dt ? 8 : 4, na = (size_t)((ta ? k : m) * lda), nb = (size_t)((tb ? n : k) * ldb), nc = (size_t)(m * ldc);
+        /* Items scattered in one pool in random order; A items may repeat (inputs may be shared). */
+        uint8_t *pool = malloc((na + nb + 2 * nc) * es * (size_t)batch);
+        const void *A[8], *B[8];
+        void *C[8], *C1[8];
+        for (size_t i = 0; i < (na + nb + 2 * nc) * (size_t)batch; i++) dt ? (((double *)pool)[i] = rnd(&r)) : (((float *)pool)[i] = (float)rnd(&r));
+        for (int64_t i = 0; i < batch; i++) {
+            size_t base = (size_t)(batch - 1 - i) * (na + nb + 2 * nc) * es;
+            A[i] = pool + base;
+            B[i] = pool + base + na * es;
+            C[i] = pool + base + (na + nb) * es;
+            C1[i] = pool + base + (na + nb + nc) * es;
+            memcpy(C1[i], C[i], nc * es);
+        }
+        if (batch > 1 && tu_below(&r, 2)) A[1] = A[0];
+        double alpha = rnd(&r), beta = rnd(&r);
+        assert_int_equal(tdm_lattice_gemm_batched_ptrs(ctx, dt, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch), TDM_OK);
+        for (int64_t i = 0; i < batch; i++) {
+            assert_int_equal(tdm_lattice_gemm(ctx, dt, ta, tb, m, n, k, alpha, A[i], lda, B[i], ldb, beta, C1[i], ldc), TDM_OK);
+            tu_check(!memcmp(C[i], C1[i], nc * es), "round %d item %lld: pointer-array result differs", round, (long long)i);
+        }
+        /* A C item overlapping another C item, or an input, is refused (C[0] untouched then). */
+        if (batch > 1) {
+            void *save = C[1];
+            C[1] = (uint8_t *)C[0] + (nc > 1 ? es : 0); /* starts inside C[0] */
+            memcpy(C1[0], C[0], nc * es);
+            assert_int_equal(tdm_lattice_gemm_batched_ptrs(ctx, dt, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch), TDM_E_INVAL);
+            assert_non_null(strstr(tdm_last_error(), "overlaps"));
+            assert_memory_equal(C1[0], C[0], nc * es);
+            C[1] = (void *)B[batch - 1];
+            assert_int_equal(tdm_lattice_gemm_batched_ptrs(ctx, dt, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch), TDM_E_INVAL);
+            C[1] = save;
+        }
+        free(pool);
+    }
+    const void *nul[2] = {NULL, NULL};
+    void *cn[2] = {NULL, NULL};
+    float x[4];
+    const void *xa[1] = {x};
+    void *xc[1] = {NULL};
+    assert_int_equal(tdm_lattice_gemm_batched_ptrs(ctx, TDM_LATTICE_F32, 0, 0, 2, 2, 2, 1, nul, 2, nul, 2, 0, cn, 2, 1), TDM_E_INVAL);
+    assert_int_equal(tdm_lattice_gemm_batched_ptrs(ctx, TDM_LATTICE_F32, 0, 0, 1, 1, 1, 1, xa, 1, xa, 1, 0, xc, 1, 1), TDM_E_INVAL);
+    assert_non_null(strstr(tdm_last_error(), "C[0] is NULL"));
+}
+
 static void test_gemm_errors(void **state) {
     (void)state;
     float A[16] = {0}, B[16] = {0}, C[16] = {0};
@@ -315,7 +368,8 @@ static void test_reduce(void **state) {
 int main(void) {
     tu_init_seed("test_lattice_matrix");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gemm),  cmocka_unit_test(test_gemm_batched), cmocka_unit_test(test_gemm_errors),
+        cmocka_unit_test(test_gemm),  cmocka_unit_test(test_gemm_batched), cmocka_unit_test(test_gemm_batched_ptrs),
+        cmocka_unit_test(test_gemm_errors),
         cmocka_unit_test(test_ewise), cmocka_unit_test(test_reduce),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
