@@ -57,9 +57,9 @@ int cmd_lattice_analyze(int argc, char **argv) {
         for (int64_t k = 0; k <= a.degree_max; k++)
             if (a.degree_hist[k]) printf("%s\"%lld\": %lld", first ? "" : ", ", (long long)k, (long long)a.degree_hist[k]), first = 0;
         printf("}, \"diameter_exact\": %s, \"diameter_bfs\": %lld, \"csr_bytes\": %llu, \"build_ms\": %.3f, "
-               "\"analyze_ms\": %.3f, \"backend\": \"%s\"}\n",
+               "\"analyze_ms\": %.3f, \"backend\": \"%s\", \"backend_diameter\": \"%s\"}\n",
                a.diameter_exact ? "true" : "false", (long long)a.diameter_bfs, (unsigned long long)tdm_lattice_bytes(lat),
-               tdm_lattice_build_ms(lat), ms, a.backend);
+               tdm_lattice_build_ms(lat), ms, a.backend, a.backend_diameter ? a.backend_diameter : a.backend);
     } else {
         printf("%dD/%lld lattice: %lld vertices, %lld edges, CSR %.1f KB built in %.3f ms\n", dims, size,
                (long long)a.vertices, (long long)a.edges, tdm_lattice_bytes(lat) / 1e3, tdm_lattice_build_ms(lat));
@@ -73,7 +73,8 @@ int cmd_lattice_analyze(int argc, char **argv) {
                a.transitivity, (long long)a.triangles);
         printf("  connected    %s (%lld components), bipartite %s\n", a.connected ? "yes" : "no", (long long)a.components,
                a.bipartite ? "yes" : "no");
-        printf("  analysed in %.3f ms on %s\n", ms, a.backend);
+        printf("  analysed in %.3f ms on %s (diameter sweeps on %s)\n", ms, a.backend,
+               a.backend_diameter ? a.backend_diameter : a.backend);
     }
     tdm_lattice_analysis_release(&a);
     tdm_lattice_free(lat);

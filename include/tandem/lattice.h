@@ -100,9 +100,10 @@ typedef struct {
     int64_t diameter_lo, diameter_hi; /* final bounds; equal when diameter_exact */
     int diameter_exact;        /* 0 if TANDEM_ANALYZE_MAX_BFS ran out first */
     int64_t diameter_bfs;      /* BFS sweeps BoundingDiameters needed */
-    /* Wall time per metric group, milliseconds, and the backend that computed them. */
+    /* Wall time per metric group, milliseconds, and the backends that computed them: the diameter's BFS
+     * sweeps may run on a device (backend_diameter), everything else runs on backend. */
     double ms_validate, ms_degrees, ms_components, ms_triangles, ms_diameter;
-    const char *backend;
+    const char *backend, *backend_diameter;
     unsigned flags;            /* what was computed */
 } tdm_lattice_analysis;
 

@@ -4,6 +4,7 @@
  * edges, and the exact diameter by BoundingDiameters (Takes and Kosters, CIKM 2011) with the spec's
  * deterministic selection rule, so the number of BFS sweeps is reproducible. */
 #include "lattice/lattice_internal.h"
+#include "lattice/lattice_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,9 @@ static int triangles(const tdm_lattice_csr *g, tdm_lattice_analysis *out) {
 
 /* BoundingDiameters with the spec's rule: odd rounds take the candidate with the largest upper bound,
  * even rounds the smallest lower bound; ties go to the larger degree, then the lower id. */
-static int diameter(const tdm_lattice_csr *g, int max_bfs, int32_t *dist, int32_t *queue, tdm_lattice_analysis *out) {
+static int diameter(tdm_ctx *ctx, const tdm_lattice_csr *g, const tdm_backend *dev, int32_t *dist, int32_t *queue,
+                    tdm_lattice_analysis *out) {
+    const int max_bfs = tdm_ctx_config(ctx)->analyze_max_bfs;
     const int64_t V = g->nvertices;
     if (V < 1) return TDM_OK; /* only called on connected graphs; keeps the sizes below visibly positive */
     int32_t *lo = tdm_calloc((size_t)V, sizeof *lo), *hi = tdm_malloc((size_t)V * sizeof *hi);
@@ -114,9 +117,24 @@ static int diameter(const tdm_lattice_csr *g, int max_bfs, int32_t *dist, int32_
             else better = lo[v] < lo[best] || (lo[v] == lo[best] && deg > best_deg);
             if (better) best = v, best_deg = deg;
         }
-        memset(dist, 0xff, (size_t)V * sizeof *dist);
-        int32_t e;
-        tdm_lat_bfs(g, best, dist, queue, NULL, 0, &e);
+        int32_t e = -1;
+        if (dev->kind != TDM_BACKEND_CPU) {
+            /* A device sweep (large graphs): same distances, so the same bounds and the same run count. */
+            int rc = dev->lattice->bfs_dist(dev, g, best, dist);
+            if (rc == TDM_OK) {
+                for (int64_t v = 0; v < V; v++)
+                    if (dist[v] > e) e = dist[v];
+            } else if ((rc = tdm_lat_device_failed(ctx, dev, TDM_OP_LATTICE_BFS, rc))) {
+                tdm_free(lo), tdm_free(hi), tdm_free(cand);
+                return rc;
+            } else {
+                dev = tdm_backend_get(ctx, 0);
+            }
+        }
+        if (e < 0) {
+            memset(dist, 0xff, (size_t)V * sizeof *dist);
+            tdm_lat_bfs(g, best, dist, queue, NULL, 0, &e);
+        }
         runs++;
         dlo = 0, dhi = 0;
         for (int64_t v = 0; v < V; v++) {
@@ -137,6 +155,7 @@ static int diameter(const tdm_lattice_csr *g, int max_bfs, int32_t *dist, int32_
     out->diameter_hi = dlo == dhi || ncand == 0 ? dlo : dhi;
     out->diameter_exact = out->diameter_lo == out->diameter_hi;
     out->diameter = dlo;
+    out->backend_diameter = dev->name;
     tdm_free(lo), tdm_free(hi), tdm_free(cand);
     return TDM_OK;
 }
@@ -182,7 +201,10 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
     }
     if ((flags & TDM_LATTICE_ANALYZE_DIAMETER) && a.connected) {
         t = tdm_lat_now_ms();
-        if ((rc = diameter(g, tdm_ctx_config(ctx)->analyze_max_bfs, dist, queue, &a))) goto fail;
+        /* The sweeps are BFS ops of their own: a device may take them. */
+        const tdm_backend *dev;
+        if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, 1, &dev))) goto fail;
+        if ((rc = diameter(ctx, g, dev, dist, queue, &a))) goto fail;
         a.ms_diameter = tdm_lat_now_ms() - t;
     }
     tdm_free(dist);

@@ -146,12 +146,26 @@ static void test_paths(void **state) {
     assert_int_equal(tdm_lattice_sp_batch(ctx, &g, 2, src, dst, TDM_DEVICE_AUTO, bp, st), TDM_OK);
     assert_string_equal(bp[0].backend, "cpu");
     tdm_lattice_path_release(&bp[0]), tdm_lattice_path_release(&bp[1]);
+    assert_int_equal(calls, 1);
+    /* Analysis: the diameter's sweeps go to the device, the other metrics stay on the CPU; a failing
+     * device gives the same diameter from CPU sweeps (the device's error under strict). */
     tdm_lattice_analysis a;
     assert_int_equal(tdm_lattice_analyze(ctx, &g, TDM_LATTICE_ANALYZE_ALL, &a), TDM_OK);
     assert_string_equal(a.backend, "cpu");
+    assert_string_equal(a.backend_diameter, "fake:0");
     assert_int_equal(a.diameter, 12);
+    assert_true(a.diameter_exact);
+    assert_int_equal(calls, 1 + a.diameter_bfs);
+    int64_t runs = a.diameter_bfs;
     tdm_lattice_analysis_release(&a);
-    assert_int_equal(calls, 1);
+    fake_fail = 1;
+    assert_int_equal(tdm_lattice_analyze(ctx, &g, TDM_LATTICE_ANALYZE_ALL, &a), TDM_OK);
+    assert_string_equal(a.backend_diameter, "cpu");
+    assert_int_equal(a.diameter, 12);
+    assert_int_equal(a.diameter_bfs, runs);
+    tdm_lattice_analysis_release(&a);
+    assert_int_equal(tdm_lattice_analyze(strict, &g, TDM_LATTICE_ANALYZE_ALL, &a), TDM_E_DEVICE);
+    fake_fail = 0;
     tdm_lattice_path_release(&want);
     tdm_lattice_free(lat);
     tdm_destroy(ctx);
