@@ -8,9 +8,12 @@
  * tdm_lattice_new / tdm_lattice_analyze / tdm_lattice_sp / tdm_lattice_xor / tdm_lattice_gemm here (one
  * prefix per module); the semantics are the spec's.
  *
- * Placement: every operation asks tdm_backend_select() (backend.h) where it may run, honouring the
- * caller's preference (TDM_DEVICE_AUTO/CPU/CUDA in the flags' pref argument or the lattice op's hint).
- * Results report the backend that actually ran. The CPU implementation here is the reference.
+ * Placement: every operation asks tdm_backend_select() (backend.h) where it may run (paths honour the
+ * caller's pref argument, TDM_DEVICE_AUTO/CPU/CUDA; the others use TANDEM_DEVICE's choice). A device that
+ * fails is logged and the CPU answers with the same result (under TANDEM_STRICT the device's error is
+ * returned instead). Results that carry a backend name the one that actually ran. The CPU implementation
+ * is the reference; device results equal it bit for bit (paths, distances, XOR, element-wise ops but exp)
+ * or within spec section 5's bounds (GEMM, exp, sums).
  *
  * Thread safety: lattices and CSR views are immutable once built, so any number of threads may query them
  * at once. An aux handle is borrowed by one operation at a time (a second gets TDM_E_BUSY). */
@@ -230,7 +233,9 @@ int tdm_lattice_gemm(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, t
                      int64_t n, int64_t k, double alpha, const void *A, int64_t lda, const void *B, int64_t ldb,
                      double beta, void *C, int64_t ldc);
 /* batch independent GEMMs with operand i at A + i*stride_a elements (likewise B, C); each item equals the
- * single call. C items must not overlap each other (stride_c >= m*ldc... checked) nor A/B. Errors as gemm. */
+ * single call (within section 5's bounds on a device). C items must not overlap each other (stride_c at least
+ * one C item's extent, (m-1)*ldc + n, when batch > 1) nor any A/B item; A and B strides may be 0 (one operand
+ * for every item). Errors as gemm. */
 int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb,
                              int64_t m, int64_t n, int64_t k, double alpha, const void *A, int64_t lda,
                              int64_t stride_a, const void *B, int64_t ldb, int64_t stride_b, double beta, void *C,
