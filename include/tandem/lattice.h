@@ -189,12 +189,16 @@ typedef struct tdm_lattice_aux tdm_lattice_aux;
 /* Wraps caller memory (borrowed; must outlive the handle; any alignment). Errors: TDM_E_INVAL (NULL with
  * bytes > 0), TDM_E_NOMEM. */
 int tdm_lattice_aux_wrap(tdm_ctx *ctx, void *mem, size_t bytes, tdm_lattice_aux **out);
+/* Wraps memory of CUDA device `device` (borrowed, 8-byte aligned): catalytic queries on it run on that
+ * device, the only place that may touch it. Errors: TDM_E_INVAL (NULL, misaligned), TDM_E_UNSUPPORTED (no
+ * such device, or its backend has no catalytic kernels), TDM_E_NOMEM. */
+int tdm_lattice_aux_wrap_device(tdm_ctx *ctx, int device, void *dev_mem, size_t bytes, tdm_lattice_aux **out);
 /* Library-allocated aux of bytes (0 = TANDEM_AUX_BYTES); its contents are whatever the allocator gave.
  * Errors: TDM_E_INVAL, TDM_E_NOMEM. */
 int tdm_lattice_aux_new(tdm_ctx *ctx, size_t bytes, tdm_lattice_aux **out);
 void tdm_lattice_aux_free(tdm_lattice_aux *aux);
 size_t tdm_lattice_aux_bytes(const tdm_lattice_aux *aux);
-void *tdm_lattice_aux_data(tdm_lattice_aux *aux);
+void *tdm_lattice_aux_data(tdm_lattice_aux *aux); /* a device pointer for device aux */
 /* 1 if an operation failed in a way that left the contents changed (only a lost device can), else 0. */
 int tdm_lattice_aux_dirty(const tdm_lattice_aux *aux);
 /* Exclusive borrow, for callers that build their own catalytic steps: TDM_OK or TDM_E_BUSY. */
@@ -210,7 +214,9 @@ uint64_t tdm_lattice_gf64_mul(uint64_t a, uint64_t b);
  * >= 1 - dist/2^64 over the seed (never too small). aux is restored bit for bit before returning, also on
  * error. Errors: TDM_E_INVAL (NULL, K out of range, unknown flag), TDM_E_RANGE (s, t), TDM_E_NOMEM (aux
  * smaller than (K+1)*8V: message gives both sizes), TDM_E_BUSY (aux borrowed), TDM_E_NOPATH (distance > K;
- * *dist = -1), TDM_E_IO (fault injected by TANDEM_TEST_FAIL_AT_STEP, after undoing). */
+ * *dist = -1), TDM_E_IO (fault injected by TANDEM_TEST_FAIL_AT_STEP, after undoing). Device aux: the query
+ * runs on its device (no CPU fallback: the CPU may not touch it); TDM_E_DEVICE on a device error with aux
+ * intact, TDM_E_DEVICE_LOST when aux may have been left changed (the handle is then marked dirty). */
 int tdm_lattice_catalytic_distance(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_lattice_aux *aux, int64_t s, int64_t t,
                                    int64_t K, uint64_t *seed, unsigned flags, int64_t *dist);
 /* The section 3 path found with catalytic distance queries only (O(hops*K*E)): at each vertex, step to

@@ -35,10 +35,11 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_LATTICE_GEMM:
     case TDM_OP_LATTICE_GEMM_BATCHED:
     case TDM_OP_LATTICE_EWISE:
-    case TDM_OP_LATTICE_REDUCE: return 1;
-    /* No device build or catalytic passes yet. */
+    case TDM_OP_LATTICE_REDUCE:
+    /* Catalytic queries run here when their aux lives in this device's memory (lattice_catalytic.cu). */
+    case TDM_OP_LATTICE_CATALYTIC: return 1;
+    /* No device build yet. */
     case TDM_OP_LATTICE_BUILD:
-    case TDM_OP_LATTICE_CATALYTIC:
     case TDM_OP_COUNT: return 0;
     }
     return 0;

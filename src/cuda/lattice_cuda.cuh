@@ -44,6 +44,8 @@ int tdm_cuda_lat_gemm(const tdm_backend *b, tdm_lattice_dtype dt, tdm_lattice_tr
                       int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c, int64_t batch);
 int tdm_cuda_lat_ewise(const tdm_backend *b, tdm_lattice_ewise_op op, tdm_lattice_dtype dt, const void *x, const void *y,
                        double alpha, void *out, size_t n);
+int tdm_cuda_lat_catalytic(const tdm_backend *b, const tdm_lattice_csr *g, void *aux, int64_t s, int64_t t, int64_t K,
+                           uint64_t seed, int64_t fail_at, int64_t *dist);
 int tdm_cuda_lat_reduce(const tdm_backend *b, tdm_lattice_reduce_op op, tdm_lattice_dtype dt, const void *x, size_t n,
                         double *out);
 #ifdef __cplusplus

@@ -9,6 +9,7 @@
  * for j < dist(s, t) and, at j = dist, a sum of distinct monomials (one per shortest path) that vanishes
  * with probability <= dist / 2^64 over the seed (Schwartz-Zippel). */
 #include "lattice/lattice_internal.h"
+#include "lattice/lattice_device.h"
 
 #include <omp.h>
 #include <stdatomic.h>
@@ -16,6 +17,7 @@
 
 struct tdm_lattice_aux {
     unsigned char *mem;
+    const tdm_backend *device; /* NULL: host memory */
     size_t bytes;
     int owned;
     int dirty;
@@ -76,6 +78,23 @@ int tdm_lattice_aux_wrap(tdm_ctx *ctx, void *mem, size_t bytes, tdm_lattice_aux 
     a->bytes = bytes;
     atomic_init(&a->busy, 0);
     *out = a;
+    return TDM_OK;
+}
+
+int tdm_lattice_aux_wrap_device(tdm_ctx *ctx, int device, void *dev_mem, size_t bytes, tdm_lattice_aux **out) {
+    if (!ctx || !out || !dev_mem) return tdm_error(TDM_E_INVAL, "tdm_lattice_aux_wrap_device: NULL argument");
+    if ((uintptr_t)dev_mem % 8) return tdm_error(TDM_E_INVAL, "tdm_lattice_aux_wrap_device: %p is not 8-byte aligned", dev_mem);
+    const tdm_backend *b = NULL;
+    for (int i = 1; i < tdm_backend_count(ctx) && !b; i++) {
+        const tdm_backend *c = tdm_backend_get(ctx, i);
+        if (c->kind == TDM_BACKEND_CUDA && c->device == device) b = c;
+    }
+    if (!b || !b->lattice || !b->lattice->catalytic_distance)
+        return tdm_error(TDM_E_UNSUPPORTED, "tdm_lattice_aux_wrap_device: %s", b ? "that device has no catalytic kernels"
+                                                                             : "no such CUDA device in this context");
+    int rc = tdm_lattice_aux_wrap(ctx, dev_mem, bytes, out);
+    if (rc) return rc;
+    (*out)->device = b;
     return TDM_OK;
 }
 
@@ -233,6 +252,19 @@ static int distance_locked(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_lattice_a
     return TDM_OK;
 }
 
+/* One query wherever aux lives: on its device, or the CPU program above. */
+static int distance_any(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_lattice_aux *aux, int64_t s, int64_t t, int64_t K,
+                        uint64_t seed, int64_t *dist) {
+    if (!aux->device) return distance_locked(ctx, g, aux, s, t, K, seed, dist);
+    const tdm_backend *b = aux->device;
+    int rc = b->lattice->catalytic_distance(b, g, aux->mem, s, t, K, seed, tdm_ctx_config(ctx)->test_fail_at_step, dist);
+    if (rc == TDM_E_DEVICE_LOST) aux->dirty = 1;
+    if (rc == TDM_OK && *dist < 0)
+        rc = tdm_error(TDM_E_NOPATH, "catalytic: vertex %lld not within %lld hops of %lld", (long long)t, (long long)K,
+                       (long long)s);
+    return rc;
+}
+
 static int draw_seed(uint64_t *seed, unsigned flags) {
     return flags & TDM_LATTICE_SEED_RANDOM ? tdm_lat_random_seed(seed) : TDM_OK;
 }
@@ -245,7 +277,7 @@ int tdm_lattice_catalytic_distance(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_l
     const tdm_backend *backend;
     if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, 0, &backend))) return rc;
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
-    if ((rc = draw_seed(seed, flags)) == TDM_OK) rc = distance_locked(ctx, g, aux, s, t, K, *seed, dist);
+    if ((rc = draw_seed(seed, flags)) == TDM_OK) rc = distance_any(ctx, g, aux, s, t, K, *seed, dist);
     tdm_lattice_aux_release(aux);
     if (rc == TDM_E_NOPATH) *dist = -1;
     return rc;
@@ -259,12 +291,12 @@ int tdm_lattice_catalytic_path(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_latti
     tdm_lattice_path p = {.hops = -1, .vertex = NULL, .cache_hit = 0};
     const tdm_backend *b;
     if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, 0, &b))) return rc;
-    p.backend = b->name;
+    p.backend = aux->device ? aux->device->name : b->name; /* the query runs where aux lives */
     double t0 = tdm_lat_now_ms();
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
     if ((rc = draw_seed(seed, flags))) goto out;
     int64_t hops;
-    if ((rc = distance_locked(ctx, g, aux, s, t, K, *seed, &hops))) goto out;
+    if ((rc = distance_any(ctx, g, aux, s, t, K, *seed, &hops))) goto out;
     p.vertex = tdm_malloc((size_t)(hops + 1) * sizeof *p.vertex);
     if (!p.vertex) {
         rc = tdm_error(TDM_E_NOMEM, "catalytic path: no memory for %lld vertices", (long long)(hops + 1));
@@ -281,7 +313,7 @@ int tdm_lattice_catalytic_path(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_latti
                 if (u == s) next = u;
                 continue;
             }
-            rc = distance_locked(ctx, g, aux, s, u, k - 1, *seed, &du);
+            rc = distance_any(ctx, g, aux, s, u, k - 1, *seed, &du);
             if (rc == TDM_OK && du == k - 1) next = u;
             else if (rc && rc != TDM_E_NOPATH) goto out;
         }

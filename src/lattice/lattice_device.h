@@ -37,6 +37,13 @@ typedef struct tdm_lattice_dev_ops {
     /* n >= 1. */
     int (*reduce)(const tdm_backend *b, tdm_lattice_reduce_op op, tdm_lattice_dtype dt, const void *x, size_t n,
                   double *out);
+    /* The catalytic distance query (src/lattice/catalytic.c, same program P, same weights) on aux in this
+     * device's memory: registers r_0..r_K of V words at aux (8-byte aligned). *dist = least j with r_j[t]
+     * changed, -1 if none (still TDM_OK). aux is restored before returning; with fail_at > 0 the query stops
+     * after fail_at steps, undoes them and returns TDM_E_IO. A CUDA error before the first step: TDM_E_DEVICE
+     * (aux untouched); after it: TDM_E_DEVICE_LOST (aux may be changed). NULL when not implemented. */
+    int (*catalytic_distance)(const tdm_backend *b, const tdm_lattice_csr *g, void *aux, int64_t s, int64_t t,
+                              int64_t K, uint64_t seed, int64_t fail_at, int64_t *dist);
 } tdm_lattice_dev_ops;
 
 #ifdef __cplusplus

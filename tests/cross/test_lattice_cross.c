@@ -297,6 +297,69 @@ static void cross_ewise_reduce(tdm_ctx *cpu, const tdm_backend *cb) {
     }
 }
 
+/* ---- catalytic distance on device aux ------------------------------------------------------------------ */
+
+static void cross_catalytic(tdm_ctx *gpu, const tdm_backend *cb) {
+    tdm_lattice *lat;
+    if (tdm_lattice_new(gpu, 4, 8, 0, &lat)) {
+        CHECK(0, "4D/8: %s", tdm_last_error());
+        return;
+    }
+    tdm_lattice_csr g;
+    tdm_lattice_get_csr(lat, &g);
+    const int64_t K = 28, V = g.nvertices;
+    const size_t bytes = (size_t)(K + 1) * 8 * (size_t)V;
+    uint8_t *host = malloc(bytes), *back = malloc(bytes);
+    for (size_t i = 0; i < bytes; i++) host[i] = (uint8_t)next64();
+    void *dmem = NULL;
+    int rc = cb->alloc(cb, bytes, &dmem);
+    if (!rc) rc = cb->copy(cb, dmem, host, bytes, TDM_COPY_H2D);
+    tdm_lattice_aux *aux = NULL;
+    if (!rc) rc = tdm_lattice_aux_wrap_device(gpu, cb->device, dmem, bytes, &aux);
+    CHECK(rc == TDM_OK, "device aux: %s", tdm_last_error());
+    for (int q = 0; q < 100 && !rc; q++) {
+        int64_t s = (int64_t)below((uint64_t)V), t = (int64_t)below((uint64_t)V), l1 = 0, d = -2;
+        for (int i = 0; i < 4; i++) {
+            int64_t a = (s >> (3 * i)) & 7, b = (t >> (3 * i)) & 7; /* L = 8: three bits per coordinate */
+            l1 += a > b ? a - b : b - a;
+        }
+        uint64_t seed = next64();
+        int r2 = tdm_lattice_catalytic_distance(gpu, &g, aux, s, t, K, &seed, 0, &d);
+        CHECK(r2 == TDM_OK && d == l1, "device catalytic %lld->%lld: rc %d dist %lld, want %lld (%s)", (long long)s, (long long)t, r2,
+              (long long)d, (long long)l1, tdm_last_error());
+    }
+    if (!rc) {
+        rc = cb->copy(cb, back, dmem, bytes, TDM_COPY_D2H);
+        CHECK(rc == TDM_OK && !memcmp(back, host, bytes), "device aux not restored bit for bit after 100 queries");
+        CHECK(!tdm_lattice_aux_dirty(aux), "device aux marked dirty");
+    }
+    /* Injected faults still restore device aux. */
+    for (int64_t f = 1; f <= 2 * (2 * K + 1) && !rc; f += 13) {
+        tdm_config cfg;
+        tdm_config_init(&cfg);
+        cfg.test_fail_at_step = (int)f;
+        cfg.sp_cache = 0;
+        tdm_ctx *fctx;
+        if (tdm_init(&fctx, &cfg)) break;
+        tdm_lattice_aux *fa;
+        const tdm_backend *fb = tdm_backend_find(fctx, TDM_BACKEND_CUDA);
+        if (fb && !tdm_lattice_aux_wrap_device(fctx, fb->device, dmem, bytes, &fa)) {
+            uint64_t seed = next64();
+            int64_t d;
+            int r2 = tdm_lattice_catalytic_distance(fctx, &g, fa, 0, V - 1, K, &seed, 0, &d);
+            CHECK(r2 == (f < 2 * (2 * K + 1) ? TDM_E_IO : TDM_OK), "fault at %lld: rc %d", (long long)f, r2);
+            tdm_lattice_aux_free(fa);
+        }
+        tdm_destroy(fctx);
+        rc = cb->copy(cb, back, dmem, bytes, TDM_COPY_D2H);
+        CHECK(rc == TDM_OK && !memcmp(back, host, bytes), "fault at %lld: device aux not restored", (long long)f);
+    }
+    tdm_lattice_aux_free(aux);
+    if (dmem) cb->release(cb, dmem);
+    free(host), free(back);
+    tdm_lattice_free(lat);
+}
+
 int main(void) {
     const char *env = getenv("TANDEM_TEST_SEED");
     uint64_t seed = env && *env ? strtoull(env, NULL, 0) : 20240611ull;
@@ -313,6 +376,7 @@ int main(void) {
         cross_xor(cpu, cb);
         cross_gemm(cpu, cb);
         cross_ewise_reduce(cpu, cb);
+        cross_catalytic(gpu, cb);
     }
     int rc = failures ? 1 : 0;
     printf("CPU half: %s\n", cpu_failures ? "FAILED" : "passed");

@@ -57,11 +57,24 @@ static int fake_reduce(const tdm_backend *b, tdm_lattice_reduce_op op, tdm_latti
     if (fake_fail) return tdm_error(TDM_E_DEVICE, "fake: failed");
     return tdm_lattice_reduce(ref, op, dt, x, n, out);
 }
+/* "Device" aux is host memory here: the fake runs the CPU query on it. */
+static int fake_catalytic(const tdm_backend *b, const tdm_lattice_csr *g, void *aux, int64_t s, int64_t t, int64_t K,
+                          uint64_t seed, int64_t fail_at, int64_t *dist) {
+    calls++;
+    if (fake_fail) return tdm_error(TDM_E_DEVICE, "fake: failed");
+    tdm_lattice_aux *h;
+    int rc = tdm_lattice_aux_wrap(ref, aux, (size_t)(K + 1) * 8 * (size_t)g->nvertices, &h);
+    if (rc) return rc;
+    rc = tdm_lattice_catalytic_distance(ref, g, h, s, t, K, &seed, 0, dist);
+    tdm_lattice_aux_free(h);
+    return rc == TDM_E_NOPATH ? TDM_OK : rc;
+}
+
 static const tdm_lattice_dev_ops fake_ops = {fake_bfs_path, fake_bfs_dist, fake_xor_key, fake_xor_seeded,
-                                             fake_gemm,     fake_ewise,    fake_reduce};
+                                             fake_gemm,     fake_ewise,    fake_reduce,  fake_catalytic};
 
 static int fake_supports(const tdm_backend *b, tdm_op op) {
-    return op == TDM_OP_LATTICE_BFS || op == TDM_OP_LATTICE_XOR || op == TDM_OP_LATTICE_GEMM ||
+    return op == TDM_OP_LATTICE_BFS || op == TDM_OP_LATTICE_XOR || op == TDM_OP_LATTICE_GEMM || op == TDM_OP_LATTICE_CATALYTIC ||
            op == TDM_OP_LATTICE_GEMM_BATCHED || op == TDM_OP_LATTICE_EWISE || op == TDM_OP_LATTICE_REDUCE;
 }
 static void fake_destroy(tdm_backend *b) { free(b); }
@@ -210,8 +223,59 @@ static void test_other_ops(void **state) {
     tdm_destroy(strict);
 }
 
+/* Catalytic queries run where aux lives: device aux on its device (no CPU fallback), host aux on the CPU. */
+static void test_device_aux(void **state) {
+    (void)state;
+    tdm_ctx *ctx = fake_ctx(0);
+    tdm_lattice *lat;
+    assert_int_equal(tdm_lattice_new(ctx, 2, 5, 0, &lat), TDM_OK);
+    tdm_lattice_csr g;
+    tdm_lattice_get_csr(lat, &g);
+    const size_t bytes = 9 * 8 * 25;
+    uint64_t *mem = malloc(bytes), *copy = malloc(bytes);
+    tu_rng r = tu_rng_for(702);
+    for (size_t i = 0; i < bytes / 8; i++) mem[i] = tu_next(&r);
+    memcpy(copy, mem, bytes);
+    tdm_lattice_aux *aux;
+    assert_int_equal(tdm_lattice_aux_wrap_device(ctx, 0, mem, bytes, &aux), TDM_OK);
+    fake_fail = 0, calls = 0;
+    uint64_t seed = 5;
+    int64_t d;
+    assert_int_equal(tdm_lattice_catalytic_distance(ctx, &g, aux, 0, 24, 8, &seed, 0, &d), TDM_OK);
+    assert_int_equal(d, 8);
+    assert_int_equal(calls, 1);
+    assert_int_equal(tdm_lattice_catalytic_distance(ctx, &g, aux, 0, 24, 7, &seed, 0, &d), TDM_E_NOPATH);
+    assert_int_equal(d, -1);
+    tdm_lattice_path p;
+    assert_int_equal(tdm_lattice_catalytic_path(ctx, &g, aux, 0, 12, 8, &seed, 0, &p), TDM_OK);
+    assert_string_equal(p.backend, "fake:0");
+    assert_int_equal(p.hops, 4);
+    tdm_lattice_path_release(&p);
+    assert_memory_equal(mem, copy, bytes);
+    /* A failing device is an error (the CPU may not touch device memory). */
+    fake_fail = 1;
+    assert_int_equal(tdm_lattice_catalytic_distance(ctx, &g, aux, 0, 24, 8, &seed, 0, &d), TDM_E_DEVICE);
+    fake_fail = 0;
+    tdm_lattice_aux_free(aux);
+    /* Host aux stays on the CPU even with a device that supports the op. */
+    calls = 0;
+    assert_int_equal(tdm_lattice_aux_wrap(ctx, mem, bytes, &aux), TDM_OK);
+    assert_int_equal(tdm_lattice_catalytic_distance(ctx, &g, aux, 0, 24, 8, &seed, 0, &d), TDM_OK);
+    assert_int_equal(d, 8);
+    assert_int_equal(calls, 0);
+    tdm_lattice_aux_free(aux);
+    /* No such device, misaligned memory. */
+    assert_int_equal(tdm_lattice_aux_wrap_device(ctx, 3, mem, bytes, &aux), TDM_E_UNSUPPORTED);
+    assert_int_equal(tdm_lattice_aux_wrap_device(ctx, 0, (char *)mem + 4, bytes - 8, &aux), TDM_E_INVAL);
+    assert_int_equal(tdm_lattice_aux_wrap_device(ref, 0, mem, bytes, &aux), TDM_E_UNSUPPORTED);
+    free(mem), free(copy);
+    tdm_lattice_free(lat);
+    tdm_destroy(ctx);
+}
+
 int main(void) {
     tu_init_seed("test_lattice_dispatch");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_paths), cmocka_unit_test(test_other_ops)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_paths), cmocka_unit_test(test_other_ops),
+                                       cmocka_unit_test(test_device_aux)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
