@@ -12,6 +12,7 @@ packages=(
   libcmocka-dev    # unit tests
   libjansson-dev   # JSON for the command line and the service
   libxxhash-dev    # hash tables and store checksums
+  libssl-dev       # libcrypto: SHA-1 of KATO pattern names
   libopenblas-dev  # CBLAS for the lattice engine's matrix operations
 )
 

@@ -92,6 +92,11 @@ int cli_lattice_shape_opt(int argc, char **argv, int *i, int *dims, long long *s
 int cli_lattice_build(tdm_ctx *ctx, int dims, long long size, tdm_lattice **out);
 int cli_lattice_vertex(const tdm_lattice *lat, const char *opt, const char *text, int64_t *v);
 int cmd_info(int argc, char **argv);
+int cmd_kato(int argc, char **argv);
+int cmd_arc(int argc, char **argv);
+int cmd_arc_run(int argc, char **argv);
+int cmd_arc_check(int argc, char **argv);
+int cmd_arc_eval(int argc, char **argv);
 
 /* The process's context, created on first use; failures are printed and give NULL. */
 tdm_ctx *cli_ctx(void);

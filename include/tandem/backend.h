@@ -24,6 +24,7 @@ typedef enum { TDM_BACKEND_CPU = 0, TDM_BACKEND_CUDA = 1 } tdm_backend_kind;
     X(TDM_OP_SEQ_CHAR, "seq.char")                                                                         \
     X(TDM_OP_SEQ_PREFILTER, "seq.prefilter")                                                               \
     X(TDM_OP_SEQ_SELECT, "seq.select")                                                                     \
+    X(TDM_OP_ARC_OBJECTS, "arc.objects")                                                                   \
     X(TDM_OP_LATTICE_BUILD, "lattice.build")                                                               \
     X(TDM_OP_LATTICE_BFS, "lattice.bfs")                                                                   \
     X(TDM_OP_LATTICE_XOR, "lattice.xor")                                                                   \
@@ -70,6 +71,8 @@ struct tdm_backend {
     /* The sequence engine's device entry points (src/seq/seq_device.h) where the backend keeps patterns
      * in its own memory; NULL otherwise (the CPU works on the host store directly). */
     const struct tdm_seq_dev_ops *seq;
+    /* The ARC engine's device entry points (src/arc/arc_device.h); NULL where there are none. */
+    const struct tdm_arc_dev_ops *arc;
     /* The lattice engine's device entry points (src/lattice/lattice_device.h); NULL on the CPU. */
     const struct tdm_lattice_dev_ops *lattice;
 };

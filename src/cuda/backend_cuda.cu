@@ -2,6 +2,7 @@
  * memory comes from the device's stream-ordered pool (cudaMallocAsync on a non-blocking stream). The
  * sequence, ARC and lattice kernels attach their ops to this backend's supports switch as they land. */
 #include "cuda/cuda_internal.cuh"
+#include "arc/arc_device.h"
 #include "seq/seq_device.h"
 #include "cuda/lattice_cuda.cuh"
 
@@ -27,7 +28,8 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_SEQ_DIFFLIB:
     case TDM_OP_SEQ_PREFILTER:
     case TDM_OP_SEQ_SELECT: return 1;
-    case TDM_OP_SEQ_CHAR:
+    /* Batched objects() labels (arc_objects.cu), checked against the CPU by tests/unit/test_arc_objects_batch. */
+    case TDM_OP_ARC_OBJECTS: return 1;
     /* The lattice engine's kernels (lattice_*.cu): BFS paths and XOR bit for bit, matrices within the
      * spec's section 5 bounds; checked against the CPU by tests/cross/test_lattice_cross.c. */
     case TDM_OP_LATTICE_BFS:
@@ -38,7 +40,8 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_LATTICE_REDUCE:
     /* Catalytic queries run here when their aux lives in this device's memory (lattice_catalytic.cu). */
     case TDM_OP_LATTICE_CATALYTIC: return 1;
-    /* No device build yet. */
+    /* No device kernels: the char metric, the lattice build. */
+    case TDM_OP_SEQ_CHAR:
     case TDM_OP_LATTICE_BUILD:
     case TDM_OP_COUNT: return 0;
     }
@@ -162,6 +165,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     b->sync = cu_sync;
     b->destroy = cu_destroy;
     b->seq = &tdm_cuda_seq_ops;
+    b->arc = &tdm_cuda_arc_ops;
     b->lattice = &tdm_cuda_lattice_ops;
     *out = b;
     return TDM_OK;

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 4 /* 3: seq device ops changed; 4: tdm_backend.lattice */
+#define TDM_CUDA_MODULE_ABI 5 /* 4: arc device ops; 5: tdm_backend.lattice */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
