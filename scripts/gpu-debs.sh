@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deb
+# OpenBLAS (the lattice engine's CBLAS) with its run-time dependencies.
+BLAS="libopenblas0-pthread libopenblas-pthread-dev libgfortran5 libquadmath0"
 cd .deb
-apt-get download libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev 2>/dev/null \
-  || { apt-get update -q >/dev/null && apt-get download libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev; }
+apt-get download libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev $BLAS 2>/dev/null \
+  || { apt-get update -q >/dev/null && apt-get download libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev $BLAS; }
 ls -1 "$PWD"

@@ -15,6 +15,7 @@ packages=(
   libssl-dev       # libcrypto: SHA-1 of KATO pattern names
   liblmdb-dev      # the service's durable store
   libmicrohttpd-dev # the HTTP service
+  libopenblas-dev  # CBLAS for the lattice engine's matrix operations
 )
 
 missing=()

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "tandem/lattice.h"
 #include "tandem/seq.h"
 
 typedef struct {
@@ -78,6 +79,18 @@ int cmd_seq_build(int argc, char **argv);
 int cmd_seq_query(int argc, char **argv);
 int cmd_seq_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_lattice(int argc, char **argv);
+int cmd_lattice_analyze(int argc, char **argv);
+int cmd_lattice_path(int argc, char **argv);
+int cmd_lattice_distance(int argc, char **argv);
+int cmd_lattice_xor(int argc, char **argv);
+
+/* Lattice subcommands' shared options (cmd_lattice.c). shape_opt: 1 if argv[*i] was --dims or --size (value
+ * stored), 0 if neither, -1 on a bad value (message printed). build: the lattice or an exit code (message
+ * printed). vertex: a vertex id or comma-separated coordinates; 0 or -1 (message printed). */
+int cli_lattice_shape_opt(int argc, char **argv, int *i, int *dims, long long *size);
+int cli_lattice_build(tdm_ctx *ctx, int dims, long long size, tdm_lattice **out);
+int cli_lattice_vertex(const tdm_lattice *lat, const char *opt, const char *text, int64_t *v);
 int cmd_info(int argc, char **argv);
 int cmd_kato(int argc, char **argv);
 int cmd_arc(int argc, char **argv);

@@ -29,6 +29,8 @@ static const cli_command commands[] = {
     {"serve", "the KATO-compatible HTTP service on the durable store (what 'make run' runs)", cmd_serve},
     {"store", "the service's data directory: import patterns into a node, list nodes", cmd_store},
     {"demo", "build a generated store and show matching queries", cmd_demo},
+    {"lattice", "lattice engine: structure, shortest paths, catalytic distance, XOR masks", cmd_lattice},
+    {"demo", "build a generated store and show matching queries (what 'make run' runs)", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
     {"calibrate", "measure the router's cost model on this machine and save it", cmd_calibrate},
     {"version", "print the version", cmd_version},

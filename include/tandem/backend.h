@@ -24,7 +24,15 @@ typedef enum { TDM_BACKEND_CPU = 0, TDM_BACKEND_CUDA = 1 } tdm_backend_kind;
     X(TDM_OP_SEQ_CHAR, "seq.char")                                                                         \
     X(TDM_OP_SEQ_PREFILTER, "seq.prefilter")                                                               \
     X(TDM_OP_SEQ_SELECT, "seq.select")                                                                     \
-    X(TDM_OP_ARC_OBJECTS, "arc.objects")
+    X(TDM_OP_ARC_OBJECTS, "arc.objects")                                                                   \
+    X(TDM_OP_LATTICE_BUILD, "lattice.build")                                                               \
+    X(TDM_OP_LATTICE_BFS, "lattice.bfs")                                                                   \
+    X(TDM_OP_LATTICE_XOR, "lattice.xor")                                                                   \
+    X(TDM_OP_LATTICE_CATALYTIC, "lattice.catalytic")                                                       \
+    X(TDM_OP_LATTICE_GEMM, "lattice.gemm")                                                                 \
+    X(TDM_OP_LATTICE_GEMM_BATCHED, "lattice.gemm_batched")                                                 \
+    X(TDM_OP_LATTICE_EWISE, "lattice.ewise")                                                               \
+    X(TDM_OP_LATTICE_REDUCE, "lattice.reduce")
 
 typedef enum {
 #define TDM_X_OP(name, text) name,
@@ -79,6 +87,8 @@ struct tdm_backend {
     struct tdm_mem_monitor *mem;
     /* Identity for the cost model's machine key (UUID, driver and runtime versions); "" if unknown. */
     char identity[160];
+    /* The lattice engine's device entry points (src/lattice/lattice_device.h); NULL on the CPU. */
+    const struct tdm_lattice_dev_ops *lattice;
 };
 
 /* Number of registered backends (>= 1: index 0 is always the CPU). */

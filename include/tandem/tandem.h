@@ -155,6 +155,13 @@ typedef struct {
      * per-op override, indexed by tdm_op; TDM_CONFIG_UNSET_OP (not set) or a tdm_device_pref. */
     signed char route_op[64];
     const char *api_token;    /* TANDEM_API_TOKEN: bearer token `tandem serve` requires ("" = none); default "" */
+    /* Lattice engine (spec/lattice-and-runtime.md section 7). Sizes are bytes; "max" = UINT64_MAX. */
+    uint64_t lattice_max_bytes; /* TANDEM_LATTICE_MAX_BYTES: size cap of one lattice's CSR; default 4G */
+    uint64_t aux_bytes;        /* TANDEM_AUX_BYTES: catalytic aux size when the library allocates it; 64M */
+    int analyze_max_bfs;       /* TANDEM_ANALYZE_MAX_BFS: 1..2^20 BFS sweeps for the exact diameter; 256 */
+    int sp_cache;              /* TANDEM_SP_CACHE: 0..2^20 shortest paths kept per context (0 = off); 1024 */
+    int test_fail_at_step;     /* TANDEM_TEST_FAIL_AT_STEP: 0 = off, else catalytic programs fail after this
+                                  many steps (fault-injection tests of the undo path) */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[32];

@@ -64,6 +64,13 @@ static const var vars[] = {
     {"TANDEM_MEM_RELEASE_THRESHOLD", V_SIZE, F(mem_release_threshold), "max", 0, 0,
      "a size: an integer with optional K/M/G/T, or max"},
     {"TANDEM_API_TOKEN", V_STR, F(api_token), "", 0, 0, "a token (any text; empty = no authentication)"},
+    {"TANDEM_LATTICE_MAX_BYTES", V_SIZE, F(lattice_max_bytes), "4G", 0, 0,
+     "a size (integer with optional K/M/G/T, powers of 1024, or max)"},
+    {"TANDEM_AUX_BYTES", V_SIZE, F(aux_bytes), "64M", 0, 0, "a size (integer with optional K/M/G/T, powers of 1024, or max)"},
+    {"TANDEM_ANALYZE_MAX_BFS", V_INT, F(analyze_max_bfs), "256", 1, 1 << 20, "an integer in 1..1048576"},
+    {"TANDEM_SP_CACHE", V_INT, F(sp_cache), "1024", 0, 1 << 20, "an integer in 0..1048576 (0 = no path cache)"},
+    {"TANDEM_TEST_FAIL_AT_STEP", V_INT, F(test_fail_at_step), "0", 0, INT_MAX,
+     "an integer in 0..2147483647 (0 = no fault injection)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])
@@ -74,6 +81,8 @@ void tdm_config_init(tdm_config *cfg) {
     for (size_t i = 0; i < NVARS; i++) {
         if (vars[i].kind == V_STR)
             *(const char **)((char *)cfg + vars[i].offset) = NULL;
+        else if (vars[i].kind == V_SIZE)
+            *(int64_t *)((char *)cfg + vars[i].offset) = TDM_CONFIG_UNSET;
         else
             *(int *)((char *)cfg + vars[i].offset) = TDM_CONFIG_UNSET;
     }
@@ -237,6 +246,8 @@ static int is_unset(const var *v, const tdm_config *cfg) {
     if (v->kind == V_SIZE) return *SIZEP(v, cfg) == TDM_CONFIG_UNSET_SIZE;
     if (v->kind == V_STR)
         return *(const char *const *)((const char *)cfg + v->offset) == NULL;
+    if (v->kind == V_SIZE)
+        return *(const int64_t *)((const char *)cfg + v->offset) == TDM_CONFIG_UNSET;
     return *(const int *)((const char *)cfg + v->offset) == TDM_CONFIG_UNSET;
 }
 
@@ -350,6 +361,12 @@ void tdm_config_dump(const tdm_config *cfg, FILE *out) {
             uint64_t z = *(const uint64_t *)((const char *)cfg + v->offset);
             if (z == UINT64_MAX) fprintf(out, "%s=max (%s)\n", v->name, from);
             else fprintf(out, "%s=%llu (%s)\n", v->name, (unsigned long long)z, from);
+            continue;
+        }
+        if (v->kind == V_SIZE) {
+            int64_t x = *(const int64_t *)((const char *)cfg + v->offset);
+            if (x == INT64_MAX) fprintf(out, "%s=max (%s)\n", v->name, from);
+            else fprintf(out, "%s=%lld (%s)\n", v->name, (long long)x, from);
             continue;
         }
         int x = *(const int *)((const char *)cfg + v->offset);

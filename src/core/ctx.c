@@ -55,6 +55,7 @@ void tdm_destroy(tdm_ctx *ctx) {
         if (ctx->backends[i] && ctx->backends[i]->destroy) ctx->backends[i]->destroy(ctx->backends[i]);
     tdm_router_free(ctx); /* after the backends: their monitors live here */
     tdm_cuda_unload(ctx);
+    tdm_lat_cache_free(atomic_load(&ctx->lattice_cache));
     tdm_free(ctx);
 }
 

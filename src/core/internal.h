@@ -5,6 +5,8 @@
 #include "tandem/backend.h"
 #include "tandem/tandem.h"
 
+#include <stdatomic.h>
+
 #define TDM_MAX_BACKENDS 17
 
 struct tdm_ctx {
@@ -14,7 +16,11 @@ struct tdm_ctx {
     tdm_backend *backends[TDM_MAX_BACKENDS]; /* [0] is the CPU; owned */
     void *cuda_module;                        /* dlopen handle or NULL */
     struct tdm_router *router;                /* routing, cost model, device monitors (src/runtime/router.c) */
+    _Atomic(struct tdm_lat_cache *) lattice_cache; /* shortest-path LRU (src/lattice/sp_cache.c), lazy */
 };
+
+/* Frees the lattice engine's path cache (accepts NULL); tdm_destroy calls it. */
+void tdm_lat_cache_free(struct tdm_lat_cache *c);
 
 /* Creates the CPU backend (src/runtime/backend_cpu.c). */
 int tdm_backend_cpu_create(tdm_backend **out);

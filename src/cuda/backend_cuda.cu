@@ -4,6 +4,7 @@
 #include "cuda/cuda_internal.cuh"
 #include "arc/arc_device.h"
 #include "seq/seq_device.h"
+#include "cuda/lattice_cuda.cuh"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -148,7 +149,19 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_SEQ_SELECT: return 1;
     /* Batched objects() labels (arc_objects.cu), checked against the CPU by tests/unit/test_arc_objects_batch. */
     case TDM_OP_ARC_OBJECTS: return 1;
+    /* The lattice engine's kernels (lattice_*.cu): BFS paths and XOR bit for bit, matrices within the
+     * spec's section 5 bounds; checked against the CPU by tests/cross/test_lattice_cross.c. */
+    case TDM_OP_LATTICE_BFS:
+    case TDM_OP_LATTICE_XOR:
+    case TDM_OP_LATTICE_GEMM:
+    case TDM_OP_LATTICE_GEMM_BATCHED:
+    case TDM_OP_LATTICE_EWISE:
+    case TDM_OP_LATTICE_REDUCE:
+    /* Catalytic queries run here when their aux lives in this device's memory (lattice_catalytic.cu). */
+    case TDM_OP_LATTICE_CATALYTIC: return 1;
+    /* No device kernels: the char metric, the lattice build. */
     case TDM_OP_SEQ_CHAR:
+    case TDM_OP_LATTICE_BUILD:
     case TDM_OP_COUNT: return 0;
     }
     return 0;
@@ -294,6 +307,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     char uuid[40];
     for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)p.uuid.bytes[i]);
     snprintf(b->identity, sizeof b->identity, "uuid %s driver %d runtime %d", uuid, drv, rt);
+    b->lattice = &tdm_cuda_lattice_ops;
     *out = b;
     return TDM_OK;
 }

@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 5 /* 4: device memory accounting, pool statistics and trim; 5: ARC entry points */
+#define TDM_CUDA_MODULE_ABI 6 /* 4: memory accounting, pool statistics, trim; 5: ARC entry points; 6: lattice entry points */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);

@@ -1,0 +1,73 @@
+/* lattice_internal.h: what the lattice engine's sources share: the lattice's layout, timing, the BFS
+ * kernel that analysis, shortest paths and the catalytic path all build on, and placement. Not installed. */
+#ifndef TANDEM_LATTICE_INTERNAL_H
+#define TANDEM_LATTICE_INTERNAL_H
+
+#include "core/internal.h"
+#include "tandem/lattice.h"
+
+#include <time.h>
+
+struct tdm_lattice {
+    tdm_ctx *ctx; /* borrowed: its path cache drops this graph's entries when the lattice is freed */
+    int d;
+    int64_t L, V, E;
+    int64_t stride[TDM_LATTICE_MAX_DIMS]; /* s_i = L^(d-1-i) */
+    int64_t *row_ptr;                     /* V+1 */
+    int32_t *col;                         /* 2E */
+    uint64_t id;
+    double build_ms;
+};
+
+static inline double tdm_lat_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* A fresh nonzero graph id for caches. */
+uint64_t tdm_lat_next_id(void);
+
+/* Top-down queue BFS from s over g into dist (V entries, every entry -1 on entry; dist >= 0 marks visited)
+ * using queue (V entries). Stops as soon as every vertex of stop[0..nstop) is labelled (nstop = 0: full
+ * sweep). Returns the number of vertices labelled; *ecc (may be NULL) receives the largest distance
+ * labelled. */
+int64_t tdm_lat_bfs(const tdm_lattice_csr *g, int64_t s, int32_t *dist, int32_t *queue, const int64_t *stop,
+                    size_t nstop, int32_t *ecc);
+
+/* Builds the tie-rule path to t from finished distances dist (dist[t] >= 0) into out->vertex/hops. Returns
+ * TDM_OK or TDM_E_NOMEM. */
+int tdm_lat_path_from_dist(const tdm_lattice_csr *g, const int32_t *dist, int64_t t, tdm_lattice_path *out);
+
+/* The shortest-path cache (sp_cache.c), per context, keyed by (graph id, s, t); graph id 0 is never cached.
+ * get: 1 and a fresh copy in out->vertex/hops on a hit, else 0. put: stores a copy of a found path
+ * (silently skipped when memory is short). drop_graph: forgets a graph's entries. trim: evicts least
+ * recently used entries until `wanted` bytes are freed (for the memory monitor); returns bytes freed. */
+typedef struct tdm_lat_cache tdm_lat_cache;
+int tdm_lat_cache_get(tdm_ctx *ctx, uint64_t graph, int64_t s, int64_t t, tdm_lattice_path *out);
+void tdm_lat_cache_put(tdm_ctx *ctx, uint64_t graph, int64_t s, int64_t t, const tdm_lattice_path *p);
+void tdm_lat_cache_drop_graph(tdm_ctx *ctx, uint64_t graph);
+size_t tdm_lat_cache_trim(tdm_ctx *ctx, size_t wanted);
+void tdm_lat_cache_stats(tdm_ctx *ctx, size_t *entries, uint64_t *hits, uint64_t *misses);
+
+/* A seed from getrandom (TDM_LATTICE_SEED_RANDOM). TDM_OK or TDM_E_IO. */
+int tdm_lat_random_seed(uint64_t *seed);
+
+/* The portable carry-less product (what CPUs without PCLMULQDQ use), exported so tests cover it too. */
+uint64_t tdm_lat_gf64_mul_portable(uint64_t a, uint64_t b);
+
+/* Runs the catalytic program P once on raw aux memory (registers r_0..r_K of g's V words each), without
+ * checks: for tests, which must see that one run really changes aux and a second restores it. */
+void tdm_lat_catalytic_program(const tdm_lattice_csr *g, void *aux_mem, int64_t K, int64_t s, uint64_t seed, int threads);
+
+/* Placement for a lattice op (backend.h op list) through tdm_backend_select, honouring pref
+ * (TDM_DEVICE_AUTO/CPU/CUDA). device_ok: this call has a device path (the backend's lattice entry points,
+ * src/lattice/lattice_device.h); without one, or when the chosen backend offers none, the CPU backend is
+ * returned. Errors: TDM_E_INVAL (unknown pref), those of tdm_backend_select. */
+int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, int device_ok, const tdm_backend **out);
+
+/* A device entry point failed with rc: logs it and returns TDM_OK so that the caller answers on the CPU,
+ * or returns rc under TANDEM_STRICT (fallbacks are errors there). */
+int tdm_lat_device_failed(tdm_ctx *ctx, const tdm_backend *b, tdm_op op, int rc);
+
+#endif
