@@ -244,8 +244,8 @@ static void test_config_vars(void **state) {
         tu_check(rc == TDM_OK, "%s=%s: %s", ok[i].name, ok[i].text, tdm_last_error());
         uint64_t got = !strcmp(ok[i].name, "TANDEM_LATTICE_MAX_BYTES") ? c.lattice_max_bytes
                       : !strcmp(ok[i].name, "TANDEM_AUX_BYTES")       ? c.aux_bytes
-                      : !strcmp(ok[i].name, "TANDEM_ANALYZE_MAX_BFS") ? c.analyze_max_bfs
-                      : !strcmp(ok[i].name, "TANDEM_SP_CACHE")        ? c.sp_cache
+                      : !strcmp(ok[i].name, "TANDEM_ANALYZE_MAX_BFS") ? (uint64_t)c.analyze_max_bfs
+                      : !strcmp(ok[i].name, "TANDEM_SP_CACHE")        ? (uint64_t)c.sp_cache
                                                                       : (uint64_t)c.test_fail_at_step;
         tu_check(got == ok[i].want, "%s=%s read back as %llu", ok[i].name, ok[i].text, (unsigned long long)got);
         unsetenv(ok[i].name);
