@@ -229,6 +229,26 @@ static int cmp_brief(const void *a, const void *b) {
     return strcmp(brief_kb->pats[x->pid].name, brief_kb->pats[y->pid].name);
 }
 
+/* Sorts br[0..n) by pattern index: LSD radix sort on the bytes the largest index uses (stable, linear).
+ * *br may be replaced by the sorted copy. Errors: TDM_E_NOMEM. */
+static int sort_by_pid(kato_brief **br, size_t n) {
+    uint32_t maxpid = 0;
+    for (size_t h = 0; h < n; h++) maxpid = (*br)[h].pid > maxpid ? (*br)[h].pid : maxpid;
+    kato_brief *src = *br, *dst = tdm_malloc(n * sizeof *dst);
+    if (!dst) return tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
+    for (unsigned shift = 0; shift < 32 && (maxpid >> shift); shift += 8) {
+        size_t count[257] = {0};
+        for (size_t h = 0; h < n; h++) count[((src[h].pid >> shift) & 255) + 1]++;
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (size_t h = 0; h < n; h++) dst[count[(src[h].pid >> shift) & 255]++] = src[h];
+        kato_brief *t = src;
+        src = dst, dst = t;
+    }
+    tdm_free(dst);
+    *br = src;
+    return TDM_OK;
+}
+
 /* Moves the best `keep` (0 < keep < n) of br[0..n) in cmp_brief order to br[0..keep), in no particular
  * order. cmp_brief is a total order (names are unique), so these are exactly the first `keep` of a full
  * sort. A heap of the best so far with the worst on top: after the first few thousand candidates almost
@@ -305,6 +325,11 @@ static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict
         goto out;
     }
     for (size_t h = 0; h < n; h++) br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0;
+    /* Extraction results do not depend on the order (pruning selects by a total order, and unpruned
+     * candidates are sorted by name in the ensemble); pattern order turns the per-candidate reads of the
+     * store, the pattern records and the event sizes into forward streams the hardware prefetches, where
+     * the engine's similarity order made each one a cache miss. */
+    if (n > 1 && (rc = sort_by_pid(&br, n))) goto out;
     if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep))) goto out;
     size_t k = 0;
     for (size_t h = 0; h < n; h++)
