@@ -229,18 +229,19 @@ static int cmp_brief(const void *a, const void *b) {
     return strcmp(brief_kb->pats[x->pid].name, brief_kb->pats[y->pid].name);
 }
 
-/* Sorts br[0..n) by pattern index: LSD radix sort on the bytes the largest index uses (stable, linear).
- * *br may be replaced by the sorted copy. Errors: TDM_E_NOMEM. */
+/* Sorts br[0..n) by pattern index: LSD radix sort in 11-bit digits, as many as the largest index uses
+ * (two up to 4M patterns; stable, linear). *br may be replaced by the sorted copy. Errors: TDM_E_NOMEM. */
 static int sort_by_pid(kato_brief **br, size_t n) {
     uint32_t maxpid = 0;
     for (size_t h = 0; h < n; h++) maxpid = (*br)[h].pid > maxpid ? (*br)[h].pid : maxpid;
     kato_brief *src = *br, *dst = tdm_malloc(n * sizeof *dst);
     if (!dst) return tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
-    for (unsigned shift = 0; shift < 32 && (maxpid >> shift); shift += 8) {
-        size_t count[257] = {0};
-        for (size_t h = 0; h < n; h++) count[((src[h].pid >> shift) & 255) + 1]++;
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (size_t h = 0; h < n; h++) dst[count[(src[h].pid >> shift) & 255]++] = src[h];
+    enum { BITS = 11, DIGITS = 1 << BITS };
+    for (unsigned shift = 0; shift < 32 && (maxpid >> shift); shift += BITS) {
+        uint32_t count[DIGITS + 1] = {0};
+        for (size_t h = 0; h < n; h++) count[((src[h].pid >> shift) & (DIGITS - 1)) + 1]++;
+        for (int d = 0; d < DIGITS; d++) count[d + 1] += count[d];
+        for (size_t h = 0; h < n; h++) dst[count[(src[h].pid >> shift) & (DIGITS - 1)]++] = src[h];
         kato_brief *t = src;
         src = dst, dst = t;
     }
@@ -288,6 +289,11 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
 #pragma omp for schedule(dynamic, 64)
         for (size_t h = 0; h < n; h++) {
             if (lrc) continue;
+            /* each pattern's event sizes are a separate allocation the hardware cannot predict, found
+             * through the pattern's record: fetch the record 16 candidates ahead, and through it the
+             * sizes 8 ahead */
+            if (h + 16 < n) __builtin_prefetch(&p->kb->pats[br[h + 16].pid]);
+            if (h + 8 < n) __builtin_prefetch(p->kb->pats[br[h + 8].pid].event_sizes);
             kato_cand local, *x = full ? &c[h] : &local;
             size_t np;
             memset(x, 0, sizeof *x);
