@@ -14,15 +14,6 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int contains(const uint32_t *sorted, uint32_t n, uint32_t x) {
-    return n && bsearch(&x, sorted, n, sizeof x, cmp_u32) != NULL;
-}
-
 /* The present events of c as one flat span of its pattern. */
 static void present_span(const kato_pred *p, const kato_cand *c, uint32_t *off, uint32_t *len) {
     uint32_t nev;
@@ -117,7 +108,11 @@ static int future_canon(const kato_pred *p, const kato_cand *c, uint32_t *buf, u
     for (uint32_t e = c->pe; e < nev; e++) {
         buf[n++] = sizes[e];
         memcpy(buf + n, c->P + off, sizes[e] * sizeof *buf);
-        qsort(buf + n, sizes[e], sizeof *buf, cmp_u32);
+        for (uint32_t k = 1; k < sizes[e]; k++) { /* events are short: insertion sort */
+            uint32_t x = buf[n + k], t = k;
+            for (; t > 0 && buf[n + t - 1] > x; t--) buf[n + t] = buf[n + t - 1];
+            buf[n + t] = x;
+        }
         n += sizes[e], off += sizes[e];
     }
     *len = n;
@@ -186,20 +181,17 @@ out:
 typedef struct {
     uint8_t *cached; /* symbol in some prediction's matches or missing: has a probability */
     uint32_t *rank;  /* string order of the symbols of S and of every present */
-    uint32_t *scount, *pcount;
+    uint32_t nranked;
+    /* by rank: the count in S, a per-candidate count in the present (left zeroed), and two per-candidate
+     * membership stamps (matches, present), which replace sorting and binary searches per candidate */
+    uint32_t *scount, *pcount, *mstamp, *pstamp;
+    uint32_t *sdist, nsdist; /* S's distinct symbols, first-seen order */
 } scratch;
 
 static double prob(const kato_pred *p, const scratch *s, uint32_t id) {
     if (id >= p->vocab_n || !s->cached[id] || !p->kb->npats) return 0.0;
     return (double)p->kb->pmf[id] / (double)p->kb->npats;
 }
-
-static int cmp_rank_ids(const void *a, const void *b, const uint32_t *rank) {
-    uint32_t x = rank[*(const uint32_t *)a], y = rank[*(const uint32_t *)b];
-    return (x > y) - (x < y);
-}
-static _Thread_local const uint32_t *rank_tls;
-static int cmp_by_rank(const void *a, const void *b) { return cmp_rank_ids(a, b, rank_tls); }
 
 static _Thread_local const kato_pred *str_pred;
 static int cmp_by_string(const void *a, const void *b) {
@@ -237,6 +229,15 @@ static int string_ranks(kato_pred *p, scratch *s, size_t nids) {
     str_pred = p;
     qsort(ids, n, sizeof *ids, cmp_by_string);
     for (size_t i = 0; i < n; i++) s->rank[ids[i]] = (uint32_t)i;
+    s->nranked = (uint32_t)n;
+    s->scount = tdm_calloc(n + 1, sizeof *s->scount);
+    s->pcount = tdm_calloc(n + 1, sizeof *s->pcount);
+    s->mstamp = tdm_calloc(n + 1, sizeof *s->mstamp);
+    s->pstamp = tdm_calloc(n + 1, sizeof *s->pstamp);
+    s->sdist = tdm_malloc((p->ns + 1) * sizeof *s->sdist);
+    if (!s->scount || !s->pcount || !s->mstamp || !s->pstamp || !s->sdist) goto nomem;
+    for (uint32_t k = 0; k < p->ns; k++)
+        if (s->scount[s->rank[p->S[k]]]++ == 0) s->sdist[s->nsdist++] = p->S[k];
     tdm_free(seen), tdm_free(ids);
     return TDM_OK;
 nomem:
@@ -244,28 +245,30 @@ nomem:
     return tdm_error(TDM_E_NOMEM, "predict: no memory");
 }
 
-/* itfdf_similarity's cosine distance between the state and the present (spec 3.6 step 4). */
+/* itfdf_similarity's cosine distance between the state and the present (spec 3.6 step 4). D is the sorted
+ * vocabulary, by string rank; the counts come from the rank-indexed tables, and the sums run in D order. */
 static double itfdf_distance(const kato_pred *p, const scratch *s, const uint32_t *pres, uint32_t plen, uint32_t *D) {
     uint32_t nd = 0;
-    for (uint32_t k = 0; k < plen + p->ns; k++) {
-        uint32_t id = k < plen ? pres[k] : p->S[k - plen];
-        int dup = 0;
-        for (uint32_t j = 0; j < nd && !dup; j++) dup = D[j] == id;
-        if (!dup) D[nd++] = id;
+    for (uint32_t k = 0; k < plen; k++)
+        if (s->pcount[s->rank[pres[k]]]++ == 0) D[nd++] = pres[k];
+    for (uint32_t k = 0; k < s->nsdist; k++)
+        if (!s->pcount[s->rank[s->sdist[k]]]) D[nd++] = s->sdist[k];
+    /* ranks are distinct: an insertion sort of a few dozen ids gives the one order */
+    for (uint32_t k = 1; k < nd; k++) {
+        uint32_t x = D[k], rx = s->rank[x], t = k;
+        for (; t > 0 && s->rank[D[t - 1]] > rx; t--) D[t] = D[t - 1];
+        D[t] = x;
     }
-    rank_tls = s->rank;
-    qsort(D, nd, sizeof *D, cmp_by_rank);
     double dot = 0.0, na = 0.0, nb = 0.0;
     int az = 1, bz = 1;
     for (uint32_t j = 0; j < nd; j++) {
-        uint32_t cs = 0, cp = 0;
-        for (uint32_t k = 0; k < p->ns; k++) cs += p->S[k] == D[j];
-        for (uint32_t k = 0; k < plen; k++) cp += pres[k] == D[j];
+        uint32_t r = s->rank[D[j]], cs = s->scount[r], cp = s->pcount[r];
         double pr = prob(p, s, D[j]), a = pr * (double)cs, b = pr * (double)cp;
         if (a != 0.0) az = 0;
         if (b != 0.0) bz = 0;
         dot += a * b, na += a * a, nb += b * b;
     }
+    for (uint32_t k = 0; k < plen; k++) s->pcount[s->rank[pres[k]]] = 0;
     if (az || bz) return 1.0;
     double norm_a = sqrt(na), norm_b = sqrt(nb);
     if (norm_a == 0.0 || norm_b == 0.0) return 1.0;
@@ -284,44 +287,44 @@ int kato_ensemble(kato_pred *p) {
     scratch s = {0};
     s.cached = tdm_calloc(nids + 1, 1);
     s.rank = tdm_calloc(nids + 1, sizeof *s.rank);
-    uint32_t *D = tdm_malloc((maxp + p->ns + 1) * sizeof *D), *sorted = tdm_malloc((maxp + 1) * sizeof *sorted);
+    uint32_t *D = tdm_malloc((maxp + p->ns + 1) * sizeof *D);
     uint32_t *cnt = tdm_malloc((maxp + 1) * sizeof *cnt);
     rc = TDM_OK;
-    if (!s.cached || !s.rank || !D || !sorted || !cnt) {
+    if (!s.cached || !s.rank || !D || !cnt) {
         rc = tdm_error(TDM_E_NOMEM, "predict: no memory for the ensemble");
         goto out;
     }
     const tdm_kato_kb *kb = p->kb;
     /* 1. weighted metrics over matches, pattern, present and event extras */
     /* 3. the symbols with a probability: matches and event-aligned missing of every prediction */
+    /* string ranks first: membership tests below go through rank-indexed stamps (matches are symbols of
+     * S, so they have ranks) */
+    if ((rc = string_ranks(p, &s, nids))) goto out;
     uint64_t F = 0;
     for (size_t i = 0; i < p->nc; i++) {
         kato_cand *c = &p->c[i];
+        uint32_t stamp = (uint32_t)i + 1;
         F += kb->pats[c->pid].frequency;
-        memcpy(sorted, c->matches, c->nm * sizeof *sorted);
-        qsort(sorted, c->nm, sizeof *sorted, cmp_u32);
         uint32_t off, plen;
         present_span(p, c, &off, &plen);
-        for (uint32_t k = 0; k < c->nm; k++) s.cached[c->matches[k]] = 1;
+        for (uint32_t k = 0; k < c->nm; k++) s.cached[c->matches[k]] = 1, s.mstamp[s.rank[c->matches[k]]] = stamp;
         for (uint32_t k = 0; k < plen; k++)
-            if (!contains(sorted, c->nm, c->P[off + k])) s.cached[c->P[off + k]] = 1;
+            if (s.mstamp[s.rank[c->P[off + k]]] != stamp) s.cached[c->P[off + k]] = 1;
         if (p->affinity) {
             double wm = 0.0, wpat = 0.0, wpres = 0.0, wx = 0.0;
             for (uint32_t k = 0; k < c->nm; k++) wm += kato_weight(p, c->matches[k]);
             for (uint32_t k = 0; k < c->np; k++) wpat += kato_weight(p, c->P[k]);
             for (uint32_t k = 0; k < plen; k++) wpres += kato_weight(p, c->P[off + k]);
             /* event extras: STM symbols not in the present, event by event (= S order) */
-            memcpy(D, c->P + off, plen * sizeof *D);
-            qsort(D, plen, sizeof *D, cmp_u32);
+            for (uint32_t k = 0; k < plen; k++) s.pstamp[s.rank[c->P[off + k]]] = stamp;
             for (uint32_t k = 0; k < p->ns; k++)
-                if (!contains(D, plen, p->S[k])) wx += kato_weight(p, p->S[k]);
+                if (s.pstamp[s.rank[p->S[k]]] != stamp) wx += kato_weight(p, p->S[k]);
             c->weighted_evidence = wpat != 0.0 ? wm / wpat : 0.0;
             c->weighted_confidence = wpres != 0.0 ? wm / wpres : 0.0;
             c->weighted_snr = wm + wx != 0.0 ? wm / (wm + wx) : 0.0;
             c->has_weighted = 1;
         }
     }
-    if ((rc = string_ranks(p, &s, nids))) goto out;
     /* 2. globals */
     uint64_t tpf = kb->tpf, tup = kb->npats, nsym = kb->nsym;
     double lognsym = nsym > 1 ? log((double)nsym) : 0.0;
@@ -347,17 +350,15 @@ int kato_ensemble(kato_pred *p) {
         }
         /* 7. entropies and 8. tfidf over the present's distinct symbols in first-seen order */
         uint32_t nd = 0;
-        for (uint32_t k = 0; k < plen; k++) {
-            uint32_t j = 0;
-            while (j < nd && D[j] != pres[k]) j++;
-            if (j == nd) D[nd] = pres[k], cnt[nd++] = 0;
-            cnt[j]++;
-        }
+        for (uint32_t k = 0; k < plen; k++)
+            if (s.pcount[s.rank[pres[k]]]++ == 0) D[nd++] = pres[k];
+        for (uint32_t j = 0; j < nd; j++) cnt[j] = s.pcount[s.rank[D[j]]];
+        for (uint32_t k = 0; k < plen; k++) s.pcount[s.rank[pres[k]]] = 0;
         double ent = 0.0, nent = 0.0, gent = 0.0, tf = 0.0;
         for (uint32_t j = 0; j < nd; j++) {
-            double q = (double)cnt[j] / (double)plen;
-            ent += -(q * (log(q) / log(2.0)));
-            if (nsym > 1) nent += -q * (log(q) / lognsym);
+            double q = (double)cnt[j] / (double)plen, lq = log(q); /* one log(q) for both entropies */
+            ent += -(q * (lq / log(2.0)));
+            if (nsym > 1) nent += -q * (lq / lognsym);
             double pr = prob(p, &s, D[j]);
             if (nsym > 1 && pr > 0.0) gent += -pr * (log(pr) / lognsym);
             if (tup) {
@@ -396,6 +397,7 @@ int kato_ensemble(kato_pred *p) {
     /* 13. rank and truncate */
     rc = kato_rank(p, cfg->rank_sort_algo);
 out:
-    tdm_free(s.cached), tdm_free(s.rank), tdm_free(D), tdm_free(sorted), tdm_free(cnt);
+    tdm_free(s.cached), tdm_free(s.rank), tdm_free(D), tdm_free(cnt);
+    tdm_free(s.scount), tdm_free(s.pcount), tdm_free(s.mstamp), tdm_free(s.pstamp), tdm_free(s.sdist);
     return rc;
 }

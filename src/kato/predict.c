@@ -79,28 +79,33 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
 /* ---- per-candidate extraction (spec 3.4, 3.5) -------------------------------------------------------- */
 
 /* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
- * positive threshold). m has S as its second sequence; c->matches has room for min(|P|, |S|) symbols. */
+ * positive threshold). m has S as its second sequence. With c->matches NULL (the pruning pass) only the
+ * counts are kept; otherwise c->matches has room for min(|P|, |S|) symbols.
+ *
+ * KATO's step 3.4.5 recomputes the blocks on (present_flat, S) for the flat extras. That second matching
+ * is not needed: present_flat = P[i0, iend) spans every block of RO(P, S), and RO restricted to a range of
+ * a that contains all of its blocks finds the same blocks. (Each find_longest_match of the restricted run
+ * scans a sub-rectangle of the full run's; run lengths there can only shrink, by truncation at i0 or iend,
+ * while the full run's winner lies inside and keeps its length, so it is still the first longest; ranges
+ * the full run recursed into but the restricted run drops held no block.) So the matched count of
+ * (present_flat, S) is |matches| and extras_flat = |S| - |matches|; test_difflib checks this identity
+ * against a real second matching. */
 static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     const tdm_seq_block *bl;
-    size_t nb;
-    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, NULL);
+    size_t nb, total;
+    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, &total);
     if (rc) return rc;
     *keep = 1;
     if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
     c->nblocks = (uint32_t)nb;
     /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
-    for (size_t k = 0; k < nb; k++)
-        for (uint32_t t = 0; t < bl[k].n; t++) c->matches[c->nm++] = p->S[bl[k].j + t];
+    c->nm = (uint32_t)total;
+    if (c->matches)
+        for (size_t k = 0, at = 0; k < nb; k++)
+            for (uint32_t t = 0; t < bl[k].n; t++) c->matches[at++] = p->S[bl[k].j + t];
     size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
     if (nb) past_len = bl[0].i, pres_len = bl[nb - 1].i + bl[nb - 1].n - bl[0].i;
-    /* flat extras: S elements not covered by the blocks of (present_flat, S) */
-    c->extras_flat = 0;
-    if (pres_len) {
-        size_t nb2, m2;
-        const tdm_seq_block *b2;
-        if ((rc = tdm_seq_matcher_blocks(m, c->P + past_len, pres_len, &b2, &nb2, &m2))) return rc;
-        c->extras_flat = (uint32_t)(p->ns - m2);
-    }
+    c->extras_flat = pres_len ? p->ns - c->nm : 0;
     c->evidence = c->np > 0 ? (double)c->nm / (double)c->np : 0.0;
     double den = 2.0 * (double)c->nm + (double)c->extras_flat;
     c->snr = den > 0 ? (2.0 * (double)c->nm - (double)c->extras_flat) / den : 0.0;
@@ -112,25 +117,27 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     uint32_t ev = 0;
     while (c2 < c1) c2 += sizes[ev++];
     uint32_t e1 = ev;
+    size_t start_e1 = c2; /* flat start of event e1 */
     c1 += pres_len;
     while (c2 < c1) c2 += sizes[ev++];
     c->pb = e1, c->pe = ev;
-    /* fix-up: the first match inside the last past event moves that event into present */
+    /* present events' flat length before the fix-up */
+    uint32_t plen = (uint32_t)(c2 - start_e1);
+    /* fix-up: the first match (the state symbol of the first block) inside the last past event moves that
+     * event into present */
     if (c->pb > 0) {
-        uint32_t off = 0;
-        for (uint32_t e = 0; e + 1 < c->pb; e++) off += sizes[e];
-        for (uint32_t t = 0; t < sizes[c->pb - 1]; t++)
-            if (c->P[off + t] == c->matches[0]) {
-                c->pb--;
+        uint32_t first = p->S[bl[0].j], sz = sizes[c->pb - 1];
+        const uint32_t *last = c->P + start_e1 - sz;
+        for (uint32_t t = 0; t < sz; t++)
+            if (last[t] == first) {
+                c->pb--, plen += sz;
                 break;
             }
     }
     /* confidence over the present events */
-    uint32_t plen = 0;
-    for (uint32_t e = c->pb; e < c->pe; e++) plen += sizes[e];
     c->confidence = plen > 0 ? (double)c->nm / (double)plen : 0.0;
-    /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)) */
-    if (p->affinity) {
+    /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)), matches in state order */
+    if (p->affinity && c->matches) {
         double wm = 0.0, ws = 0.0, wp = 0.0;
         for (uint32_t i = 0; i < c->nm; i++) wm += kato_weight(p, c->matches[i]);
         for (uint32_t i = 0; i < p->ns; i++) ws += kato_weight(p, p->S[i]);
@@ -222,6 +229,50 @@ static int cmp_brief(const void *a, const void *b) {
     return strcmp(brief_kb->pats[x->pid].name, brief_kb->pats[y->pid].name);
 }
 
+/* Sorts br[0..n) by pattern index: LSD radix sort in 11-bit digits, as many as the largest index uses
+ * (two up to 4M patterns; stable, linear). *br may be replaced by the sorted copy. Errors: TDM_E_NOMEM. */
+static int sort_by_pid(kato_brief **br, size_t n) {
+    uint32_t maxpid = 0;
+    for (size_t h = 0; h < n; h++) maxpid = (*br)[h].pid > maxpid ? (*br)[h].pid : maxpid;
+    kato_brief *src = *br, *dst = tdm_malloc(n * sizeof *dst);
+    if (!dst) return tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
+    enum { BITS = 11, DIGITS = 1 << BITS };
+    for (unsigned shift = 0; shift < 32 && (maxpid >> shift); shift += BITS) {
+        uint32_t count[DIGITS + 1] = {0};
+        for (size_t h = 0; h < n; h++) count[((src[h].pid >> shift) & (DIGITS - 1)) + 1]++;
+        for (int d = 0; d < DIGITS; d++) count[d + 1] += count[d];
+        for (size_t h = 0; h < n; h++) dst[count[(src[h].pid >> shift) & (DIGITS - 1)]++] = src[h];
+        kato_brief *t = src;
+        src = dst, dst = t;
+    }
+    tdm_free(dst);
+    *br = src;
+    return TDM_OK;
+}
+
+/* Moves the best `keep` (0 < keep < n) of br[0..n) in cmp_brief order to br[0..keep), in no particular
+ * order. cmp_brief is a total order (names are unique), so these are exactly the first `keep` of a full
+ * sort. A heap of the best so far with the worst on top: after the first few thousand candidates almost
+ * every one loses to the top in one comparison, so this costs about n comparisons where a full sort of
+ * tens of thousands of candidates cost n log n. */
+static void sift_down(kato_brief *h, size_t n, size_t i) {
+    kato_brief x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && cmp_brief(&h[c + 1], &h[c]) > 0) c++; /* the worse child */
+        if (cmp_brief(&h[c], &x) <= 0) break;
+        h[i] = h[c], i = c;
+    }
+    h[i] = x;
+}
+
+static void select_best(kato_brief *br, size_t n, size_t keep) {
+    for (size_t i = keep / 2; i-- > 0;) sift_down(br, keep, i);
+    for (size_t h = keep; h < n; h++)
+        if (cmp_brief(&br[h], &br[0]) < 0) br[0] = br[h], sift_down(br, keep, 0);
+}
+
 /* Extracts candidates (pid, sim) = br[0..n) into c[0..n) (full = 1: matches into arena slots) or only
  * their summaries (full = 0, keep[i] says whether KATO keeps candidate i). */
 static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_cand *c, uint32_t *arena, const size_t *slot,
@@ -233,30 +284,33 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         tdm_seq_matcher *m = NULL;
-        uint32_t *mbuf = full ? NULL : tdm_malloc(((size_t)p->ns + 1) * sizeof *mbuf);
         int lrc = tdm_seq_matcher_new(&m);
-        if (!lrc && !full && !mbuf) lrc = TDM_E_NOMEM;
         if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
 #pragma omp for schedule(dynamic, 64)
         for (size_t h = 0; h < n; h++) {
             if (lrc) continue;
+            /* each pattern's event sizes are a separate allocation the hardware cannot predict, found
+             * through the pattern's record: fetch the record 16 candidates ahead, and through it the
+             * sizes 8 ahead */
+            if (h + 16 < n) __builtin_prefetch(&p->kb->pats[br[h + 16].pid]);
+            if (h + 8 < n) __builtin_prefetch(p->kb->pats[br[h + 8].pid].event_sizes);
             kato_cand local, *x = full ? &c[h] : &local;
             size_t np;
             memset(x, 0, sizeof *x);
             x->pid = br[h].pid, x->sim = br[h].sim, x->group = UINT32_MAX;
             tdm_seq_store_get(p->store, x->pid, &x->P, &np);
             x->np = (uint32_t)np;
-            x->matches = full ? arena + slot[h] : mbuf;
+            x->matches = full ? arena + slot[h] : NULL; /* the pruning pass needs only counts */
             int k = 0;
             lrc = extract(p, m, x, &k);
             if (!full) {
                 keep[h] = (uint8_t)(!lrc && k);
                 double t = x->frag == -1.0 ? 0.0 : 1.0 / (x->frag + 1.0);
                 br[h].pre = (x->evidence + x->confidence) * x->snr + t;
+                br[h].nk = p->kb->pats[x->pid].name_key; /* the pruning's tie key, fetched in parallel */
             }
         }
         tdm_seq_matcher_free(m);
-        tdm_free(mbuf);
         if (lrc) {
 #pragma omp critical(kato_extract_err)
             if (!err) err = lrc;
@@ -277,14 +331,20 @@ static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict
         goto out;
     }
     for (size_t h = 0; h < n; h++) br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0;
+    /* Extraction results do not depend on the order (pruning selects by a total order, and unpruned
+     * candidates are sorted by name in the ensemble); pattern order turns the per-candidate reads of the
+     * store, the pattern records and the event sizes into forward streams the hardware prefetches, where
+     * the engine's similarity order made each one a cache miss. */
+    if (n > 1 && (rc = sort_by_pid(&br, n))) goto out;
     if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep))) goto out;
     size_t k = 0;
     for (size_t h = 0; h < n; h++)
-        if (keep[h]) br[k] = br[h], br[k].nk = p->kb->pats[br[h].pid].name_key, k++;
+        if (keep[h]) br[k++] = br[h];
     st->candidates = k;
     if (k > limit) { /* pruning (spec 3.6 step 0): the best 3 x max_predictions, in that order */
         brief_kb = p->kb;
-        qsort(br, k, sizeof *br, cmp_brief);
+        select_best(br, k, limit);
+        qsort(br, limit, sizeof *br, cmp_brief);
         k = limit;
         p->pruned = 1;
     }

@@ -415,6 +415,38 @@ static void test_difflib_matcher_reuse(void **state) {
     tdm_seq_matcher_free(NULL);
 }
 
+/* KATO's extraction (src/kato/predict.c) takes the flat extras of (present_flat, S) from the blocks of
+ * (P, S) instead of matching again: with no junk, the blocks of a[i0, iend) against b, where [i0, iend)
+ * runs from the first block's start to the last block's end, are the blocks of (a, b) shifted by i0.
+ * Checked here on the reference transcription, both sides of the 64-element bit-parallel limit. */
+static void test_difflib_present_span(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(4);
+    uint32_t a[160], b[160];
+    match full[170], part[170];
+    int spans = 0;
+    for (int iter = 0; iter < 8000; iter++) {
+        kind k = (kind)tu_below(&r, 3);
+        uint32_t tiny = 1 + (uint32_t)tu_below(&r, 6);
+        size_t na = (size_t)tu_below(&r, tu_below(&r, 4) ? 41 : 150), nb = (size_t)tu_below(&r, tu_below(&r, 4) ? 41 : 150);
+        fill(&r, a, na, k, tiny);
+        if (tu_below(&r, 2) == 0) nb = fill_related(&r, a, na, b, 160, k, tiny);
+        else fill(&r, b, nb, k, tiny);
+        size_t n = reference_blocks(a, na, b, nb, 0, full);
+        if (!n) continue;
+        size_t i0 = full[0].i, iend = full[n - 1].i + full[n - 1].k;
+        spans += i0 > 0 || iend < na;
+        size_t n2 = reference_blocks(a + i0, iend - i0, b, nb, 0, part);
+        tu_check(n2 == n, "iter %d: %zu blocks on the span, %zu on the whole", iter, n2, n);
+        for (size_t t = 0; t < n; t++)
+            tu_check(part[t].i + i0 == full[t].i && part[t].j == full[t].j && part[t].k == full[t].k,
+                     "iter %d: block %zu differs on the span", iter, t);
+        /* and the library agrees on the span */
+        check_pair(a + i0, iend - i0, b, nb, 0, "span", iter);
+    }
+    tu_check(spans > 1000, "only %d proper spans: the test does not exercise the identity", spans);
+}
+
 int main(void) {
     tu_init_seed("test_difflib");
     const struct CMUnitTest tests[] = {
@@ -423,6 +455,7 @@ int main(void) {
         cmocka_unit_test(test_difflib_random_short),
         cmocka_unit_test(test_difflib_random_long),
         cmocka_unit_test(test_difflib_matcher_reuse),
+        cmocka_unit_test(test_difflib_present_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

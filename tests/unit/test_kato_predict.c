@@ -390,6 +390,61 @@ static void test_threads_identical(void **state) {
     tdm_destroy(one), tdm_destroy(two);
 }
 
+/* Long patterns (up to 36 symbols in up to 12 events) over a small alphabet, so that Ratcliff/Obershelp
+ * finds several blocks, the fix-up and partly-past events occur, and STMs of more than 64 symbols take the
+ * matcher's general path: 24,000 patterns, one vs two threads, with and without pruning, must agree bit
+ * for bit, and the stats must count the same candidates. */
+static void long_pattern(tu_rng *r, int alpha, int maxev, char *out, size_t cap) {
+    size_t at = 0;
+    int ne = (int)tu_range(r, 2, (uint64_t)maxev);
+    out[0] = '\0';
+    for (int e = 0; e < ne; e++) {
+        int n = (int)tu_range(r, 1, 3);
+        for (int k = 0; k < n; k++)
+            at += (size_t)snprintf(out + at, cap - at, "%ss%d", k ? " " : (e ? "|" : ""), (int)tu_below(r, (uint64_t)alpha));
+    }
+}
+
+static void test_threads_identical_long(void **state) {
+    (void)state;
+    tdm_ctx *one, *two;
+    tdm_config c;
+    tdm_config_init(&c);
+    c.threads = 1;
+    assert_int_equal(tdm_init(&one, &c), TDM_OK);
+    c.threads = 2;
+    assert_int_equal(tdm_init(&two, &c), TDM_OK);
+    tdm_kato_kb *a, *b;
+    assert_int_equal(tdm_kato_kb_new(one, &a), TDM_OK);
+    assert_int_equal(tdm_kato_kb_new(two, &b), TDM_OK);
+    tu_rng r = tu_rng_for(92);
+    for (int i = 0; i < 24000; i++) {
+        char text[512];
+        long_pattern(&r, 40, 12, text, sizeof text);
+        ku_learn(a, text, NULL);
+        ku_learn(b, text, NULL);
+    }
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    int parallel = 0, pruned = 0;
+    for (int q = 0; q < 16; q++) {
+        char stm[1024];
+        long_pattern(&r, 40, q % 4 == 3 ? 40 : 10, stm, sizeof stm); /* some STMs pass 64 symbols */
+        const uint32_t mp[] = {1, 7, 100, 5000};
+        cfg.max_predictions = mp[q % 4];
+        cfg.recall_threshold = q % 5 == 0 ? 0.0 : (q % 5 == 1 ? 0.3 : 0.1);
+        tdm_kato_result *x = ku_predict(a, stm, &cfg), *y = ku_predict(b, stm, &cfg);
+        const tdm_kato_predict_stats *sx = tdm_kato_result_stats(x), *sy = tdm_kato_result_stats(y);
+        tu_check(sx->candidates == sy->candidates && sx->pruned == sy->pruned, "query %d: stats differ", q);
+        parallel += sx->candidates > 4096;
+        pruned += sx->pruned;
+        ku_results_same(x, y);
+        tdm_kato_result_free(x), tdm_kato_result_free(y);
+    }
+    tu_check(parallel >= 8 && pruned >= 8, "only %d parallel and %d pruned queries", parallel, pruned);
+    tdm_kato_kb_free(a), tdm_kato_kb_free(b);
+    tdm_destroy(one), tdm_destroy(two);
+}
 
 /* The value a prediction is ranked by (null weighted values below every number). */
 static double rank_of(const tdm_kato_prediction *p, tdm_kato_rank k) {
@@ -519,6 +574,7 @@ int main(void) {
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_result_outlives_kb),
         cmocka_unit_test(test_threads_identical),
+        cmocka_unit_test(test_threads_identical_long),
         cmocka_unit_test(test_random_invariants),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
