@@ -3,7 +3,9 @@
 
 What: a seeded generator writes straight-line programs of 4-10 lines in the solver format, choosing at each
 line a primitive whose arguments can be filled from earlier results (typed: grids, objects, sets of
-objects, indices, positions, colours, ints, functions) or from constants and primitive names. Each program
+objects, indices, positions, colours, ints, functions) or from constants and primitive names; function
+values are also called through variables. O collects every non-function result in nested pairs, so each
+line's value and set layouts are compared. Each program
 runs on random grids through the CLI and through the Python model of the spec (tests/oracle/arc_model.py
 on CPython's own frozensets); the reprs must be equal, and where Python raises the CLI must report an
 error. Skipped (counted): runs whose values grow past 4,000 cells, results holding None or functions inside
@@ -57,7 +59,23 @@ SIGS = {
     "size": ("S", "N"), "mostcommon": ("T", "O"), "dedupe": ("T", "T"), "maximum": ("K", "C"),
     "other": ("KC", "C"), "initset": ("O", "S"), "vline": ("O", "B"), "square": ("X", "B"),
     "branch": ("BGG", "G"), "upscale_grid": ("GN", "G"),
+    "bottomhalf": ("G", "G"), "righthalf": ("G", "G"), "rot180": ("G", "G"), "vsplit": ("GN", "T"),
+    "hupscale": ("GN", "G"), "vupscale": ("GN", "G"), "increment": ("N", "N"), "decrement": ("P", "P"),
+    "double": ("N", "N"), "halve": ("P", "P"), "invert": ("N", "N"), "crement": ("P", "P"), "sign": ("N", "N"),
+    "multiply": ("PN", "P"), "divide": ("NN", "N"), "toivec": ("N", "P"), "tojvec": ("N", "P"),
+    "astuple": ("NN", "P"), "even": ("N", "B"), "positive": ("N", "B"), "greater": ("NN", "B"),
+    "both": ("BB", "B"), "either": ("BB", "B"), "flip": ("B", "B"), "interval": ("NNN", "T"),
+    "repeat": ("ON", "T"), "pair": ("TT", "T"), "hfrontier": ("P", "X"), "vfrontier": ("P", "X"),
+    "leastcommon": ("T", "O"), "minimum": ("K", "C"), "rapply": ("T" "FOI", "T"), "sizefilter_x": ("SN", "S"),
+    "equality": ("OO", "B"), "contained": ("OS", "B"), "extract": ("S" "FOB", "O"), "mpapply": ("FOX" "TT", "T"),
+    # function values: built by the builders, then called through variables (CALL entries)
+    "compose": ("FXN" "FOX", "FOI"), "matcher": ("FOI" "N", "FOB"), "rbind": ("FOG" "G", "FOB"),
+    "power": ("FGG" "N", "FGG"), "chain": ("FGG" "FGG" "FGG", "FGG"), "branch_f": ("B" "FGG" "FGG", "FGG"),
+    "fork": ("FNN" "FOI" "FOI", "FOI"), "lbind": ("FGO" "G", "FOX"),
 }
+# callee-variable calls: the function type and what a call on one argument takes and gives
+CALLS = {"FGG": ("G", "G"), "FOI": ("O", "N"), "FOB": ("O", "B"), "FOX": ("O", "X")}
+
 TOO_BIG = 4000  # a grid with more cells, or a container with more elements, ends the Python run (skipped)
 
 
@@ -93,7 +111,10 @@ CONSTS = {"B": ["T", "F"], "C": ["ZERO", "ONE", "TWO", "THREE", "FIVE", "EIGHT"]
           "FOI": ["size", "width", "height", "numcolors", "uppermost", "rightmost", "color", "hperiod"],
           "FOB": ["square", "vline", "hline", "portrait"],
           "FOX": ["toindices", "box", "outbox", "backdrop", "corners", "normalize", "delta"],
-          "FPX": ["neighbors", "dneighbors", "ineighbors", "vfrontier", "hfrontier"]}
+          "FPX": ["neighbors", "dneighbors", "ineighbors", "vfrontier", "hfrontier"],
+          "FXN": ["size", "width", "height", "leftmost", "lowermost"], "FOG": ["bordering", "subgrid"],
+          "FGG": ["rot90", "hmirror", "vmirror", "dmirror", "trim", "compress", "tophalf"],
+          "FNN": ["add", "multiply", "subtract", "greater", "astuple"], "FGO": ["toobject", "occurrences"]}
 
 
 def split_types(spec):
@@ -114,6 +135,14 @@ def gen_program(rng):
     n = rng.randint(4, 10)
     names = list(SIGS)
     for li in range(n):
+        target = "x%d" % (li + 1)
+        fvars = [t for t in CALLS if pool.get(t) and CALLS[t][0] in pool]
+        if fvars and rng.random() < 0.25:  # call a function value held in a variable
+            t = rng.choice(fvars)
+            arg_t, ret = CALLS[t]
+            lines.append("%s = %s(%s)" % (target, rng.choice(pool[t]), rng.choice(pool[arg_t])))
+            pool.setdefault(ret, []).append(target)
+            continue
         for _ in range(200):
             name = rng.choice(names)
             args_t, ret = SIGS[name]
@@ -126,10 +155,17 @@ def gen_program(rng):
             if t in CONSTS and (not choices or rng.random() < 0.4):
                 choices = CONSTS[t]
             args.append(rng.choice(choices))
-        target = "O" if li == n - 1 else "x%d" % (li + 1)
-        callee = "upscale" if name == "upscale_grid" else name
+        callee = {"upscale_grid": "upscale", "sizefilter_x": "sizefilter", "branch_f": "branch"}.get(name, name)
         lines.append("%s = %s(%s)" % (target, callee, ", ".join(args)))
         pool.setdefault(ret, []).append(target)
+    # O collects every value that is not a function (nested pairs), so every line's result is compared
+    values = [v for t, vs in pool.items() if not t.startswith("F") for v in vs if v != "I"]
+    values.sort(key=lambda v: int(v[1:]))
+    acc = values[0] if values else "I"
+    for k, v in enumerate(values[1:]):
+        lines.append("y%d = astuple(%s, %s)" % (k + 1, acc, v))
+        acc = "y%d" % (k + 1)
+    lines.append("O = identity(%s)" % acc)
     return lines
 
 
