@@ -232,14 +232,16 @@ static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_
     for (uint32_t k = 0; k < l.n; k++) {
         tdm_arc_val *e = l.v[k], *x;
         int64_t i, j;
+        int64_t ni, nj;
         if (kind == 1) {
             if (!arc_is_tuple(e) || e->n != 2) return arc_fail(rt, "%s: cannot unpack an element into value, (i, j)", who);
             ARC_TRYI(arc_get_ipair(rt, e->u.items[1], &i, &j, who));
-            x = arc_pair(rt, e->u.items[0], arc_ipair(rt, i + di, j + dj));
         } else {
             ARC_TRYI(arc_get_ipair(rt, e, &i, &j, who));
-            x = arc_ipair(rt, i + di, j + dj);
         }
+        if (__builtin_add_overflow(i, di, &ni) || __builtin_add_overflow(j, dj, &nj))
+            return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
+        x = kind == 1 ? arc_pair(rt, e->u.items[0], arc_ipair(rt, ni, nj)) : arc_ipair(rt, ni, nj);
         if (arc_set_add(rt, s, x)) return NULL;
     }
     return s;

@@ -61,11 +61,14 @@ tdm_arc_val *arc_p_rot270(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 static tdm_arc_val *crop(tdm_arc_rt *rt, tdm_arc_val *g, int64_t s0, int64_t s1, int64_t d0, int64_t d1, const char *who) {
     ARC_TRYI(need_grid(rt, g, who));
+    int64_t e0, e1;
+    if (__builtin_add_overflow(s0, d0, &e0) || __builtin_add_overflow(s1, d1, &e1))
+        return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
     int64_t lo, hi;
-    pyslice(g->n, s0, s0 + d0, &lo, &hi);
+    pyslice(g->n, s0, e0, &lo, &hi);
     tdm_arc_val *out = arc_tuple(rt, (uint32_t)(hi - lo));
     ARC_TRY(out);
-    for (int64_t i = lo; i < hi; i++) ARC_TRY(out->u.items[i - lo] = slice(rt, g->u.items[i], s1, s1 + d1));
+    for (int64_t i = lo; i < hi; i++) ARC_TRY(out->u.items[i - lo] = slice(rt, g->u.items[i], s1, e1));
     return out;
 }
 
