@@ -47,7 +47,8 @@ extern tdm_arc_val arc_dummy_key;
 typedef struct arc_chunk arc_chunk;
 
 struct tdm_arc_rt {
-    arc_chunk *chunks;
+    arc_chunk *chunks; /* in allocation order; reset rewinds to the first and reuses them all */
+    arc_chunk *chunk;  /* the one being filled */
     char *cur, *end;
     int failed;      /* an error is pending: err holds the message, status its code */
     int status;      /* TDM_E_ARC_RAISE or TDM_E_NOMEM */
