@@ -173,8 +173,8 @@ def main():
     p = argparse.ArgumentParser(description="ARC DSL differential fuzz test")
     p.add_argument("--tandem", required=True)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--programs", type=int, default=150)
-    p.add_argument("--grids", type=int, default=20)
+    p.add_argument("--programs", type=int, default=100)
+    p.add_argument("--grids", type=int, default=15)
     args = p.parse_args()
     if args.seed is None:
         env = os.environ.get("TANDEM_TEST_SEED", "").strip()
