@@ -195,13 +195,16 @@ tdm_arc_val *arc_p_centerofmass(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_ipair(rt, floordiv(si, len), floordiv(sj, len));
 }
 
+/* (uppermost + height // 2, leftmost + width // 2): the extents come from the positions, the size from
+ * height/width, which measure a tuple as a grid (rows, length of row 0), as the reference does. */
 static int center(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t *ci, int64_t *cj, const char *who) {
     arc_pos *p;
     uint32_t n;
     if (nonempty_pos(rt, patch, &p, &n, who)) return -1;
-    int64_t u, l, d, r;
+    int64_t u, l, d, r, h, w;
     arc_bbox(p, n, &u, &l, &d, &r);
-    *ci = u + floordiv(d - u + 1, 2), *cj = l + floordiv(r - l + 1, 2);
+    if (measure(rt, patch, &h, &w, who)) return -1;
+    *ci = u + floordiv(h, 2), *cj = l + floordiv(w, 2);
     return 0;
 }
 

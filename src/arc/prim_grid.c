@@ -86,14 +86,15 @@ tdm_arc_val *arc_p_crop(tdm_arc_rt *rt, tdm_arc_val **a) {
     return crop(rt, a[0], s0, s1, d0, d1, "crop");
 }
 
+/* crop(grid, ulcorner(patch), shape(patch)): shape measures a tuple patch as a grid (rows, len(row 0)). */
 tdm_arc_val *arc_p_subgrid(tdm_arc_rt *rt, tdm_arc_val **a) {
-    arc_pos *p;
-    uint32_t n;
-    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "subgrid"));
-    if (!n) return arc_fail(rt, "subgrid: tuple index out of range (empty patch)");
-    int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
-    return crop(rt, a[1], u, l, d - u + 1, r - l + 1, "subgrid");
+    tdm_arc_val *ul = arc_p_ulcorner(rt, a), *sh = ul ? arc_p_shape(rt, a) : NULL;
+    ARC_TRY(sh);
+    if (ul->n < 2) return arc_fail(rt, "subgrid: tuple index out of range (empty patch)");
+    int64_t s0, s1, d0, d1;
+    ARC_TRYI(two(rt, ul, &s0, &s1, "subgrid"));
+    ARC_TRYI(two(rt, sh, &d0, &d1, "subgrid"));
+    return crop(rt, a[1], s0, s1, d0, d1, "subgrid");
 }
 
 tdm_arc_val *arc_p_trim(tdm_arc_rt *rt, tdm_arc_val **a) { return crop(rt, a[0], 1, 1, -2, -2, "trim"); }

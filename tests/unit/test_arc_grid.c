@@ -66,6 +66,9 @@ static void test_grid(void **state) {
     TA_CHECK("None", "index", "((1, 2), (3, 4))", "(2, 0)");
     TA_CHECK("None", "index", "((1, 2), (3, 4))", "(-1, 0)");
     TA_CHECK("ERROR", "index", "()", "(0, 0)");
+    /* shape of a tuple patch is (rows, len(row 0)), not its bounding box */
+    TA_CHECK("((6, 7), (1, 2), (5, 6))", "subgrid", "((1, 1), (2, 2), (3, 3))", "((1, 2, 3, 4), (5, 6, 7, 8), (9, 1, 2, 3), (4, 5, 6, 7))");
+    TA_CHECK("((5, 6), (9, 1))", "subgrid", "((1, 3), (2, 0))", "((1, 2, 3, 4), (5, 6, 7, 8), (9, 1, 2, 3), (4, 5, 6, 7))");
 }
 
 int main(void) {
