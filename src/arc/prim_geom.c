@@ -295,7 +295,9 @@ tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int col
         ARC_TRY(row);
         for (uint32_t k = 0; k < h; k++) {
             tdm_arc_val *src = g->u.items[rows_rev ? h - 1 - k : k];
-            row->u.items[k] = src->u.items[cols_rev ? src->n - 1 - c : c];
+            /* cmirror reverses each row by its own length before zip; rot270 reverses zip's columns, whose
+               count is the shortest row's (they differ only for ragged grids) */
+            row->u.items[k] = src->u.items[cols_rev == 1 ? src->n - 1 - c : cols_rev == 2 ? w - 1 - c : c];
         }
         out->u.items[c] = row;
     }

@@ -56,7 +56,7 @@ tdm_arc_val *arc_p_rot180(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 tdm_arc_val *arc_p_rot270(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(need_grid(rt, a[0], "rot270"));
-    return arc_transpose(rt, a[0], 0, 1, "rot270");
+    return arc_transpose(rt, a[0], 0, 2, "rot270");
 }
 
 static tdm_arc_val *crop(tdm_arc_rt *rt, tdm_arc_val *g, int64_t s0, int64_t s1, int64_t d0, int64_t d1, const char *who) {
