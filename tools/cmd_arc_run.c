@@ -95,7 +95,7 @@ static int report_task(run_state *st, const tdm_arc_programs *progs, const job *
         st->pairs++, st->pairs_ok += ok;
         if (!ok && solved) {
             solved = 0;
-            snprintf(first_reason, sizeof first_reason, "%s %d: %s%s", pr->test ? "test" : "train", pr->index,
+            snprintf(first_reason, sizeof first_reason, "%s %d: %s%.360s", pr->test ? "test" : "train", pr->index,
                      r->status ? "error: " : "", reason);
         }
         if (st->json) {

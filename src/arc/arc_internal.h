@@ -47,7 +47,8 @@ extern tdm_arc_val arc_dummy_key;
 typedef struct arc_chunk arc_chunk;
 
 struct tdm_arc_rt {
-    arc_chunk *chunks;
+    arc_chunk *chunks; /* in allocation order; reset rewinds to the first and reuses them all */
+    arc_chunk *chunk;  /* the one being filled */
     char *cur, *end;
     int failed;      /* an error is pending: err holds the message, status its code */
     int status;      /* TDM_E_ARC_RAISE or TDM_E_NOMEM */
@@ -151,7 +152,8 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
 /* Bounding box of a non-empty position list. */
 void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, int64_t *r);
 
-/* tuple(zip(*rows)) with rows taken bottom-up (rows_rev) and each read right to left (cols_rev): the
+/* tuple(zip(*rows)) with rows taken bottom-up (rows_rev) and read right to left (cols_rev 1: each row by
+ * its own length, as r[::-1] before zip; 2: by the shortest row's, as reversing zip's output): the
  * transposes behind dmirror, cmirror and the rotations. Rows must be tuples. */
 tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int cols_rev, const char *who);
 tdm_arc_val *arc_reversed(tdm_arc_rt *rt, tdm_arc_val *t); /* t[::-1] */

@@ -162,7 +162,9 @@ tdm_arc_val *arc_set_copy(tdm_arc_rt *rt, tdm_arc_val *s) {
 
 tdm_arc_val *arc_set_union(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b) {
     tdm_arc_val *r = arc_set_copy(rt, a);
-    if (!r || arc_set_merge(rt, r, b)) return NULL;
+    /* set_or: a | a is the copy (merging a into it could resize the table and change the layout) */
+    if (!r || a == b) return r;
+    if (arc_set_merge(rt, r, b)) return NULL;
     return r;
 }
 
@@ -192,7 +194,9 @@ tdm_arc_val *arc_set_minus(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b) {
 }
 
 tdm_arc_val *arc_set_meet(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b) {
-    /* Walk the smaller operand (b on a tie), looking each element up in the other. */
+    /* set_intersection: a & a is a copy of a; otherwise walk the smaller operand (b on a tie), looking each
+       element up in the other. */
+    if (a == b) return arc_set_copy(rt, a);
     tdm_arc_val *big = a, *small = b;
     if (b->n > a->n) big = b, small = a;
     tdm_arc_val *r = arc_set_new(rt);

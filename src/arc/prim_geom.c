@@ -195,13 +195,16 @@ tdm_arc_val *arc_p_centerofmass(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_ipair(rt, floordiv(si, len), floordiv(sj, len));
 }
 
+/* (uppermost + height // 2, leftmost + width // 2): the extents come from the positions, the size from
+ * height/width, which measure a tuple as a grid (rows, length of row 0), as the reference does. */
 static int center(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t *ci, int64_t *cj, const char *who) {
     arc_pos *p;
     uint32_t n;
     if (nonempty_pos(rt, patch, &p, &n, who)) return -1;
-    int64_t u, l, d, r;
+    int64_t u, l, d, r, h, w;
     arc_bbox(p, n, &u, &l, &d, &r);
-    *ci = u + floordiv(d - u + 1, 2), *cj = l + floordiv(r - l + 1, 2);
+    if (measure(rt, patch, &h, &w, who)) return -1;
+    *ci = u + floordiv(h, 2), *cj = l + floordiv(w, 2);
     return 0;
 }
 
@@ -232,14 +235,16 @@ static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_
     for (uint32_t k = 0; k < l.n; k++) {
         tdm_arc_val *e = l.v[k], *x;
         int64_t i, j;
+        int64_t ni, nj;
         if (kind == 1) {
             if (!arc_is_tuple(e) || e->n != 2) return arc_fail(rt, "%s: cannot unpack an element into value, (i, j)", who);
             ARC_TRYI(arc_get_ipair(rt, e->u.items[1], &i, &j, who));
-            x = arc_pair(rt, e->u.items[0], arc_ipair(rt, i + di, j + dj));
         } else {
             ARC_TRYI(arc_get_ipair(rt, e, &i, &j, who));
-            x = arc_ipair(rt, i + di, j + dj);
         }
+        if (__builtin_add_overflow(i, di, &ni) || __builtin_add_overflow(j, dj, &nj))
+            return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
+        x = kind == 1 ? arc_pair(rt, e->u.items[0], arc_ipair(rt, ni, nj)) : arc_ipair(rt, ni, nj);
         if (arc_set_add(rt, s, x)) return NULL;
     }
     return s;
@@ -290,7 +295,9 @@ tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int col
         ARC_TRY(row);
         for (uint32_t k = 0; k < h; k++) {
             tdm_arc_val *src = g->u.items[rows_rev ? h - 1 - k : k];
-            row->u.items[k] = src->u.items[cols_rev ? src->n - 1 - c : c];
+            /* cmirror reverses each row by its own length before zip; rot270 reverses zip's columns, whose
+               count is the shortest row's (they differ only for ragged grids) */
+            row->u.items[k] = src->u.items[cols_rev == 1 ? src->n - 1 - c : cols_rev == 2 ? w - 1 - c : c];
         }
         out->u.items[c] = row;
     }

@@ -56,16 +56,19 @@ tdm_arc_val *arc_p_rot180(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 tdm_arc_val *arc_p_rot270(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(need_grid(rt, a[0], "rot270"));
-    return arc_transpose(rt, a[0], 0, 1, "rot270");
+    return arc_transpose(rt, a[0], 0, 2, "rot270");
 }
 
 static tdm_arc_val *crop(tdm_arc_rt *rt, tdm_arc_val *g, int64_t s0, int64_t s1, int64_t d0, int64_t d1, const char *who) {
     ARC_TRYI(need_grid(rt, g, who));
+    int64_t e0, e1;
+    if (__builtin_add_overflow(s0, d0, &e0) || __builtin_add_overflow(s1, d1, &e1))
+        return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
     int64_t lo, hi;
-    pyslice(g->n, s0, s0 + d0, &lo, &hi);
+    pyslice(g->n, s0, e0, &lo, &hi);
     tdm_arc_val *out = arc_tuple(rt, (uint32_t)(hi - lo));
     ARC_TRY(out);
-    for (int64_t i = lo; i < hi; i++) ARC_TRY(out->u.items[i - lo] = slice(rt, g->u.items[i], s1, s1 + d1));
+    for (int64_t i = lo; i < hi; i++) ARC_TRY(out->u.items[i - lo] = slice(rt, g->u.items[i], s1, e1));
     return out;
 }
 
@@ -83,14 +86,15 @@ tdm_arc_val *arc_p_crop(tdm_arc_rt *rt, tdm_arc_val **a) {
     return crop(rt, a[0], s0, s1, d0, d1, "crop");
 }
 
+/* crop(grid, ulcorner(patch), shape(patch)): shape measures a tuple patch as a grid (rows, len(row 0)). */
 tdm_arc_val *arc_p_subgrid(tdm_arc_rt *rt, tdm_arc_val **a) {
-    arc_pos *p;
-    uint32_t n;
-    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "subgrid"));
-    if (!n) return arc_fail(rt, "subgrid: tuple index out of range (empty patch)");
-    int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
-    return crop(rt, a[1], u, l, d - u + 1, r - l + 1, "subgrid");
+    tdm_arc_val *ul = arc_p_ulcorner(rt, a), *sh = ul ? arc_p_shape(rt, a) : NULL;
+    ARC_TRY(sh);
+    if (ul->n < 2) return arc_fail(rt, "subgrid: tuple index out of range (empty patch)");
+    int64_t s0, s1, d0, d1;
+    ARC_TRYI(two(rt, ul, &s0, &s1, "subgrid"));
+    ARC_TRYI(two(rt, sh, &d0, &d1, "subgrid"));
+    return crop(rt, a[1], s0, s1, d0, d1, "subgrid");
 }
 
 tdm_arc_val *arc_p_trim(tdm_arc_rt *rt, tdm_arc_val **a) { return crop(rt, a[0], 1, 1, -2, -2, "trim"); }

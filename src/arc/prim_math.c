@@ -22,15 +22,20 @@ static int64_t floormod(int64_t a, int64_t b) {
 static tdm_arc_val *scalar(tdm_arc_rt *rt, int op, tdm_arc_val *x, tdm_arc_val *y) {
     if (!arc_is_int(x) || !arc_is_int(y))
         return arc_fail(rt, "%s: unsupported operand types %s and %s", op_names[op], arc_type_name(x), arc_type_name(y));
-    int64_t a = x->u.i, b = y->u.i;
+    int64_t a = x->u.i, b = y->u.i, r;
+    int over;
     switch (op) {
-    case OP_ADD: return arc_int(rt, a + b);
-    case OP_SUB: return arc_int(rt, a - b);
-    case OP_MUL: return arc_int(rt, a * b);
+    case OP_ADD: over = __builtin_add_overflow(a, b, &r); break;
+    case OP_SUB: over = __builtin_sub_overflow(a, b, &r); break;
+    case OP_MUL: over = __builtin_mul_overflow(a, b, &r); break;
     default:
         if (b == 0) return arc_fail(rt, "divide: integer division or modulo by zero");
-        return arc_int(rt, floordiv(a, b));
+        over = a == INT64_MIN && b == -1;
+        r = over ? 0 : floordiv(a, b);
     }
+    /* Python's ints are unbounded; the port's are 64-bit and says so instead of wrapping */
+    if (over) return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", op_names[op]);
+    return arc_int(rt, r);
 }
 
 /* x[k] as Python indexing of a tuple (frozensets and ints are not subscriptable). */
@@ -78,25 +83,32 @@ tdm_arc_val *arc_p_divide(tdm_arc_rt *rt, tdm_arc_val **a) { return arith(rt, OP
 enum { U_INVERT, U_DOUBLE, U_HALVE, U_INC, U_DEC, U_CREMENT, U_SIGN };
 static const char *u_names[] = {"invert", "double", "halve", "increment", "decrement", "crement", "sign"};
 
-static int64_t unary_int(int op, int64_t x) {
+/* f(x) into *r; 1 when the result does not fit 64 bits. */
+static int unary_int(int op, int64_t x, int64_t *r) {
     switch (op) {
-    case U_INVERT: return -x;
-    case U_DOUBLE: return x * 2;
-    case U_HALVE: return floordiv(x, 2);
-    case U_INC: return x + 1;
-    case U_DEC: return x - 1;
-    case U_CREMENT: return x == 0 ? 0 : (x > 0 ? x + 1 : x - 1);
-    default: return x == 0 ? 0 : (x > 0 ? 1 : -1);
+    case U_INVERT: return __builtin_sub_overflow((int64_t)0, x, r);
+    case U_DOUBLE: return __builtin_mul_overflow(x, (int64_t)2, r);
+    case U_HALVE: return *r = floordiv(x, 2), 0;
+    case U_INC: return __builtin_add_overflow(x, (int64_t)1, r);
+    case U_DEC: return __builtin_sub_overflow(x, (int64_t)1, r);
+    case U_CREMENT: return x == 0 ? (*r = 0, 0) : x > 0 ? __builtin_add_overflow(x, (int64_t)1, r) : __builtin_sub_overflow(x, (int64_t)1, r);
+    default: return *r = x == 0 ? 0 : (x > 0 ? 1 : -1), 0;
     }
 }
 
 static tdm_arc_val *unary(tdm_arc_rt *rt, int op, tdm_arc_val *n) {
     const char *who = u_names[op];
-    if (arc_is_int(n)) return arc_int(rt, unary_int(op, n->u.i));
+    int64_t r0, r1;
+    if (arc_is_int(n)) {
+        if (unary_int(op, n->u.i, &r0)) return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
+        return arc_int(rt, r0);
+    }
     tdm_arc_val *c0 = item(rt, n, 0, who), *c1 = c0 ? item(rt, n, 1, who) : NULL;
     ARC_TRY(c1);
     if (!arc_is_int(c0) || !arc_is_int(c1)) return arc_fail(rt, "%s: components must be ints", who);
-    return arc_ipair(rt, unary_int(op, c0->u.i), unary_int(op, c1->u.i));
+    if (unary_int(op, c0->u.i, &r0) || unary_int(op, c1->u.i, &r1))
+        return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
+    return arc_ipair(rt, r0, r1);
 }
 
 tdm_arc_val *arc_p_invert(tdm_arc_rt *rt, tdm_arc_val **a) { return unary(rt, U_INVERT, a[0]); }

@@ -169,9 +169,10 @@ tdm_arc_val *arc_p_cellwise(tdm_arc_rt *rt, tdm_arc_val **a) {
     for (uint32_t i = 0; i < h; i++) {
         tdm_arc_val *ra = x->u.items[i], *rb = i < y->n ? y->u.items[i] : NULL, *nr = arc_tuple(rt, w);
         ARC_TRY(nr);
-        if (!rb || !arc_is_tuple(ra) || !arc_is_tuple(rb)) return arc_fail(rt, "cellwise: tuple index out of range");
+        /* b[i][j] is read only inside the column loop, so a width of 0 never touches b */
         for (uint32_t j = 0; j < w; j++) {
-            if (j >= ra->n || j >= rb->n) return arc_fail(rt, "cellwise: tuple index out of range");
+            if (!rb || !arc_is_tuple(ra) || !arc_is_tuple(rb) || j >= ra->n || j >= rb->n)
+                return arc_fail(rt, "cellwise: tuple index out of range");
             nr->u.items[j] = arc_eq(ra->u.items[j], rb->u.items[j]) ? ra->u.items[j] : a[2];
         }
         out->u.items[i] = nr;

@@ -18,22 +18,32 @@ struct arc_chunk {
 
 #define ARC_CHUNK_MIN (256u * 1024u)
 
+/* Memory a runtime keeps across resets; more than this (one huge call) is given back at the next reset. */
+#define ARC_KEEP_BYTES ((size_t)64 << 20)
+
 void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
     bytes = (bytes + 15) & ~(size_t)15;
     if ((size_t)(rt->end - rt->cur) < bytes) {
-        size_t size = bytes > ARC_CHUNK_MIN ? bytes : ARC_CHUNK_MIN;
-        arc_chunk *c = tdm_malloc(sizeof *c + size);
-        if (!c) {
-            if (!rt->failed) {
-                rt->failed = 1, rt->status = TDM_E_NOMEM;
-                snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
+        /* the next kept chunk if it is large enough, else a fresh one linked after the current one */
+        arc_chunk *c = rt->chunk ? rt->chunk->next : rt->chunks;
+        if (!c || c->size < bytes) {
+            size_t size = bytes > ARC_CHUNK_MIN ? bytes : ARC_CHUNK_MIN;
+            arc_chunk *n = tdm_malloc(sizeof *n + size);
+            if (!n) {
+                if (!rt->failed) {
+                    rt->failed = 1, rt->status = TDM_E_NOMEM;
+                    snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
+                }
+                return NULL;
             }
-            return NULL;
+            n->size = size, n->next = c;
+            if (rt->chunk) rt->chunk->next = n;
+            else rt->chunks = n;
+            rt->bytes += size;
+            c = n;
         }
-        c->next = rt->chunks, c->size = size;
-        rt->chunks = c;
-        rt->bytes += size;
-        rt->cur = (char *)c->data, rt->end = rt->cur + size;
+        rt->chunk = c;
+        rt->cur = (char *)c->data, rt->end = rt->cur + c->size;
     }
     void *p = rt->cur;
     rt->cur += bytes;
@@ -87,14 +97,15 @@ void tdm_arc_rt_free(tdm_arc_rt *rt) {
 
 void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     if (!rt) return;
-    /* Keep the newest chunk (usually the largest working set) so steady runs do not call malloc. */
-    arc_chunk *keep = rt->chunks;
-    if (keep) {
-        free_chunks(keep->next);
-        keep->next = NULL;
-        rt->cur = (char *)keep->data, rt->end = rt->cur + keep->size;
-        rt->bytes = keep->size;
+    /* Rewind to the first chunk and reuse them all, so steady runs (batches) never call malloc; after a
+       call that needed more than ARC_KEEP_BYTES only the first chunk is kept. */
+    arc_chunk *first = rt->chunks;
+    if (first && rt->bytes > ARC_KEEP_BYTES) {
+        free_chunks(first->next);
+        first->next = NULL;
+        rt->bytes = first->size;
     }
+    rt->chunk = NULL, rt->cur = rt->end = NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
 }
 

@@ -25,8 +25,11 @@ def conv(s):
 out = []
 for line in open(CASES):
     line = line.rstrip('\n')
-    if not line.strip() or line.startswith('#'):
-        out.append(line); continue
+    if not line.strip():
+        continue
+    if line.startswith('#'):
+        out.append('    /* %s */' % line[1:].strip())
+        continue
     if line.startswith('P '):
         parts = [x.strip() for x in line[2:].split(' | ')]
         grid = eval(parts[0])

@@ -93,6 +93,9 @@ static void test_container(void **state) {
     TA_CHECK("frozenset({(4, 5), (1, 2)})", "sizefilter", "{(1, 2), (3,), (4, 5)}", "2");
     TA_CHECK("frozenset({(3,)})", "sizefilter", "((1, 2), (3,), (4, 5))", "1");
     TA_CHECK("ERROR", "sizefilter", "(1, 2)", "1");
+    /* a & a and a | a are copies in CPython (a copy of 5-7 elements is re-laid into 16 slots) */
+    TA_PROG("frozenset({(0, 1), (0, 2), (1, 2), (0, 0), (1, 0), (1, 1)})", "((1, 2, 3), (4, 5, 6))", "x1 = asindices(I)\nO = intersection(x1, x1)");
+    TA_PROG("((0, 1), (0, 2), (1, 2), (0, 0), (1, 0), (1, 1))", "((1, 2, 3), (4, 5, 6))", "x1 = asindices(I)\nx2 = intersection(x1, x1)\nO = totuple(x2)");
 }
 
 int main(void) {

@@ -104,6 +104,10 @@ static void test_geom(void **state) {
     TA_CHECK("1", "hperiod", "{(0, 0)}");
     TA_CHECK("1", "vperiod", "{(1, (0, 0)), (1, (1, 0)), (1, (2, 0))}");
     TA_CHECK("3", "vperiod", "{(1, (0, 0)), (2, (1, 0)), (3, (2, 0)), (1, (3, 0)), (2, (4, 0))}");
+    /* a tuple of positions is measured as a grid by height/width (rows, length of row 0), so its centre differs */
+    TA_CHECK("(1, 1)", "center", "((0, 0), (1, 5), (2, 2))");
+    TA_CHECK("(0, -1)", "position", "((0, 0), (1, 5), (2, 2))", "{(1, 0)}");
+    TA_CHECK("(2, 0)", "gravitate", "((0, 0), (0, 5))", "{(3, 0)}");
 }
 
 int main(void) {

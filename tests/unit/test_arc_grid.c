@@ -66,6 +66,16 @@ static void test_grid(void **state) {
     TA_CHECK("None", "index", "((1, 2), (3, 4))", "(2, 0)");
     TA_CHECK("None", "index", "((1, 2), (3, 4))", "(-1, 0)");
     TA_CHECK("ERROR", "index", "()", "(0, 0)");
+    /* shape of a tuple patch is (rows, len(row 0)), not its bounding box */
+    TA_CHECK("((6, 7), (1, 2), (5, 6))", "subgrid", "((1, 1), (2, 2), (3, 3))", "((1, 2, 3, 4), (5, 6, 7, 8), (9, 1, 2, 3), (4, 5, 6, 7))");
+    TA_CHECK("((5, 6), (9, 1))", "subgrid", "((1, 3), (2, 0))", "((1, 2, 3, 4), (5, 6, 7, 8), (9, 1, 2, 3), (4, 5, 6, 7))");
+    /* ragged grids (vconcat of different widths): zip stops at the shortest row; cmirror reverses each row by its */
+    /* own length, rot270 reverses zip's columns */
+    TA_PROG("((8, 8, 8), (8, 8, 8))", "((8, 8, 8, 1, 1),)", "x1 = canvas(EIGHT, TWO_BY_TWO)\nx2 = vconcat(I, x1)\nO = rot270(x2)");
+    TA_PROG("((8, 8, 3), (8, 8, 2))", "((1, 2, 3),)", "x1 = canvas(EIGHT, TWO_BY_TWO)\nx2 = vconcat(I, x1)\nO = cmirror(x2)");
+    TA_PROG("((8, 8, 1), (8, 8, 2))", "((1, 2, 3),)", "x1 = canvas(EIGHT, TWO_BY_TWO)\nx2 = vconcat(I, x1)\nO = rot90(x2)");
+    TA_PROG("((1,), (8,), (8,))", "((1, 2, 3),)", "x1 = canvas(EIGHT, TWO_BY_TWO)\nx2 = vconcat(I, x1)\nO = lefthalf(x2)");
+    TA_PROG("((2,), (8,), (8,))", "((1, 2, 3),)", "x1 = canvas(EIGHT, TWO_BY_TWO)\nx2 = vconcat(I, x1)\nO = righthalf(x2)");
 }
 
 int main(void) {

@@ -36,6 +36,8 @@ static void test_paint(void **state) {
     TA_CHECK("((1, 7), (3, 7))", "cellwise", "((1, 2), (3, 4))", "((1, 0), (3, 0))", "7");
     TA_CHECK("((1, 2), (3, 4))", "cellwise", "((1, 2), (3, 4))", "((1, 2, 5), (3, 4, 5), (0, 0, 0))", "7");
     TA_CHECK("ERROR", "cellwise", "((1, 2), (3, 4))", "((1, 2),)", "7");
+    TA_CHECK("((), ())", "cellwise", "((), ())", "((1,),)", "7");
+    TA_CHECK("((), ())", "cellwise", "((), ())", "()", "7");
 }
 
 int main(void) {

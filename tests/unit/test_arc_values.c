@@ -151,11 +151,27 @@ static void test_prim_table(void **state) {
     assert_int_equal(tdm_arc_name_value(ta_rt, "ELEVEN", &v), TDM_E_NOTFOUND);
 }
 
+/* A documented difference (docs/arc.md): Python's ints are unbounded, the port's are 64-bit, and a result
+ * that does not fit is an error rather than a wrapped value. */
+static void test_int_overflow(void **state) {
+    (void)state;
+    TA_CHECK("9223372036854775807", "add", "9223372036854775806", "1");
+    TA_CHECK("ERROR", "add", "9223372036854775807", "1");
+    TA_CHECK("ERROR", "multiply", "(4611686018427387904, 1)", "2");
+    TA_CHECK("ERROR", "double", "4611686018427387904");
+    TA_CHECK("ERROR", "invert", "(-9223372036854775807, -9223372036854775808)");
+    TA_CHECK("ERROR", "divide", "-9223372036854775808", "-1");
+    TA_CHECK("ERROR", "shift", "{(1, 1)}", "(9223372036854775807, 0)");
+    TA_CHECK("ERROR", "crop", "((1, 2),)", "(9223372036854775807, 0)", "(1, 1)");
+    TA_CHECK("4611686018427387903", "halve", "9223372036854775807");
+}
+
 int main(void) {
     tu_init_seed("test_arc_values");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_vectors), cmocka_unit_test(test_equality), cmocka_unit_test(test_ordering),
         cmocka_unit_test(test_layouts),      cmocka_unit_test(test_grids_and_repr), cmocka_unit_test(test_prim_table),
+        cmocka_unit_test(test_int_overflow),
     };
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
