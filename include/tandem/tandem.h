@@ -138,6 +138,11 @@ typedef struct {
                                  background thread); default 300 */
     int seq_gpu_min;          /* TANDEM_SEQ_GPU_MIN: 0..2^31-1 device-tier patterns from which auto placement
                                  searches them on the GPU; default in docs/configuration.md */
+    int profile;              /* TANDEM_PROFILE: bool; tdm_init starts the profiler (include/tandem/prof.h) */
+    const char *profile_out;  /* TANDEM_PROFILE_OUT: path prefix; tdm_destroy writes <prefix>.trace.json and
+                                 <prefix>.html; default unset (empty) */
+    int profile_capacity;     /* TANDEM_PROFILE_CAPACITY: 1024..2^26 records kept; default 262144 */
+    int nvtx;                 /* TANDEM_NVTX: bool; mirror profiler scopes as NVTX ranges */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[16];

@@ -37,6 +37,11 @@ static const var vars[] = {
     {"TANDEM_SEQ_SYNC_INTERVAL", V_INT, F(seq_sync_interval), "300", 0, 86400,
      "an integer in 0..86400 (seconds; 0 = no background sync)"},
     {"TANDEM_SEQ_GPU_MIN", V_INT, F(seq_gpu_min), "100000", 0, INT_MAX, "an integer in 0..2147483647 (patterns)"},
+    {"TANDEM_PROFILE", V_BOOL, F(profile), "0", 0, 0, "a boolean (1/0, true/false, yes/no, on/off)"},
+    {"TANDEM_PROFILE_OUT", V_STR, F(profile_out), "", 0, 0, "a path prefix"},
+    {"TANDEM_PROFILE_CAPACITY", V_INT, F(profile_capacity), "262144", 1024, 1 << 26,
+     "an integer in 1024..67108864 (records)"},
+    {"TANDEM_NVTX", V_BOOL, F(nvtx), "0", 0, 0, "a boolean (1/0, true/false, yes/no, on/off)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])

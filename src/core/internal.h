@@ -13,8 +13,11 @@ struct tdm_ctx {
     int nbackends;
     tdm_backend *backends[TDM_MAX_BACKENDS]; /* [0] is the CPU; owned */
     void *cuda_module;                        /* dlopen handle or NULL */
+    int prof_owner;                           /* this context started the profiler (TANDEM_PROFILE=1) */
 };
 
+/* The CPU model from /proc/cpuinfo ("unknown CPU" when it cannot be read). */
+void tdm_cpu_model(char *buf, size_t cap);
 /* Creates the CPU backend (src/runtime/backend_cpu.c). */
 int tdm_backend_cpu_create(tdm_backend **out);
 /* Loads the CUDA module and registers one backend per usable device (src/runtime/cuda_loader.c).

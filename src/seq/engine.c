@@ -7,6 +7,7 @@
  * are in engine_sync.c. */
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include "seq/engine_internal.h"
+#include "runtime/prof_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -159,22 +160,30 @@ static int learned(tdm_seq_engine *e, int rc, uint32_t got, uint32_t count, uint
 
 int tdm_seq_engine_learn(tdm_seq_engine *e, const uint32_t *syms, size_t n, uint32_t *id) {
     if (!e) return tdm_error(TDM_E_INVAL, "tdm_seq_engine_learn: engine is NULL");
+    TDM_PROF_OP_BEGIN(ps, "seq.learn", TDM_PROF_CAT_OP);
+    if (ps.id) tdm_prof_annotate("cpu", n, 0, 0);
     uint32_t got;
     pthread_rwlock_wrlock(&e->lock);
     int rc = tdm_seq_store_add(e->store, syms, n, &got);
     uint32_t count = e->store->count;
     pthread_rwlock_unlock(&e->lock);
-    return learned(e, rc, got, count, id);
+    rc = learned(e, rc, got, count, id); /* an inline sync it triggers nests inside */
+    TDM_PROF_OP_END(ps, rc);
+    return rc;
 }
 
 int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, const size_t *lens, size_t n, uint32_t *id) {
     if (!e) return tdm_error(TDM_E_INVAL, "tdm_seq_engine_learn_strings: engine is NULL");
+    TDM_PROF_OP_BEGIN(ps, "seq.learn", TDM_PROF_CAT_OP);
+    if (ps.id) tdm_prof_annotate("cpu", n, 0, 0);
     uint32_t got;
     pthread_rwlock_wrlock(&e->lock);
     int rc = tdm_seq_store_add_strings(e->store, syms, lens, n, &got);
     uint32_t count = e->store->count;
     pthread_rwlock_unlock(&e->lock);
-    return learned(e, rc, got, count, id);
+    rc = learned(e, rc, got, count, id);
+    TDM_PROF_OP_END(ps, rc);
+    return rc;
 }
 
 /* ---- queries ------------------------------------------------------------------------------------------ */
@@ -210,6 +219,9 @@ static int place(tdm_seq_engine *e, tdm_seq_metric metric, uint32_t dev_count, p
     } else {
         p->why = TDM_ROUTE_SMALL_INPUT;
     }
+    /* The engine refined the router's choice (size rule, missing or failed device tier): on the record. */
+    if (!p->device && TANDEM_PROF_ON())
+        tdm_prof_route(tdm_op_name(metric_op(metric)), "cpu", tdm_route_reason_name(p->why), 0, 0);
     if (!p->device && tdm_ctx_config(e->ctx)->debug_router)
         tdm_log(TDM_LOG_WARN, "router: %s -> cpu (%s; device tier %u patterns, TANDEM_SEQ_GPU_MIN %llu)",
                 tdm_op_name(metric_op(metric)), tdm_route_reason_name(p->why), dev_count,
@@ -271,6 +283,14 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
     int rc = atomic_load(&e->failed) ? tdm_error(TDM_E_DEVICE, "the device tier is off after an earlier device error")
                                      : e->ops->query(e->dstore, &q, r);
     if (!rc) rc = check_dresult(r, limit, o->top_k);
+    if (TANDEM_PROF_ON()) {
+        /* The bytes this query moved (STM and need table up, rows down) and the device store's memory. */
+        tdm_prof_annotate(e->dev->name, limit, stm->n * sizeof *stm->ids + n_need * sizeof *need,
+                          rc ? 0 : r->n * sizeof *r->hits);
+        tdm_seq_dstore_info info = {0};
+        e->ops->store_info(e->dstore, &info);
+        tdm_prof_mem_sample(info.bytes, info.reserved_bytes, -1);
+    }
     if (rc && !atomic_exchange(&e->failed, 1)) *fresh = 1;
     pthread_mutex_unlock(&e->dev_mu);
     if (rc) {
@@ -322,7 +342,7 @@ static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const
     return TDM_OK;
 }
 
-static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
+static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     tdm_seq_store *s = e->store;
     tdm_seq_result recent = {0};
     uint32_t *need = NULL;
@@ -371,6 +391,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
         tdm_log(TDM_LOG_WARN, "seq engine: %s: query failed (%s: %s); the device tier is off, queries run on the CPU",
                 e->dev->name, tdm_status_name(rc), msg);
     count_query(e, 0, 1, 1);
+    tdm_prof_fallback("seq.query", e->dev->name, "cpu", tdm_status_name(rc));
     if (e->pref == TDM_DEVICE_CUDA && e->strict) {
         tdm_seq_result_clear(&recent);
         return tdm_error(rc, "%s: %s (TANDEM_STRICT)", e->dev->name, msg);
@@ -386,6 +407,15 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     }
     tdm_seq_result_clear(&recent);
     if (!rc) cpu_stats(&out->stats, TDM_ROUTE_DEVICE_ERROR, c);
+    return rc;
+}
+
+/* One engine query, profiled as "seq.query": the backend that answered is the one in its stats. */
+static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
+    TDM_PROF_OP_BEGIN(ps, "seq.query", TDM_PROF_CAT_OP);
+    int rc = query_tiers(e, stm, o, out);
+    if (ps.id) tdm_prof_annotate(!rc && out->stats.device_patterns ? e->dev->name : "cpu", 0, 0, 0);
+    TDM_PROF_OP_END(ps, rc);
     return rc;
 }
 
