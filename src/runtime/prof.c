@@ -44,6 +44,7 @@ static struct {
     ring *rings;
     uint32_t nrings;
     uint64_t origin; /* CLOCK_MONOTONIC ns at start */
+    atomic_uint_fast64_t own_bytes; /* the profiler's pool and rings, left out of the host memory it reports */
     int nvtx, running;
     char **names;
     uint32_t nnames, cap_names;
@@ -200,6 +201,7 @@ int tdm_prof_start(const tdm_prof_opts *opts) {
     free_rings();
     tdm_free(P.pool);
     P.pool = pool;
+    atomic_store(&P.own_bytes, bytes);
     P.nblocks = nblocks;
     P.capacity = nblocks * BLOCK;
     atomic_store(&P.next_block, 0);
@@ -231,6 +233,7 @@ void tdm_prof_reset(void) {
     tdm_free(P.pool);
     P.pool = NULL;
     P.nblocks = P.capacity = 0;
+    atomic_store(&P.own_bytes, 0);
     atomic_fetch_add(&P.gen, 1);
     P.origin = 0;
     /* Names stay: sites cache their ids for the life of the process. */
@@ -250,6 +253,7 @@ static ring *my_ring(void) {
     if (P.pool && atomic_load(&P.gen) == g) {
         r = tdm_calloc(1, sizeof *r);
         if (r) r->blocks = tdm_malloc(P.nblocks * sizeof *r->blocks);
+        if (r && r->blocks) atomic_fetch_add(&P.own_bytes, sizeof *r + P.nblocks * sizeof *r->blocks);
         if (r && !r->blocks) {
             tdm_free(r);
             r = NULL;
@@ -359,8 +363,9 @@ void tdm_prof_end(tdm_prof_scope s, int status) {
         frame *f = &T.st[j];
         tdm_alloc_stats as;
         tdm_alloc_get_stats(&as);
+        uint64_t own = atomic_load_explicit(&P.own_bytes, memory_order_relaxed);
         prof_rec rec = {.id = f->id, .parent = j ? T.st[j - 1].id : 0, .ts = f->ts, .dur = now - f->ts,
-                        .work = f->work, .h2d = f->h2d, .d2h = f->d2h, .host_mem = as.current_bytes,
+                        .work = f->work, .h2d = f->h2d, .d2h = f->d2h, .host_mem = as.current_bytes > own ? as.current_bytes - own : 0,
                         .route = f->route, .name = f->name, .backend = f->backend, .stream = -1,
                         .status = j == k ? status : 0, .kind = PREC_SPAN, .cat = f->cat};
 #ifdef TANDEM_HAVE_NVTX

@@ -179,6 +179,12 @@ static void pct_chart(FILE *f, const op_row *ops, size_t n) {
     fputs("</svg>\n", f);
 }
 
+/* (time, value) pairs by time. */
+static int cmp_pair(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* ---- memory over time --------------------------------------------------------------------------------- */
 
 static void memory_chart(FILE *f, const prof_snap *s, uint64_t t0, uint64_t t1) {
@@ -222,17 +228,21 @@ static void memory_chart(FILE *f, const prof_snap *s, uint64_t t0, uint64_t t1) 
             left - 4, top + 8, (double)max / 1048576.0, left - 4, top + h);
     fprintf(f, "<text x=\"%d\" y=\"%d\">0 ms</text><text x=\"%.0f\" y=\"%d\" text-anchor=\"end\">%.3f ms</text>\n", left,
             top + h + 16, left + plot, top + h + 16, span / 1e6);
-    if (nh) { /* host memory as a filled area: a step line along the span ends */
-        fprintf(f, "<polygon fill=\"%s\" points=\"%.1f,%d", C_HOSTMEM, X(t0), top + h);
-        double last = Y(0);
+    uint64_t *hs = nh ? tdm_malloc(nh * 2 * sizeof *hs) : NULL;
+    if (hs) { /* host memory as a filled step area over the span ends, in time order */
+        size_t m = 0;
         for (size_t i = 0; i < s->n; i++) {
             const prof_rec *r = &s->r[i];
-            if (r->kind != PREC_SPAN || r->stream >= 0 || !r->host_mem) continue;
-            double x = X(r->ts + r->dur);
-            fprintf(f, " %.1f,%.1f %.1f,%.1f", x, last, x, Y(r->host_mem));
-            last = Y(r->host_mem);
+            if (r->kind == PREC_SPAN && r->stream < 0 && r->host_mem) hs[2 * m] = r->ts + r->dur, hs[2 * m + 1] = r->host_mem, m++;
         }
-        fprintf(f, " %.1f,%.1f %.1f,%d\"/>\n", left + plot, last, left + plot, top + h);
+        qsort(hs, m, 2 * sizeof *hs, cmp_pair);
+        fprintf(f, "<polygon fill=\"%s\" points=\"%.1f,%d", C_HOSTMEM, X(hs[0]), top + h);
+        for (size_t i = 0; i < m; i++) {
+            fprintf(f, " %.1f,%.1f", X(hs[2 * i]), Y(hs[2 * i + 1]));
+            if (i + 1 < m) fprintf(f, " %.1f,%.1f", X(hs[2 * i + 2]), Y(hs[2 * i + 1]));
+        }
+        fprintf(f, " %.1f,%.1f %.1f,%d\"/>\n", left + plot, Y(hs[2 * m - 1]), left + plot, top + h);
+        tdm_free(hs);
     }
     for (int k = 0; k < 2 && nd; k++) {
         fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"3\" points=\"", k ? C_DEVRES : C_DEVUSED);

@@ -131,8 +131,8 @@ int tdm_prof_export_trace(const char *path) {
     prof_json_string(f, driver);
     fputs(",\"cpu\":", f);
     prof_json_string(f, cpu);
-    fprintf(f, ",\"dropped\":%llu,\"recorded\":%llu,\"threads\":%u},\"traceEvents\":[", (unsigned long long)s.dropped,
-            (unsigned long long)s.recorded, s.threads);
+    fprintf(f, ",\"dropped\":%llu,\"recorded\":%llu,\"kept\":%zu,\"threads\":%u},\"traceEvents\":[",
+            (unsigned long long)s.dropped, (unsigned long long)s.recorded, s.n, s.threads);
     int first;
     metadata(f, &s, &first);
     measured *m = tdm_malloc((s.n ? s.n : 1) * sizeof *m);
