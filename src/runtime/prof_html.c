@@ -25,8 +25,8 @@ static const char *const CAT_COLOR[TDM_PROF_CAT_COUNT] = {"#1f77b4", "#8c564b", 
 #define C_P50 "#76b7b2"
 #define C_P95 "#edc948"
 #define C_HOSTMEM "#bab0ac"
-#define C_DEVUSED "#59a14f"
-#define C_DEVRES "#b07aa1"
+#define C_DEVUSED "#17becf"
+#define C_DEVRES "#bcbd22"
 #define C_ROUTE "#b07aa1"
 #define C_SCATTER "#ff9da7"
 
@@ -245,9 +245,18 @@ static void memory_chart(FILE *f, const prof_snap *s, uint64_t t0, uint64_t t1) 
         tdm_free(hs);
     }
     for (int k = 0; k < 2 && nd; k++) {
-        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"3\" points=\"", k ? C_DEVRES : C_DEVUSED);
-        for (size_t i = 0; i < s->n; i++)
-            if (s->r[i].kind == PREC_MEM) fprintf(f, "%.1f,%.1f ", X(s->r[i].ts), Y(k ? s->r[i].h2d : s->r[i].work));
+        /* A step line: the pool holds a value until the next sample says otherwise. */
+        fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"3\" shape-rendering=\"crispEdges\" points=\"",
+                k ? C_DEVRES : C_DEVUSED);
+        double last = -1;
+        for (size_t i = 0; i < s->n; i++) {
+            if (s->r[i].kind != PREC_MEM) continue;
+            double y = Y(k ? s->r[i].h2d : s->r[i].work);
+            if (last >= 0) fprintf(f, "%.1f,%.1f ", X(s->r[i].ts), last);
+            fprintf(f, "%.1f,%.1f ", X(s->r[i].ts), y);
+            last = y;
+        }
+        if (last >= 0) fprintf(f, "%.1f,%.1f", left + plot, last);
         fputs("\"/>\n", f);
     }
 #undef X

@@ -5,7 +5,7 @@ What: prof_driver writes a report with every kind of record, and `tandem seq que
 a real engine run; Chromium renders each to a PNG screenshot (the page has no script: what is checked is
 what the browser drew from the SVG), which is decoded here with zlib alone, and every chart's own colour
 must cover clearly more pixels than its legend swatch (12x12 px): CPU / H2D / D2H bars of the split chart,
-p50 and p95 bars, the memory area, routing bars, scatter points, and the timeline's user, op and gpu spans.
+p50 and p95 bars, the host memory area (engine run) and device memory lines (driver), routing bars, scatter points, and the timeline's user, op and gpu spans.
 Without Chromium the test says so and exits 77, which CTest reports as skipped (apt-get install chromium).
 Why: the report is only useful if a browser draws it; a chart that fails to render (bad SVG, zero sizes,
 coordinates off the canvas) leaves no pixels of its colour.
@@ -29,7 +29,8 @@ DRIVER_EXPECT = {
     "split D2H bars": ((0xE1, 0x57, 0x59), 1000),
     "p50 bars": ((0x76, 0xB7, 0xB2), 1000),
     "p95 bars": ((0xED, 0xC9, 0x48), 1000),
-    "memory area": ((0xBA, 0xB0, 0xAC), 5000),
+    "device used line": ((0x17, 0xBE, 0xCF), 400),
+    "device reserved line": ((0xBC, 0xBD, 0x22), 400),
     "routing bars": ((0xB0, 0x7A, 0xA1), 1000),
     "scatter points": ((0xFF, 0x9D, 0xA7), 300),
     "timeline user spans": ((0x8C, 0x56, 0x4B), 400),
