@@ -4,12 +4,13 @@
 #define TANDEM_CUDA_MODULE_H
 
 #include "tandem/backend.h"
+#include "tandem/prof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 3
+#define TDM_CUDA_MODULE_ABI 4
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
@@ -17,6 +18,16 @@ typedef struct {
     /* The core's accounted allocator: memory the module hands to the core (query results). */
     void *(*malloc)(size_t bytes);
     void (*free)(void *p);
+    /* The profiler (include/tandem/prof.h): the module records device spans as CUDA event pairs and
+     * reports them when the core flushes its sources (ABI 4). */
+    int (*prof_on)(void);
+    uint32_t (*prof_intern)(const char *name);
+    uint64_t (*prof_now)(void);
+    uint64_t (*prof_current)(void);
+    void (*prof_record)(const tdm_prof_span *s);
+    int (*prof_source_add)(tdm_prof_flush_fn fn, void *user);
+    void (*prof_source_remove)(tdm_prof_flush_fn fn, void *user);
+    void (*prof_set_device_info)(const char *device, const char *driver);
 } tdm_cuda_host;
 
 typedef struct {
