@@ -1,7 +1,7 @@
 /* ctx.c: the context: resolved configuration, worker-thread count and the registered backends. Each
  * context is independent (no process-wide singleton whose first caller's configuration wins). */
 #include "core/internal.h"
-#include "tandem/prof.h"
+#include "runtime/prof_internal.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -33,14 +33,18 @@ int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
         ctx->prof_owner = 1;
     }
     ctx->threads = ctx->cfg.threads > 0 ? ctx->cfg.threads : omp_get_num_procs();
+    /* Backends and the CUDA module's start-up are the context's init span ("init" in the report). */
+    TDM_PROF_OP_BEGIN(init, "init.backends", TDM_PROF_CAT_INIT);
     rc = tdm_backend_cpu_create(&ctx->backends[0]);
     if (rc) {
+        TDM_PROF_OP_END(init, rc);
         tdm_free(ctx);
         return rc;
     }
     ctx->nbackends = 1;
     if (ctx->cfg.device != TDM_DEVICE_CPU)
         tdm_cuda_register(ctx);
+    TDM_PROF_OP_END(init, TDM_OK);
     if (ctx->cfg.device == TDM_DEVICE_CUDA && ctx->nbackends == 1) {
         if (ctx->cfg.strict) {
             tdm_destroy(ctx);

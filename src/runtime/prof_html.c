@@ -274,6 +274,33 @@ static int cmp_key(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Per op class: how far the chosen backend's predicted time was from the measured one (|p - m| / m). */
+static void prediction_errors(FILE *f, const prof_snap *s, const double *px, size_t pts) {
+    double *err = tdm_malloc(pts * sizeof *err);
+    if (!err) return;
+    fputs("<table id=\"prediction-table\"><tr><th>op</th><th>decisions</th><th>median error</th><th>max error</th></tr>\n", f);
+    for (size_t i = 0; i < pts; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++) first = px[3 * j + 2] != px[3 * i + 2];
+        if (!first) continue;
+        size_t k = 0;
+        for (size_t j = i; j < pts; j++)
+            if (px[3 * j + 2] == px[3 * i + 2]) err[k++] = fabs(px[3 * j] - px[3 * j + 1]) / px[3 * j + 1];
+        qsort(err, k, sizeof *err, cmp_dbl);
+        double mid = k % 2 ? err[k / 2] : 0.5 * (err[k / 2 - 1] + err[k / 2]);
+        fputs("<tr><td>", f);
+        prof_html_text(f, prof_snap_name(s, (uint32_t)px[3 * i + 2]));
+        fprintf(f, "</td><td>%zu</td><td>%.1f%%</td><td>%.1f%%</td></tr>\n", k, 100.0 * mid, 100.0 * err[k - 1]);
+    }
+    fputs("</table>\n", f);
+    tdm_free(err);
+}
+
 /* ---- routing ------------------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -318,7 +345,7 @@ static void routing(FILE *f, const prof_snap *s) {
     /* Predicted against measured, for the decisions that carry both (the cost-model router reports them):
      * the prediction of the backend that was chosen against the time the op then took. */
     key_idx *dec = tdm_malloc((s->n ? s->n : 1) * sizeof *dec);
-    double *px = tdm_malloc((s->n ? s->n : 1) * 2 * sizeof *px);
+    double *px = tdm_malloc((s->n ? s->n : 1) * 3 * sizeof *px); /* predicted, measured, op id */
     size_t nd = 0, pts = 0;
     double lo = INFINITY, hi = 0;
     if (dec && px) {
@@ -333,8 +360,8 @@ static void routing(FILE *f, const prof_snap *s) {
             const prof_rec *d = &s->r[hit->idx];
             uint64_t pred = strcmp(prof_snap_name(s, d->backend), "cpu") ? d->h2d : d->work;
             if (!pred) continue;
-            px[2 * pts] = (double)pred, px[2 * pts + 1] = (double)r->work;
-            lo = fmin(lo, fmin(px[2 * pts], px[2 * pts + 1])), hi = fmax(hi, fmax(px[2 * pts], px[2 * pts + 1]));
+            px[3 * pts] = (double)pred, px[3 * pts + 1] = (double)r->work, px[3 * pts + 2] = (double)d->name;
+            lo = fmin(lo, fmin(px[3 * pts], px[3 * pts + 1])), hi = fmax(hi, fmax(px[3 * pts], px[3 * pts + 1]));
             pts++;
         }
     }
@@ -351,10 +378,11 @@ static void routing(FILE *f, const prof_snap *s) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">predicted ns (log)</text><text x=\"4\" y=\"%d\">measured ns</text>", pad,
                 size + 2 * pad - 10, pad - 6);
         for (size_t i = 0; i < pts; i++)
-            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", P(px[2 * i]), 2 * pad + size - P(px[2 * i + 1]),
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", P(px[3 * i]), 2 * pad + size - P(px[3 * i + 1]),
                     C_SCATTER);
 #undef P
         fputs("</svg>\n", f);
+        prediction_errors(f, s, px, pts);
     }
     tdm_free(dec);
     tdm_free(px);

@@ -31,7 +31,21 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prof_check as pc  # noqa: E402
 
-CHARTS = ("summary-table", "init-table", "chart-split", "chart-pct", "chart-memory", "routing-table", "chart-scatter", "chart-timeline")
+CHARTS = ("summary-table", "init-table", "chart-split", "chart-pct", "chart-memory", "routing-table", "chart-scatter",
+          "prediction-table", "chart-timeline")
+
+
+def prediction_error(doc, op):
+    """Median |predicted - measured| / measured over op's decisions, from the trace's route events."""
+    errs = []
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "i" and e["name"] == "route" and e["args"]["op"] == op and e["args"]["measured_ns"]:
+            a = e["args"]
+            pred = a["predicted_cpu_ns"] if a["backend"] == "cpu" else a["predicted_gpu_ns"]
+            errs.append(abs(pred - a["measured_ns"]) / a["measured_ns"])
+    errs.sort()
+    n = len(errs)
+    return len(errs), (errs[n // 2] if n % 2 else 0.5 * (errs[n // 2 - 1] + errs[n // 2]))
 
 
 def run(cmd, env=None, expect=0):
@@ -74,6 +88,10 @@ def driver_full(driver, tmp):
     routes = [e for e in ev if e["ph"] == "i" and e["name"] == "route"]
     assert len(routes) == 60 and all(r["args"]["measured_ns"] > 0 for r in routes), "route events"
     assert sum(e["ph"] == "i" and e["name"] == "fallback" for e in ev) == 1
+    n, med = prediction_error(doc, "driver.routed")
+    row = "<tr><td>driver.routed</td><td>%d</td><td>%.1f%%</td>" % (n, 100 * med)
+    assert row in h.text, "prediction table lacks %s" % row
+    assert any(e["ph"] == "X" and e["cat"] == "init" for e in ev), "no init span"
     h2d = sum(e["args"]["h2d_bytes"] for e in x if e["cat"] == "h2d")
     assert h2d == 40 * 4096, h2d
     press = [e for e in ev if e["ph"] == "C" and e["name"] == "pressure"]
@@ -136,6 +154,9 @@ def cli(tandem, tmp):
     doc = pc.check_trace(os.path.join(tmp, "env.trace.json"))
     pc.check_html_totals(pc.parse_html(os.path.join(tmp, "env.html")), doc)
     assert any(e["ph"] == "X" and e["name"] == "seq.scan" for e in doc["traceEvents"])
+    env = dict(os.environ, TANDEM_NVTX="1")  # NVTX ranges without a tool attached: no effect on results
+    assert run(base + ["--profile", tr], env=env).stdout == plain
+    pc.check_trace(tr)
     run([tandem, "info", "--profile"], expect=2)
     print("cli: results unchanged, trace and report consistent: ok")
 
