@@ -13,6 +13,8 @@ packages=(
   libjansson-dev   # JSON for the command line and the service
   libxxhash-dev    # hash tables and store checksums
 )
+# Optional, not installed here (large): `chromium` lets tests/prof/test_prof_render.py render the profiler's
+# HTML report headless; without it that test is reported as skipped.
 
 missing=()
 for p in "${packages[@]}"; do
