@@ -21,12 +21,14 @@ typedef struct {
     uint32_t name;
     int cat;
     uint64_t parent, h2d, d2h, work;
+    uint64_t used, reserved; /* the device's pool when the span was issued */
 } pending;
 
 struct tdm_cuda_prof {
     pthread_mutex_t mu;
     int dev, sid;
     cudaStream_t stream;
+    cudaMemPool_t pool; /* the device's default pool, which the backend allocates from */
     const char *backend;
     cudaEvent_t *ev, anchor;
     int nev, used;
@@ -50,6 +52,10 @@ int tdm_cuda_prof_new(int dev, cudaStream_t stream, const char *backend, tdm_cud
     p->sid = __atomic_fetch_add(&next_sid, 1, __ATOMIC_RELAXED);
     cudaError_t e = cudaSetDevice(dev);
     if (e == cudaSuccess) e = cudaEventCreate(&p->anchor);
+    if (e == cudaSuccess && cudaDeviceGetDefaultMemPool(&p->pool, dev) != cudaSuccess) {
+        cudaGetLastError();
+        p->pool = NULL; /* spans then carry no pool figures */
+    }
     if (e != cudaSuccess) {
         pthread_mutex_destroy(&p->mu);
         free(p);
@@ -86,7 +92,7 @@ tdm_cuda_mark tdm_cuda_prof_mark(tdm_cuda_prof *p) {
     pthread_mutex_lock(&p->mu);
     if (p->used == p->nev && p->nev < MAX_EVENTS) { /* grow the pool by a chunk; no synchronisation */
         cudaEvent_t *ev = (cudaEvent_t *)realloc(p->ev, (size_t)(p->nev + CHUNK) * sizeof *ev);
-        if (ev) {
+        if (ev && cudaSetDevice(p->dev) == cudaSuccess) { /* events belong to the device current at creation */
             p->ev = ev;
             int k = 0;
             while (k < CHUNK && cudaEventCreate(&ev[p->nev]) == cudaSuccess) p->nev++, k++;
@@ -120,11 +126,18 @@ void tdm_cuda_prof_span(tdm_cuda_prof *p, tdm_cuda_mark from, tdm_cuda_mark to, 
     if (!p || from.idx < 0 || to.idx < 0) return;
     uint64_t parent = H->prof_current(); /* the host op that issued the work, on this thread */
     uint32_t id = H->prof_intern(name);
+    /* Pool figures are host-side bookkeeping of the stream-ordered allocator: reading them does not wait. */
+    unsigned long long used = 0, reserved = 0; /* the attributes are 64-bit values */
+    if (p->pool && (cudaMemPoolGetAttribute(p->pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess ||
+                    cudaMemPoolGetAttribute(p->pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess)) {
+        cudaGetLastError();
+        used = reserved = 0;
+    }
     pthread_mutex_lock(&p->mu);
     if (from.gen != p->gen || to.gen != p->gen) { /* a flush ran in between: the marks were reused */
         p->dropped++;
     } else if (p->np < p->cap_p || grow_pending(p)) {
-        p->p[p->np++] = pending{from.idx, to.idx, id, cat, parent, h2d, d2h, work};
+        p->p[p->np++] = pending{from.idx, to.idx, id, cat, parent, h2d, d2h, work, (uint64_t)used, (uint64_t)reserved};
     } else {
         p->dropped++;
     }
@@ -164,6 +177,8 @@ void tdm_cuda_prof_flush(void *user) {
         sp.work = s->work;
         sp.h2d_bytes = s->h2d;
         sp.d2h_bytes = s->d2h;
+        sp.mem_used = s->used;
+        sp.mem_reserved = s->reserved;
         sp.route = -1;
         H->prof_record(&sp);
     }

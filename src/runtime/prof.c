@@ -390,7 +390,11 @@ void tdm_prof_record(const tdm_prof_span *s) {
                     .backend = backend_id(s->backend), .stream = s->stream < 0 ? -1 : s->stream,
                     .status = s->status, .kind = PREC_SPAN, .cat = s->cat < TDM_PROF_CAT_COUNT ? s->cat : 0};
     put(&rec);
-    if (s->mem_used || s->mem_reserved) tdm_prof_mem_sample(s->mem_used, s->mem_reserved, -1);
+    if (s->mem_used || s->mem_reserved) { /* the pool after the op: a "device memory" sample at its end */
+        prof_rec m = {.ts = s->ts + s->dur, .work = s->mem_used, .h2d = s->mem_reserved, .status = -1, .route = -1,
+                      .stream = -1, .kind = PREC_MEM};
+        put(&m);
+    }
 }
 
 void tdm_prof_mem_sample(uint64_t used, uint64_t reserved, int pressure) {

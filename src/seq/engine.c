@@ -283,14 +283,11 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
     int rc = atomic_load(&e->failed) ? tdm_error(TDM_E_DEVICE, "the device tier is off after an earlier device error")
                                      : e->ops->query(e->dstore, &q, r);
     if (!rc) rc = check_dresult(r, limit, o->top_k);
-    if (TANDEM_PROF_ON()) {
-        /* The bytes this query moved (STM and need table up, rows down) and the device store's memory. */
+    /* The bytes this query moved (STM and need table up, rows down); the device's pool figures come with
+     * the module's device spans. */
+    if (TANDEM_PROF_ON())
         tdm_prof_annotate(e->dev->name, limit, stm->n * sizeof *stm->ids + n_need * sizeof *need,
                           rc ? 0 : r->n * sizeof *r->hits);
-        tdm_seq_dstore_info info = {0};
-        e->ops->store_info(e->dstore, &info);
-        tdm_prof_mem_sample(info.bytes, info.reserved_bytes, -1);
-    }
     if (rc && !atomic_exchange(&e->failed, 1)) *fresh = 1;
     pthread_mutex_unlock(&e->dev_mu);
     if (rc) {

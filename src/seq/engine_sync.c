@@ -43,12 +43,8 @@ static int append_batch(tdm_seq_engine *e, const uint32_t *syms, const uint64_t 
         pthread_mutex_lock(&e->dev_mu);
         rc = e->ops->store_append(e->dstore, syms + (off[k] - off[0]), off + k, first + k, step);
         if (!rc) atomic_store(&e->dev_count, first + k + step);
-        if (!rc && TANDEM_PROF_ON()) { /* symbols and offsets went up; the store's memory after the append */
+        if (!rc && TANDEM_PROF_ON()) /* symbols and offsets went up */
             tdm_prof_annotate(e->dev->name, step, (off[k + step] - off[k]) * sizeof *syms + (step + 1ull) * sizeof *off, 0);
-            tdm_seq_dstore_info info = {0};
-            e->ops->store_info(e->dstore, &info);
-            tdm_prof_mem_sample(info.bytes, info.reserved_bytes, -1);
-        }
         pthread_mutex_unlock(&e->dev_mu);
         if (!rc) k += step;
         else if (rc == TDM_E_DEVICE_OOM && step > 1) step /= 2;

@@ -137,6 +137,24 @@ static void test_summary_exact(void **state) {
     tdm_prof_reset();
 }
 
+/* A device span with pool figures also leaves a "device memory" sample at the span's end. */
+static void test_device_span_memory(void **state) {
+    tdm_prof_reset();
+    start_cap(1024);
+    tdm_prof_span sp = {.name = tdm_prof_intern("k"), .cat = TDM_PROF_CAT_GPU, .stream = 2, .ts = 5000, .dur = 700,
+                        .backend = "cuda:0", .mem_used = 1 << 20, .mem_reserved = 4 << 20, .route = -1};
+    tdm_prof_record(&sp);
+    prof_snap s;
+    assert_int_equal(prof_snapshot(&s), TDM_OK);
+    assert_int_equal((int)s.n, 2);
+    const prof_rec *m = s.r[0].kind == PREC_MEM ? &s.r[0] : &s.r[1], *x = s.r[0].kind == PREC_MEM ? &s.r[1] : &s.r[0];
+    assert_int_equal(m->kind, PREC_MEM);
+    assert_true(m->ts == 5700 && m->work == 1 << 20 && m->h2d == 4 << 20 && m->status == -1);
+    assert_true(x->kind == PREC_SPAN && x->stream == 2 && x->mem_used == 1 << 20 && x->mem_reserved == 4 << 20);
+    prof_snap_free(&s);
+    tdm_prof_reset();
+}
+
 static void test_overflow_drops_oldest(void **state) {
     tdm_prof_reset();
     start_cap(1024);
@@ -329,6 +347,7 @@ int main(void) {
         cmocka_unit_test(test_session),       cmocka_unit_test(test_off_records_nothing),
         cmocka_unit_test(test_nesting),       cmocka_unit_test(test_summary_exact),
         cmocka_unit_test(test_overflow_drops_oldest), cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_device_span_memory),
         cmocka_unit_test(test_route_tags_op), cmocka_unit_test(test_config),
         cmocka_unit_test(test_engine_unchanged),
     };

@@ -152,6 +152,7 @@ static void test_query_spans(void **state) {
         assert_non_null(p);
         assert_string_equal(prof_snap_name(&s, p->name), "seq.query");
         inside(r, p, "query device span");
+        assert_true(r->mem_used > 0 && r->mem_reserved >= r->mem_used); /* the store's chunks are in the pool */
         cats |= 1 << r->cat;
         if (r->cat == TDM_PROF_CAT_D2H) {
             assert_true(r->d2h == prof.n * sizeof(tdm_seq_hit));
