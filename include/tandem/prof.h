@@ -62,7 +62,8 @@ int tdm_prof_start(const tdm_prof_opts *opts);
 /* Stops recording; the records stay readable (export, summaries) until the next start or tdm_prof_reset.
  * Device spans still pending are resolved first. No effect when not running. */
 void tdm_prof_stop(void);
-/* Stops and releases everything the profiler holds. */
+/* Stops and releases the records and rings. Interned names stay (sites cache their ids for the life of the
+ * process). Must not race with threads that are recording (nor must tdm_prof_start). */
 void tdm_prof_reset(void);
 /* 1 while a session records. */
 int tdm_prof_running(void);
@@ -143,12 +144,14 @@ void tdm_prof_record(const tdm_prof_span *s);
  * "pressure" counter (0 LOW .. 3 CRITICAL). The memory monitor calls this when it samples. */
 void tdm_prof_mem_sample(uint64_t used, uint64_t reserved, int pressure);
 
-/* A routing decision as an instant event: op name, chosen backend, reason, predicted CPU and GPU times (ns,
- * 0 when the router had no model), and the measured time of the op (0 when not known yet). Returns the
- * decision's record id (for tdm_prof_span.route), -1 when off. The router calls this once per decision. */
+/* A routing decision as an instant event: op name, chosen backend, reason (stable strings), predicted CPU
+ * and GPU times (ns, 0 when the router had no model). The innermost open scope of this thread is taken as
+ * the op the decision placed: its span carries the decision's id and its duration is reported as the
+ * decision's measured time when it ends. Returns the id, -1 when off. The router calls this once per
+ * decision (tdm_backend_select does). */
 int64_t tdm_prof_route(const char *op, const char *backend, const char *reason, uint64_t predicted_cpu_ns,
                        uint64_t predicted_gpu_ns);
-/* Fills in the measured time of decision route (from tdm_prof_route) once the op has run. */
+/* Reports the measured time of decision route explicitly (when the op did not run inside an open scope). */
 void tdm_prof_route_measured(int64_t route, uint64_t measured_ns);
 /* A fallback (device error, out of device memory, device lost) as an instant event: op, from -> to, why. */
 void tdm_prof_fallback(const char *op, const char *from, const char *to, const char *why);
@@ -177,8 +180,8 @@ void tdm_prof_stats_get(tdm_prof_stats *out);
 
 /* One summary row: every span of one name on one backend (device spans: "<backend> <cat>"). Times in ns. */
 typedef struct {
-    const char *name;    /* owned by the profiler, valid until tdm_prof_reset */
-    const char *backend; /* ditto */
+    const char *name;    /* owned by the profiler, valid for the life of the process */
+    const char *backend; /* ditto; "" for spans without one (user scopes) */
     tdm_prof_cat cat;
     uint64_t calls, total, min, max, p50, p95; /* p50/p95: nearest-rank percentiles */
     double mean;
