@@ -31,6 +31,7 @@ typedef struct ring {
     uint32_t tid, index;
     uint32_t *blocks; /* pool block numbers, circular from `first` */
     uint32_t nb, first, fill;
+    prof_rec *cur;    /* the newest block (fill records used), so the hot path divides nothing */
     uint64_t recorded, dropped, next_id;
     struct ring *next;
 } ring;
@@ -281,7 +282,7 @@ static inline void unlock_ring(ring *r) { atomic_flag_clear_explicit(&r->busy, m
 /* A slot for one record in r (locked), or NULL when this ring has no block and the pool is spent. */
 static prof_rec *slot(ring *r) {
     r->recorded++;
-    if (r->nb && r->fill < BLOCK) return &P.pool[(size_t)r->blocks[(r->first + r->nb - 1) % r->nb] * BLOCK + r->fill++];
+    if (r->cur && r->fill < BLOCK) return &r->cur[r->fill++];
     uint32_t b = atomic_load_explicit(&P.next_block, memory_order_relaxed) < P.nblocks
                      ? atomic_fetch_add_explicit(&P.next_block, 1, memory_order_relaxed)
                      : P.nblocks;
@@ -296,7 +297,8 @@ static prof_rec *slot(ring *r) {
         return NULL;
     }
     r->fill = 1;
-    return &P.pool[(size_t)r->blocks[(r->first + r->nb - 1) % r->nb] * BLOCK];
+    r->cur = &P.pool[(size_t)r->blocks[(r->first + r->nb - 1) % r->nb] * BLOCK];
+    return r->cur;
 }
 
 static void put(const prof_rec *rec) {
