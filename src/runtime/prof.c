@@ -122,34 +122,62 @@ static int rehash(uint32_t cap) {
     return 0;
 }
 
+/* A copy of name in which control characters and bytes that are not UTF-8 are U+FFFD: names are labels,
+ * and the trace, the report and the summaries must all show the same valid text. NULL: no memory. */
+static char *clean_name(const char *name) {
+    size_t n = strlen(name);
+    char *out = tdm_malloc(3 * n + 1), *o = out;
+    if (!out) return NULL;
+    for (const unsigned char *s = (const unsigned char *)name; *s;) {
+        int len = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : s[0] >= 0xE0 && s[0] < 0xF0 ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+        for (int i = 1; i < len; i++)
+            if ((s[i] & 0xC0) != 0x80) len = 0;
+        if (!len || s[0] < 0x20 || s[0] == 0x7f) {
+            memcpy(o, "\xef\xbf\xbd", 3); /* U+FFFD */
+            o += 3;
+            s++;
+        } else {
+            memcpy(o, s, (size_t)len);
+            o += len;
+            s += len;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 uint32_t tdm_prof_intern(const char *name) {
-    if (!name) name = "?";
+    char *clean = clean_name(name ? name : "?"); /* looked up cleaned, so a name interns once */
+    if (!clean) return 0;
     pthread_mutex_lock(&P.mu);
     uint32_t id = 0;
     if (!P.nnames) { /* id 0 is the unknown name */
-        size_t cap = 0;
-        if (tdm_grow((void **)&P.names, &cap, 64, sizeof *P.names)) goto out;
+        size_t cap = P.cap_names;
+        char *q = tdm_strndup("?", 1);
+        if (!q || tdm_grow((void **)&P.names, &cap, 64, sizeof *P.names)) {
+            tdm_free(q);
+            goto out;
+        }
         P.cap_names = (uint32_t)cap;
-        P.names[0] = tdm_strndup("?", 1);
-        if (!P.names[0]) goto out;
+        P.names[0] = q;
         P.nnames = 1;
     }
     if ((P.nnames + 1) * 2 > P.hash_cap && rehash(P.hash_cap ? P.hash_cap * 2 : 256)) goto out;
-    uint32_t i = fnv(name) & (P.hash_cap - 1);
+    uint32_t i = fnv(clean) & (P.hash_cap - 1);
     for (; P.hash[i]; i = (i + 1) & (P.hash_cap - 1))
-        if (!strcmp(P.names[P.hash[i]], name)) {
+        if (!strcmp(P.names[P.hash[i]], clean)) {
             id = P.hash[i];
             goto out;
         }
     size_t cap = P.cap_names;
     if (tdm_grow((void **)&P.names, &cap, P.nnames + 1, sizeof *P.names)) goto out;
     P.cap_names = (uint32_t)cap;
-    char *copy = tdm_strndup(name, strlen(name));
-    if (!copy) goto out;
-    P.names[P.nnames] = copy;
+    P.names[P.nnames] = clean;
+    clean = NULL; /* kept */
     P.hash[i] = id = P.nnames++;
 out:
     pthread_mutex_unlock(&P.mu);
+    tdm_free(clean);
     return id;
 }
 

@@ -36,14 +36,18 @@ void prof_json_string(FILE *f, const char *str) {
 }
 
 void prof_html_text(FILE *f, const char *str) {
-    for (const char *s = str ? str : ""; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
+    /* Names come from callers: markup characters are escaped, control characters become U+FFFD (HTML
+     * forbids most of them) and so do bytes that are not UTF-8, so the page is always valid UTF-8. */
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    while (*s) {
+        int n = utf8_len(s);
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else if (*s == '"') fputs("&quot;", f);
+        else if (!n || *s < 0x20 || *s == 0x7f) fputs("&#xfffd;", f);
+        else fwrite(s, 1, (size_t)n, f);
+        s += n ? n : 1;
     }
 }
 

@@ -28,6 +28,8 @@ static void *worker(void *arg) {
         TANDEM_PROF_BEGIN(b, "driver.middle \"quoted\" \\ name");
         busy(100);
         TANDEM_PROF_BEGIN(c, "driver.inner");
+        TANDEM_PROF_BEGIN(odd, "driver.odd\x01\xff<b>&"); /* a control character, a byte that is not UTF-8, markup */
+        TANDEM_PROF_END(odd);
         busy(50);
         TANDEM_PROF_END(c);
         TANDEM_PROF_END(b);

@@ -81,6 +81,8 @@ def driver_full(driver, tmp):
     assert {e["tid"] for e in x if e["tid"] >= 1000000} == {1000000, 1000001}
     names = {e["name"] for e in x}
     assert 'driver.middle "quoted" \\ name' in names, names
+    assert "driver.odd\ufffd\ufffd<b>&" in names, names  # control character and invalid UTF-8 as U+FFFD
+    assert "driver.odd\ufffd\ufffd&lt;b&gt;&amp;" in h.text, "odd name not escaped in the HTML"
     per_thread = [sum(e["tid"] == t and e["name"] == "driver.outer" for e in x) for t in host_tids]
     assert sorted(per_thread) == [0, 200, 200, 200], per_thread
     inner = [e for e in x if e["name"] == "driver.inner"]

@@ -54,6 +54,14 @@ static void test_off_records_nothing(void **state) {
     tdm_prof_reset();
 }
 
+static void test_intern(void **state) {
+    uint32_t a = tdm_prof_intern("same.name"), b = tdm_prof_intern("same.name");
+    assert_true(a && a == b);
+    /* Control characters and bytes that are not UTF-8 become U+FFFD, and the dirty spelling interns once. */
+    uint32_t c = tdm_prof_intern("bad\x01\xff"), d = tdm_prof_intern("bad\x01\xff"), e = tdm_prof_intern("bad\xef\xbf\xbd\xef\xbf\xbd");
+    assert_true(c && c == d && c == e && c != a);
+}
+
 static void spin_ns(uint64_t ns) {
     uint64_t t = tdm_prof_now();
     while (tdm_prof_now() - t < ns) {
@@ -345,6 +353,7 @@ int main(void) {
     tu_init_seed("test_prof");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session),       cmocka_unit_test(test_off_records_nothing),
+        cmocka_unit_test(test_intern),
         cmocka_unit_test(test_nesting),       cmocka_unit_test(test_summary_exact),
         cmocka_unit_test(test_overflow_drops_oldest), cmocka_unit_test(test_threads),
         cmocka_unit_test(test_device_span_memory),
