@@ -36,6 +36,9 @@ struct tdm_cuda_prof {
     pending *p;
     int np, cap_p;
     unsigned long long dropped;
+    const char *names[16]; /* span names (string literals) with their interned ids: no lock in the core */
+    uint32_t ids[16];
+    int nnames;
 };
 
 static int next_sid; /* stream pseudo-thread numbers, unique in the process (atomic) */
@@ -125,7 +128,6 @@ void tdm_cuda_prof_span(tdm_cuda_prof *p, tdm_cuda_mark from, tdm_cuda_mark to, 
                         uint64_t h2d, uint64_t d2h, uint64_t work) {
     if (!p || from.idx < 0 || to.idx < 0) return;
     uint64_t parent = H->prof_current(); /* the host op that issued the work, on this thread */
-    uint32_t id = H->prof_intern(name);
     /* Pool figures are host-side bookkeeping of the stream-ordered allocator: reading them does not wait. */
     unsigned long long used = 0, reserved = 0; /* the attributes are 64-bit values */
     if (p->pool && (cudaMemPoolGetAttribute(p->pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess ||
@@ -134,6 +136,11 @@ void tdm_cuda_prof_span(tdm_cuda_prof *p, tdm_cuda_mark from, tdm_cuda_mark to, 
         used = reserved = 0;
     }
     pthread_mutex_lock(&p->mu);
+    uint32_t id = 0;
+    int k = 0;
+    while (k < p->nnames && p->names[k] != name) k++;
+    if (k < p->nnames) id = p->ids[k];
+    else if ((id = H->prof_intern(name)) && p->nnames < 16) p->names[p->nnames] = name, p->ids[p->nnames++] = id;
     if (from.gen != p->gen || to.gen != p->gen) { /* a flush ran in between: the marks were reused */
         p->dropped++;
     } else if (p->np < p->cap_p || grow_pending(p)) {
