@@ -538,11 +538,17 @@ int prof_snapshot(prof_snap *s) {
     s->pid = (int)getpid();
     tdm_prof_flush();
     pthread_mutex_lock(&P.mu);
+    /* Every ring is held while it is sized and copied, so no ring grows in between (a writer holds only
+     * its own ring, so taking them all in list order cannot deadlock; writers wait for the copy). */
     size_t cap = 0;
-    for (ring *r = P.rings; r; r = r->next) cap += (size_t)r->nb * BLOCK;
+    for (ring *r = P.rings; r; r = r->next) {
+        lock_ring(r);
+        cap += (size_t)r->nb * BLOCK;
+    }
     s->r = tdm_malloc((cap ? cap : 1) * sizeof *s->r);
     s->names = tdm_malloc((P.nnames ? P.nnames : 1) * sizeof *s->names);
     if (!s->r || !s->names) {
+        for (ring *r = P.rings; r; r = r->next) unlock_ring(r);
         pthread_mutex_unlock(&P.mu);
         prof_snap_free(s);
         return tdm_error(TDM_E_NOMEM, "profiler: no memory for a snapshot of %zu records", cap);
@@ -550,7 +556,6 @@ int prof_snapshot(prof_snap *s) {
     for (uint32_t i = 0; i < P.nnames; i++) s->names[i] = P.names[i];
     s->nnames = P.nnames;
     for (ring *r = P.rings; r; r = r->next) {
-        lock_ring(r);
         for (uint32_t k = 0; k < r->nb; k++) {
             uint32_t cnt = k + 1 == r->nb ? r->fill : BLOCK;
             memcpy(s->r + s->n, P.pool + (size_t)r->blocks[(r->first + k) % r->nb] * BLOCK, cnt * sizeof *s->r);

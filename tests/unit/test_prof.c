@@ -211,6 +211,14 @@ static void test_threads(void **state) {
     start_cap(THREADS * PER_THREAD + 4096);
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++) assert_int_equal(pthread_create(&t[i], NULL, worker, NULL), 0);
+    /* Snapshots while the threads record: each sees whole records only, never more than were made. */
+    for (int k = 0; k < 20; k++) {
+        prof_snap mid;
+        assert_int_equal(prof_snapshot(&mid), TDM_OK);
+        assert_true(mid.n <= mid.recorded && mid.dropped == 0);
+        for (size_t i = 0; i < mid.n; i++) tu_check(mid.r[i].id && mid.r[i].kind == PREC_SPAN, "torn record %zu", i);
+        prof_snap_free(&mid);
+    }
     for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
     tdm_prof_stats st;
     tdm_prof_stats_get(&st);
