@@ -5,7 +5,11 @@
  * spent, a thread that needs room recycles its own oldest block (counting its records as dropped), so the
  * rings together never hold more than `capacity` records and each thread keeps its newest ones. Each ring
  * has a spin flag that only its writer and a snapshot ever take, so threads never wait for one another
- * while recording. Scope ids are (ring number << 40) + a per-ring counter: unique without a shared counter. */
+ * while recording. Scope ids are (ring number << 40) + a per-ring counter: unique without a shared counter.
+ *
+ * The profiler's own memory (pool, rings, names) comes from plain malloc, not the accounted allocator: an
+ * observer must not change what it observes, i.e. the library's host-memory figures and leak checks
+ * (tdm_alloc_get_stats) are the same with profiling on and off. */
 #define _GNU_SOURCE /* gettid */
 #include "runtime/prof_internal.h"
 #include "core/internal.h"
@@ -45,7 +49,6 @@ static struct {
     ring *rings;
     uint32_t nrings;
     uint64_t origin; /* CLOCK_MONOTONIC ns at start */
-    atomic_uint_fast64_t own_bytes; /* the profiler's pool and rings, left out of the host memory it reports */
     int nvtx, running;
     char **names;
     uint32_t nnames, cap_names;
@@ -109,14 +112,14 @@ static uint32_t fnv(const char *s) {
 
 /* Under P.mu. */
 static int rehash(uint32_t cap) {
-    uint32_t *h = tdm_calloc(cap, sizeof *h);
+    uint32_t *h = calloc(cap, sizeof *h);
     if (!h) return -1;
     for (uint32_t id = 1; id < P.nnames; id++) {
         uint32_t i = fnv(P.names[id]) & (cap - 1);
         while (h[i]) i = (i + 1) & (cap - 1);
         h[i] = id;
     }
-    tdm_free(P.hash);
+    free(P.hash);
     P.hash = h;
     P.hash_cap = cap;
     return 0;
@@ -126,7 +129,7 @@ static int rehash(uint32_t cap) {
  * and the trace, the report and the summaries must all show the same valid text. NULL: no memory. */
 static char *clean_name(const char *name) {
     size_t n = strlen(name);
-    char *out = tdm_malloc(3 * n + 1), *o = out;
+    char *out = malloc(3 * n + 1), *o = out;
     if (!out) return NULL;
     for (const unsigned char *s = (const unsigned char *)name; *s;) {
         int len = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : s[0] >= 0xE0 && s[0] < 0xF0 ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
@@ -152,13 +155,14 @@ uint32_t tdm_prof_intern(const char *name) {
     pthread_mutex_lock(&P.mu);
     uint32_t id = 0;
     if (!P.nnames) { /* id 0 is the unknown name */
-        size_t cap = P.cap_names;
-        char *q = tdm_strndup("?", 1);
-        if (!q || tdm_grow((void **)&P.names, &cap, 64, sizeof *P.names)) {
-            tdm_free(q);
+        char *q = malloc(2), **names = q ? malloc(64 * sizeof *names) : NULL;
+        if (!names) {
+            free(q);
             goto out;
         }
-        P.cap_names = (uint32_t)cap;
+        memcpy(q, "?", 2);
+        P.names = names;
+        P.cap_names = 64;
         P.names[0] = q;
         P.nnames = 1;
     }
@@ -169,15 +173,18 @@ uint32_t tdm_prof_intern(const char *name) {
             id = P.hash[i];
             goto out;
         }
-    size_t cap = P.cap_names;
-    if (tdm_grow((void **)&P.names, &cap, P.nnames + 1, sizeof *P.names)) goto out;
-    P.cap_names = (uint32_t)cap;
+    if (P.nnames == P.cap_names) {
+        char **names = realloc(P.names, 2 * (size_t)P.cap_names * sizeof *names);
+        if (!names) goto out;
+        P.names = names;
+        P.cap_names *= 2;
+    }
     P.names[P.nnames] = clean;
     clean = NULL; /* kept */
     P.hash[i] = id = P.nnames++;
 out:
     pthread_mutex_unlock(&P.mu);
-    tdm_free(clean);
+    free(clean);
     return id;
 }
 
@@ -199,8 +206,8 @@ static uint32_t backend_id(const char *b) {
 static void free_rings(void) {
     for (ring *r = P.rings, *nx; r; r = nx) {
         nx = r->next;
-        tdm_free(r->blocks);
-        tdm_free(r);
+        free(r->blocks);
+        free(r);
     }
     P.rings = NULL;
     P.nrings = 0;
@@ -220,7 +227,7 @@ int tdm_prof_start(const tdm_prof_opts *opts) {
     uint32_t nblocks = o.capacity / BLOCK;
     size_t bytes;
     if (tdm_size_mul((size_t)nblocks * BLOCK, sizeof(prof_rec), &bytes)) bytes = SIZE_MAX;
-    prof_rec *pool = bytes == SIZE_MAX ? NULL : tdm_malloc(bytes);
+    prof_rec *pool = bytes == SIZE_MAX ? NULL : malloc(bytes);
     if (!pool) {
         pthread_mutex_unlock(&P.mu);
         return tdm_error(TDM_E_NOMEM, "tdm_prof_start: no memory for %u records", o.capacity);
@@ -228,9 +235,8 @@ int tdm_prof_start(const tdm_prof_opts *opts) {
     /* Touch the pool now so that first use does not fault pages inside timed spans. */
     memset(pool, 0, bytes);
     free_rings();
-    tdm_free(P.pool);
+    free(P.pool);
     P.pool = pool;
-    atomic_store(&P.own_bytes, bytes);
     P.nblocks = nblocks;
     P.capacity = nblocks * BLOCK;
     atomic_store(&P.next_block, 0);
@@ -259,10 +265,9 @@ void tdm_prof_reset(void) {
     tdm_prof_stop();
     pthread_mutex_lock(&P.mu);
     free_rings();
-    tdm_free(P.pool);
+    free(P.pool);
     P.pool = NULL;
     P.nblocks = P.capacity = 0;
-    atomic_store(&P.own_bytes, 0);
     atomic_fetch_add(&P.gen, 1);
     P.origin = 0;
     /* Names stay: sites cache their ids for the life of the process. */
@@ -280,11 +285,10 @@ static ring *my_ring(void) {
     pthread_mutex_lock(&P.mu);
     ring *r = NULL;
     if (P.pool && atomic_load(&P.gen) == g) {
-        r = tdm_calloc(1, sizeof *r);
-        if (r) r->blocks = tdm_malloc(P.nblocks * sizeof *r->blocks);
-        if (r && r->blocks) atomic_fetch_add(&P.own_bytes, sizeof *r + P.nblocks * sizeof *r->blocks);
+        r = calloc(1, sizeof *r);
+        if (r) r->blocks = malloc(P.nblocks * sizeof *r->blocks);
         if (r && !r->blocks) {
-            tdm_free(r);
+            free(r);
             r = NULL;
         }
         if (r) {
@@ -393,9 +397,8 @@ void tdm_prof_end(tdm_prof_scope s, int status) {
         frame *f = &T.st[j];
         tdm_alloc_stats as;
         tdm_alloc_get_stats(&as);
-        uint64_t own = atomic_load_explicit(&P.own_bytes, memory_order_relaxed);
         prof_rec rec = {.id = f->id, .parent = j ? T.st[j - 1].id : 0, .ts = f->ts, .dur = now - f->ts,
-                        .work = f->work, .h2d = f->h2d, .d2h = f->d2h, .host_mem = as.current_bytes > own ? as.current_bytes - own : 0,
+                        .work = f->work, .h2d = f->h2d, .d2h = f->d2h, .host_mem = as.current_bytes,
                         .route = f->route, .name = f->name, .backend = f->backend, .stream = -1,
                         .status = j == k ? status : 0, .kind = PREC_SPAN, .cat = f->cat};
 #ifdef TANDEM_HAVE_NVTX
@@ -545,8 +548,8 @@ int prof_snapshot(prof_snap *s) {
         lock_ring(r);
         cap += (size_t)r->nb * BLOCK;
     }
-    s->r = tdm_malloc((cap ? cap : 1) * sizeof *s->r);
-    s->names = tdm_malloc((P.nnames ? P.nnames : 1) * sizeof *s->names);
+    s->r = malloc((cap ? cap : 1) * sizeof *s->r);
+    s->names = malloc((P.nnames ? P.nnames : 1) * sizeof *s->names);
     if (!s->r || !s->names) {
         for (ring *r = P.rings; r; r = r->next) unlock_ring(r);
         pthread_mutex_unlock(&P.mu);
@@ -572,8 +575,8 @@ int prof_snapshot(prof_snap *s) {
 }
 
 void prof_snap_free(prof_snap *s) {
-    tdm_free(s->r);
-    tdm_free((void *)s->names);
+    free(s->r);
+    free((void *)s->names);
     memset(s, 0, sizeof *s);
 }
 
