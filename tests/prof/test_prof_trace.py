@@ -117,6 +117,27 @@ def driver_overflow(driver, tmp):
     print("overflow: %d recorded, %d kept, %d dropped: ok" % (other["recorded"], other["kept"], other["dropped"]))
 
 
+def driver_timeline_cap(driver, tmp):
+    """More than 20,000 spans: the timeline draws exactly the 20,000 longest and says so; the trace has all."""
+    prefix = os.path.join(tmp, "many")
+    run([driver, prefix, "262144", "2500"])
+    doc = pc.check_trace(prefix + ".trace.json")
+    h = pc.parse_html(prefix + ".html")
+    pc.check_html_totals(h, doc)
+    spans = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    assert len(spans) > 20000, len(spans)
+    assert "20000 of %d spans drawn (the longest)" % len(spans) in h.text
+    tl = h.text[h.text.index('id="chart-timeline"'):]
+    tl = tl[:tl.index("</svg>")]
+    assert tl.count("<rect ") == 20000, tl.count("<rect ")
+    durs = sorted((pc.us_to_ns(e["dur"]) for e in spans), reverse=True)
+    # Titles read "<name> <ms with 3 decimals> ms": the shortest drawn is the 20,000th longest (to 0.5 µs).
+    drawn = [float(t.split("</title>")[0].rsplit(" ", 2)[-2]) for t in tl.split("<title>")[1:]]
+    assert len(drawn) == 20000
+    assert abs(min(drawn) * 1e6 - durs[19999]) <= 500, (min(drawn), durs[19999])
+    print("timeline cap: %d spans, 20000 drawn: ok" % len(spans))
+
+
 def cli(tandem, tmp):
     pats = os.path.join(tmp, "p.jsonl")
     store = os.path.join(tmp, "p.store")
@@ -171,6 +192,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         driver_full(a.driver, tmp)
         driver_overflow(a.driver, tmp)
+        driver_timeline_cap(a.driver, tmp)
         cli(a.tandem, tmp)
     print("PASS")
 
