@@ -44,7 +44,7 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, size_t n) {
+static inline double median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
     return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0.0;
 }

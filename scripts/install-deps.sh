@@ -12,6 +12,7 @@ packages=(
   libcmocka-dev    # unit tests
   libjansson-dev   # JSON for the command line and the service
   libxxhash-dev    # hash tables and store checksums
+  libssl-dev       # libcrypto: SHA-1 of KATO pattern names
 )
 # Optional, not installed here (large): `chromium` lets tests/prof/test_prof_render.py render the profiler's
 # HTML report headless; without it that test is reported as skipped.

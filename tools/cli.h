@@ -79,6 +79,11 @@ int cmd_seq_query(int argc, char **argv);
 int cmd_seq_info(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_kato(int argc, char **argv);
+int cmd_arc(int argc, char **argv);
+int cmd_arc_run(int argc, char **argv);
+int cmd_arc_check(int argc, char **argv);
+int cmd_arc_eval(int argc, char **argv);
 
 /* The process's context, created on first use; failures are printed and give NULL. */
 tdm_ctx *cli_ctx(void);

@@ -27,6 +27,8 @@ static int cmd_version(int argc, char **argv) {
 
 static const cli_command commands[] = {
     {"seq", "sequence engine: score pairs, generate data, build stores, query them", cmd_seq},
+    {"kato", "KATO-compatible engine: learn patterns, predict from an STM", cmd_kato},
+    {"arc", "ARC DSL: run solver programs on ARC tasks, check program files", cmd_arc},
     {"demo", "build a generated store and show matching queries (what 'make run' runs)", cmd_demo},
     {"info", "version, configuration and backends of this machine", cmd_info},
     {"version", "print the version", cmd_version},

@@ -23,7 +23,8 @@ typedef enum { TDM_BACKEND_CPU = 0, TDM_BACKEND_CUDA = 1 } tdm_backend_kind;
     X(TDM_OP_SEQ_DIFFLIB, "seq.difflib")                                                                   \
     X(TDM_OP_SEQ_CHAR, "seq.char")                                                                         \
     X(TDM_OP_SEQ_PREFILTER, "seq.prefilter")                                                               \
-    X(TDM_OP_SEQ_SELECT, "seq.select")
+    X(TDM_OP_SEQ_SELECT, "seq.select")                                                                     \
+    X(TDM_OP_ARC_OBJECTS, "arc.objects")
 
 typedef enum {
 #define TDM_X_OP(name, text) name,
@@ -62,6 +63,8 @@ struct tdm_backend {
     /* The sequence engine's device entry points (src/seq/seq_device.h) where the backend keeps patterns
      * in its own memory; NULL otherwise (the CPU works on the host store directly). */
     const struct tdm_seq_dev_ops *seq;
+    /* The ARC engine's device entry points (src/arc/arc_device.h); NULL where there are none. */
+    const struct tdm_arc_dev_ops *arc;
 };
 
 /* Number of registered backends (>= 1: index 0 is always the CPU). */

@@ -49,7 +49,8 @@ const char *tdm_version(void);
     X(TDM_E_UTF8, -14, "invalid UTF-8")                                                                    \
     X(TDM_E_UNSUPPORTED, -15, "not supported")                                                             \
     X(TDM_E_PARSE, -16, "parse error")                                                                     \
-    X(TDM_E_VERSION, -17, "unsupported format version")
+    X(TDM_E_VERSION, -17, "unsupported format version")                                                   \
+    X(TDM_E_ARC_RAISE, -25, "ARC DSL call failed (the Python reference raises here)")
 
 typedef enum {
 #define TDM_X_ENUM(name, value, text) name = value,

@@ -2,6 +2,7 @@
  * memory comes from the device's stream-ordered pool (cudaMallocAsync on a non-blocking stream). The
  * sequence, ARC and lattice kernels attach their ops to this backend's supports switch as they land. */
 #include "cuda/cuda_internal.cuh"
+#include "arc/arc_device.h"
 #include "seq/seq_device.h"
 
 #include <stdio.h>
@@ -26,6 +27,8 @@ static int cu_supports(const tdm_backend *b, tdm_op op) {
     case TDM_OP_SEQ_DIFFLIB:
     case TDM_OP_SEQ_PREFILTER:
     case TDM_OP_SEQ_SELECT: return 1;
+    /* Batched objects() labels (arc_objects.cu), checked against the CPU by tests/unit/test_arc_objects_batch. */
+    case TDM_OP_ARC_OBJECTS: return 1;
     case TDM_OP_SEQ_CHAR:
     case TDM_OP_COUNT: return 0;
     }
@@ -160,6 +163,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     b->sync = cu_sync;
     b->destroy = cu_destroy;
     b->seq = &tdm_cuda_seq_ops;
+    b->arc = &tdm_cuda_arc_ops;
     if (H->prof_set_device_info) {
         int drv = 0, rt = 0;
         cudaDriverGetVersion(&drv);

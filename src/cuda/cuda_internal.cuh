@@ -41,5 +41,7 @@ int tdm_cuda_fail(cudaError_t e, const char *what);
 
 /* The sequence engine's device entry points (seq_store.cu, seq_query.cu). */
 extern const struct tdm_seq_dev_ops tdm_cuda_seq_ops;
+/* The ARC engine's device entry points (arc_objects.cu). */
+extern const struct tdm_arc_dev_ops tdm_cuda_arc_ops;
 
 #endif

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 4
+#define TDM_CUDA_MODULE_ABI 5
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
@@ -19,7 +19,7 @@ typedef struct {
     void *(*malloc)(size_t bytes);
     void (*free)(void *p);
     /* The profiler (include/tandem/prof.h): the module records device spans as CUDA event pairs and
-     * reports them when the core flushes its sources (ABI 4). */
+     * reports them when the core flushes its sources (ABI 5). */
     int (*prof_on)(void);
     uint32_t (*prof_intern)(const char *name);
     uint64_t (*prof_now)(void);

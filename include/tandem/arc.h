@@ -1,0 +1,190 @@
+/* arc.h: the native ARC DSL (spec: shared/spec/arc-dsl.md, reference: Hodel's arc-dsl under CPython 3.11).
+ *
+ * Values are immutable and live in a runtime (tdm_arc_rt): every value made by a call belongs to the
+ * runtime and stays valid until tdm_arc_rt_reset or tdm_arc_rt_free. A runtime is used by one thread at a
+ * time; use one runtime per thread. Frozensets keep the slot layout CPython 3.11 would give them, so
+ * iteration order (and every primitive that reads it: first, last, argmax ties, mostcolor ties, ...)
+ * matches the reference.
+ *
+ * Errors: a primitive call that raises in Python fails with TDM_E_ARC_RAISE and a message (tdm_last_error
+ * and tdm_arc_rt_error); running out of memory gives TDM_E_NOMEM. Programs that do not parse give
+ * TDM_E_PARSE with "file:line:col: message 'token'". */
+#ifndef TANDEM_ARC_H
+#define TANDEM_ARC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tandem/tandem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_arc_rt tdm_arc_rt;
+typedef struct tdm_arc_val tdm_arc_val;
+
+typedef enum {
+    TDM_ARC_INT = 0,
+    TDM_ARC_BOOL = 1,
+    TDM_ARC_NONE = 2,
+    TDM_ARC_TUPLE = 3,
+    TDM_ARC_FSET = 4,
+    TDM_ARC_FUNC = 5
+} tdm_arc_kind;
+
+/* ---- runtime ------------------------------------------------------------------------------------------ */
+/* Creates a runtime. Errors: TDM_E_INVAL (out NULL), TDM_E_NOMEM. Release with tdm_arc_rt_free. */
+int tdm_arc_rt_new(tdm_arc_rt **out);
+void tdm_arc_rt_free(tdm_arc_rt *rt);
+/* Frees every value of the runtime at once and clears its error; keeps one block for reuse. */
+void tdm_arc_rt_reset(tdm_arc_rt *rt);
+/* The message of the runtime's last failed call ("" if none). */
+const char *tdm_arc_rt_error(const tdm_arc_rt *rt);
+/* Bytes the runtime holds for values. */
+size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt);
+
+/* ---- values ------------------------------------------------------------------------------------------- */
+tdm_arc_kind tdm_arc_val_kind(const tdm_arc_val *v);
+/* The int of an int or bool value (0 for other kinds). */
+int64_t tdm_arc_val_int(const tdm_arc_val *v);
+/* Elements of a tuple or frozenset (0 for other kinds). */
+size_t tdm_arc_val_len(const tdm_arc_val *v);
+/* Copies up to cap elements of a tuple (index order) or frozenset (CPython iteration order) into out;
+ * returns the number of elements (which may exceed cap). Elements stay owned by their runtime. */
+size_t tdm_arc_val_items(const tdm_arc_val *v, const tdm_arc_val **out, size_t cap);
+/* Python's ==: 1 equal, 0 not. Frozensets by membership, tuples by order, bools as ints. */
+int tdm_arc_val_equal(const tdm_arc_val *a, const tdm_arc_val *b);
+/* CPython 3.11's hash() of the value (functions and None: a deterministic stand-in; spec §4.10). */
+int64_t tdm_arc_val_hash(const tdm_arc_val *v);
+/* Writes Python's repr of the value (frozensets in iteration order, functions as <function name>). */
+void tdm_arc_val_print(FILE *out, const tdm_arc_val *v);
+
+/* Makes the grid of h rows of w cells (row-major in cells). h = 0 gives (); w = 0 gives h empty rows.
+ * Errors: TDM_E_INVAL (NULL arguments, negative sizes), TDM_E_NOMEM. */
+int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out);
+/* Reads a grid value: *h, *w and, when cells is not NULL and cap >= h*w, the cells row-major. Errors:
+ * TDM_E_INVAL when v is not a tuple of equally long tuples of ints that fit an int. */
+int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t cap);
+
+/* ---- primitives ---------------------------------------------------------------------------------------- */
+/* The number of primitives (160); ids are 0..count-1 in alphabetical order. */
+int tdm_arc_prim_count(void);
+const char *tdm_arc_prim_name(int id);
+int tdm_arc_prim_arity(int id);
+/* Id of a primitive by name. Errors: TDM_E_NOTFOUND. */
+int tdm_arc_prim_lookup(const char *name, int *id);
+/* The function value of a primitive (static, valid forever). NULL for a bad id. */
+const tdm_arc_val *tdm_arc_prim_value(int id);
+/* Value of a constant of constants.py (T, F, ZERO .. TEN, NEG_ONE, NEG_TWO, DOWN, ...), or of a
+ * primitive's name; *out is owned by rt. Errors: TDM_E_NOTFOUND, TDM_E_NOMEM. */
+int tdm_arc_name_value(tdm_arc_rt *rt, const char *name, const tdm_arc_val **out);
+/* Calls a function value (a primitive or a closure) with argc arguments. Errors: TDM_E_ARC_RAISE (wrong
+ * arity, or the Python reference raises: message says why), TDM_E_NOMEM, TDM_E_INVAL (NULL). */
+int tdm_arc_call(tdm_arc_rt *rt, const tdm_arc_val *fn, int argc, const tdm_arc_val *const *args,
+                 const tdm_arc_val **out);
+
+/* ---- programs ------------------------------------------------------------------------------------------ */
+/* A file of solver programs (spec §5): `def solve_<id>(I):`, one `v = callee(args)` per line, `return O`.
+ * Lines before, between and after functions may be blank, comments or import lines. */
+typedef struct tdm_arc_programs tdm_arc_programs;
+
+/* Parses src[0..len). name is used in messages (the file name). Errors: TDM_E_PARSE with
+ * "name:line:col: what 'token'", TDM_E_NOMEM, TDM_E_INVAL. Release with tdm_arc_programs_free. */
+int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_arc_programs **out);
+void tdm_arc_programs_free(tdm_arc_programs *p);
+size_t tdm_arc_programs_count(const tdm_arc_programs *p);
+/* The task id of program k (the part after solve_), owned by p. */
+const char *tdm_arc_programs_task(const tdm_arc_programs *p, size_t k);
+/* Index of the program for task id, or TDM_E_NOTFOUND. */
+int tdm_arc_programs_find(const tdm_arc_programs *p, const char *task, size_t *k);
+/* Runs program k on grid (a value of rt) and sets *out to O. Errors: TDM_E_ARC_RAISE with
+ * "line N: x3 = first(x2): <why>", TDM_E_NOMEM, TDM_E_INVAL. Values stay in rt until its reset. */
+int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
+                        const tdm_arc_val **out);
+
+/* ---- batches ------------------------------------------------------------------------------------------
+ * Many programs over many grids in one call: the shape of program search (thousands of candidates on every
+ * grid of a task) and of acceptance runs. The CPU backend spreads the (program, grid) calls over threads,
+ * one runtime per thread; results do not depend on the thread count. The GPU backend (later) takes the same
+ * call and keeps grids on the device (docs/arc.md). */
+typedef struct {
+    int h, w;
+    const int *cells; /* h*w values, row-major; borrowed for the call */
+} tdm_arc_grid_ref;
+
+typedef struct {
+    int status;   /* TDM_OK, TDM_E_ARC_RAISE (the program raised) or TDM_E_NOMEM */
+    int h, w;     /* the result's shape when it is a grid of ints, else h = w = -1 */
+    int *cells;   /* the result's cells (owned by the batch), NULL when not a grid */
+    char *repr;   /* Python's repr of a result that is not a grid (owned by the batch), else NULL */
+    char *error;  /* the message when status != TDM_OK (owned by the batch), else NULL */
+} tdm_arc_result;
+
+/* Per-primitive statistics: calls and time in them (nested calls count in both caller and callee). */
+typedef struct {
+    uint64_t calls;
+    uint64_t ns;
+} tdm_arc_prim_stats;
+
+typedef struct tdm_arc_batch tdm_arc_batch;
+
+/* One call of a batch: program prog of the programs, on grid. */
+typedef struct {
+    size_t prog;
+    tdm_arc_grid_ref grid;
+} tdm_arc_call_ref;
+
+/* Runs calls[0..ncalls) (for program search: every candidate on every grid; for acceptance: each solver on
+ * its task's grids); result c belongs to calls[c]. threads: <= 0 = every core (OpenMP's default, which
+ * follows OMP_NUM_THREADS); stats: collect per-primitive statistics (a clock read per primitive call).
+ * Errors (no batch is made): TDM_E_INVAL (NULL arguments, a program index out of range, a negative grid
+ * size), TDM_E_NOMEM. A program that raises is not an error of the batch: its result carries the status and
+ * the message. Release with tdm_arc_batch_free. */
+int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t ncalls, int threads, int stats,
+                      tdm_arc_batch **out);
+void tdm_arc_batch_free(tdm_arc_batch *b);
+/* Result of call c; NULL when out of range. Owned by b. */
+const tdm_arc_result *tdm_arc_batch_result(const tdm_arc_batch *b, size_t c);
+/* Statistics of primitive id summed over the batch (zeros unless stats was on); wall seconds of the run;
+ * threads used. */
+tdm_arc_prim_stats tdm_arc_batch_prim_stats(const tdm_arc_batch *b, int id);
+double tdm_arc_batch_seconds(const tdm_arc_batch *b);
+int tdm_arc_batch_threads(const tdm_arc_batch *b);
+
+/* Statistics of one runtime (tdm_arc_call and tdm_arc_program_run): turned on or off (and cleared on on). */
+void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on);
+tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id);
+
+/* ---- batched objects() labels (CPU or GPU) ------------------------------------------------------------
+ * The connected components that objects(grid, univalued, diagonal, without_bg) finds (spec §3.9), for many
+ * grids in one call: the partition only, as labels; the frozenset values themselves are built by the
+ * interpreter (their layout follows the reference's set operations, spec §4.8). Grids live in fixed 30 x 30
+ * slots: grid g's cell (i, j) is cells[g*900 + i*30 + j] (colour 0..9), its shape h = hw[2g], w = hw[2g+1]
+ * (1..30; slot cells outside the shape are ignored). labels[g*900 + i*30 + j] receives, for a cell of an
+ * object, the smallest row-major index i'*w + j' among the object's cells; -1 for a background cell (when
+ * without_bg: colour mostcolor(grid), ties as CPython's set order gives them) and for slot positions outside
+ * the shape. The GPU gives the same labels as the CPU, bit for bit. */
+#define TDM_ARC_SLOT 30
+
+typedef struct {
+    const char *backend; /* "cpu" or "cuda:0" (static) */
+    int route_reason;    /* tdm_route_reason */
+    double h2d_ms, kernel_ms, d2h_ms; /* device path: copies and kernel (CUDA events); 0 on the CPU */
+    double total_ms;     /* the whole call, host clock */
+} tdm_arc_objects_stats;
+
+/* pref: TDM_DEVICE_CPU, TDM_DEVICE_CUDA or TDM_DEVICE_AUTO (the GPU for 4,096 grids or more, when one is
+ * present; a device error falls back to the CPU, unless pref is CUDA and TANDEM_STRICT is on). threads
+ * (CPU path): <= 0 = the context's. st may be NULL. Errors: TDM_E_INVAL (NULL arguments; a shape outside
+ * 1..30 or a colour above 9: the message names the grid, and the row and column), TDM_E_NOMEM, and under
+ * TANDEM_STRICT with pref CUDA the device's errors. */
+int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw, size_t n, int univalued,
+                           int diagonal, int without_bg, tdm_device_pref pref, int threads, int16_t *labels,
+                           tdm_arc_objects_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,220 @@
+/* arc_internal.h: what the ARC DSL's source files share: the value layout (a tagged value whose
+ * frozensets carry a CPython 3.11 set table, so that iteration order is reproduced), the per-run arena,
+ * the set-table operations of spec §4.5-4.6, the helpers the primitive families use to read grids and
+ * patches, and the list of the 160 primitives. Nothing here is public API (include/tandem/arc.h is). */
+#ifndef TANDEM_ARC_INTERNAL_H
+#define TANDEM_ARC_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tandem/arc.h"
+
+/* One slot of a set table: key NULL means empty, key == ARC_DUMMY a deleted entry. */
+typedef struct {
+    int64_t hash;
+    tdm_arc_val *key;
+} arc_slot;
+
+/* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */
+enum { ARC_FN_PRIM, ARC_FN_COMPOSE, ARC_FN_CHAIN, ARC_FN_MATCHER, ARC_FN_FORK, ARC_FN_RBIND, ARC_FN_LBIND };
+
+struct tdm_arc_val {
+    uint8_t kind;   /* tdm_arc_kind */
+    uint8_t hashed; /* hash below is valid */
+    uint8_t fkind;  /* function values: ARC_FN_* */
+    uint8_t arity;  /* function values: positional arguments accepted */
+    uint32_t n;     /* tuple: length; frozenset: live entries (CPython's used) */
+    int64_t hash;
+    union {
+        int64_t i;           /* int, bool */
+        tdm_arc_val **items; /* tuple */
+        struct {
+            arc_slot *slots;
+            uint32_t mask, fill; /* fill = live + dummy slots */
+        } set;
+        struct {
+            int prim;            /* ARC_FN_PRIM: primitive id; closures: a serial number (their hash) */
+            tdm_arc_val *cap[3]; /* captured values: functions and the bound argument */
+        } fn;
+    } u;
+};
+
+extern tdm_arc_val arc_dummy_key;
+#define ARC_DUMMY (&arc_dummy_key)
+
+/* A bump arena that owns every value of a run; reset frees them all at once. */
+typedef struct arc_chunk arc_chunk;
+
+struct tdm_arc_rt {
+    arc_chunk *chunks;
+    char *cur, *end;
+    int failed;      /* an error is pending: err holds the message, status its code */
+    int status;      /* TDM_E_ARC_RAISE or TDM_E_NOMEM */
+    int depth;       /* nesting of function calls, bounded like CPython's recursion limit */
+    int serial;      /* closure serial numbers: deterministic hashes for function values */
+    size_t bytes;    /* bytes in chunks */
+    char err[256];
+    tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
+};
+
+/* ---- arena and errors ------------------------------------------------------------------------------ */
+void *arc_alloc(tdm_arc_rt *rt, size_t bytes);
+/* Records a Python-raises error (first one wins) and returns NULL so primitives can `return arc_fail(...)`. */
+void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* returns -1 */
+
+/* ---- values ---------------------------------------------------------------------------------------- */
+tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v);
+tdm_arc_val *arc_bool(int v);
+extern tdm_arc_val arc_none_val;
+tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n); /* items uninitialised */
+tdm_arc_val *arc_pair(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
+tdm_arc_val *arc_ipair(tdm_arc_rt *rt, int64_t a, int64_t b);
+tdm_arc_val *arc_cell(tdm_arc_rt *rt, int64_t c, int64_t i, int64_t j); /* (c, (i, j)) */
+tdm_arc_val *arc_prim_val(int id);
+tdm_arc_val *arc_closure(tdm_arc_rt *rt, int fkind, int arity, tdm_arc_val *a, tdm_arc_val *b, tdm_arc_val *c);
+
+static inline int arc_is_int(const tdm_arc_val *v) { return v->kind == TDM_ARC_INT || v->kind == TDM_ARC_BOOL; }
+static inline int arc_is_tuple(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE; }
+static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_FSET; }
+static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
+int arc_truthy(const tdm_arc_val *v);
+int64_t arc_hash(tdm_arc_val *v);
+/* The cached hash without a call (most keys are interned and hashed already). */
+static inline int64_t arc_hash_fast(tdm_arc_val *v) { return v->hashed ? v->hash : arc_hash(v); }
+int arc_eq(tdm_arc_val *a, tdm_arc_val *b);
+/* Python's a < b (op 0) or a > b (op 1): 1/0, or -1 with a TypeError recorded. */
+int arc_cmp(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, int gt);
+const char *arc_type_name(const tdm_arc_val *v);
+/* Python's len(); -1 with an error for ints, None and functions. */
+int64_t arc_len(tdm_arc_rt *rt, const tdm_arc_val *v);
+/* Reads an int (bools count); -1 with an error otherwise. */
+int arc_get_int(tdm_arc_rt *rt, const tdm_arc_val *v, int64_t *out, const char *who);
+/* Reads a pair of ints, as Python's `a, b = v` unpacking with int use afterwards. */
+int arc_get_ipair(tdm_arc_rt *rt, const tdm_arc_val *v, int64_t *a, int64_t *b, const char *who);
+
+/* Iteration in Python order: a tuple by index, a frozenset by slot. Fills out (n = arc_len entries). */
+typedef struct {
+    tdm_arc_val **v;
+    uint32_t n;
+} arc_list;
+/* The elements of a container (tuple or frozenset), borrowed; -1 with an error for other kinds. */
+int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who);
+/* First element, or NULL if empty (no error). Container must be a tuple or frozenset. */
+tdm_arc_val *arc_first(tdm_arc_val *c);
+
+/* ---- CPython set table (spec §4.5-4.6) ------------------------------------------------------------- */
+tdm_arc_val *arc_set_new(tdm_arc_rt *rt);
+int arc_set_add(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *key); /* 0 or -1 (no memory) */
+int arc_set_contains(tdm_arc_val *s, tdm_arc_val *key);
+tdm_arc_val *arc_set_copy(tdm_arc_rt *rt, tdm_arc_val *s);             /* freeze */
+int arc_set_merge(tdm_arc_rt *rt, tdm_arc_val *r, tdm_arc_val *b);      /* r |= b */
+tdm_arc_val *arc_set_union(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
+tdm_arc_val *arc_set_minus(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
+tdm_arc_val *arc_set_meet(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
+/* seq of a list: a fresh table with the elements inserted in order. */
+tdm_arc_val *arc_set_from(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t n);
+/* The type-preserving rebuild T(c, s): a tuple of s if c is a tuple, seq(s) otherwise. */
+tdm_arc_val *arc_rebuild(tdm_arc_rt *rt, const tdm_arc_val *like, tdm_arc_val **v, uint32_t n);
+/* Python membership `x in c` for a tuple (== scan) or a frozenset (hash lookup). */
+int arc_contains(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val *x);
+
+/* ---- grids and patches ------------------------------------------------------------------------------- */
+/* A dense copy of a grid value: h rows of w ints. Grids whose rows differ in length or whose cells are not
+ * ints are refused with an error (docs/arc.md: the port's one representation limit). h may be 0. */
+typedef struct {
+    int h, w;
+    int64_t *c;
+} arc_grid;
+int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
+/* Like arc_read_grid, but also fails (as Python's grid[0]) on an empty grid. */
+int arc_read_grid0(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
+tdm_arc_val *arc_make_grid(tdm_arc_rt *rt, int h, int w, const int64_t *c);
+tdm_arc_val *arc_grid_rows0(tdm_arc_rt *rt, int h); /* h rows of width 0 */
+
+/* Positions of toindices(patch), in its iteration order. dedup: as the Python set (objects collapse
+ * positions); otherwise one position per element. Errors as Python's `for i, j in ...`. */
+typedef struct {
+    int64_t i, j;
+} arc_pos;
+int arc_positions(tdm_arc_rt *rt, tdm_arc_val *patch, int dedup, arc_pos **out, uint32_t *n, const char *who);
+/* 1 if patch is an Object (first element's [1] is a tuple), 0 if Indices, 2 if empty, -1 error. */
+int arc_patch_kind(tdm_arc_rt *rt, tdm_arc_val *patch, const char *who);
+tdm_arc_val *arc_toindices(tdm_arc_rt *rt, tdm_arc_val *patch);
+/* Cells (c, i, j) of an object in iteration order (each element unpacked as `v, (i, j)`). */
+typedef struct {
+    int64_t c, i, j;
+} arc_cellv;
+int arc_cells(tdm_arc_rt *rt, tdm_arc_val *obj, arc_cellv **out, uint32_t *n, const char *who);
+int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out);
+/* Bounding box of a non-empty position list. */
+void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, int64_t *r);
+
+/* tuple(zip(*rows)) with rows taken bottom-up (rows_rev) and each read right to left (cols_rev): the
+ * transposes behind dmirror, cmirror and the rotations. Rows must be tuples. */
+tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int cols_rev, const char *who);
+tdm_arc_val *arc_reversed(tdm_arc_rt *rt, tdm_arc_val *t); /* t[::-1] */
+
+/* ---- calls ----------------------------------------------------------------------------------------- */
+tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
+tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x);
+tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_val *y);
+
+/* ---- the primitives ---------------------------------------------------------------------------------- */
+typedef tdm_arc_val *(*arc_prim_fn)(tdm_arc_rt *rt, tdm_arc_val **a);
+
+/* name, arity. Order is the alphabetical index of spec §3.10; the position is the primitive's id. */
+#define ARC_PRIM_LIST(X)                                                                                   \
+    X(add, 2) X(adjacent, 2) X(apply, 2) X(argmax, 2) X(argmin, 2) X(asindices, 1) X(asobject, 1)          \
+    X(astuple, 2) X(backdrop, 1) X(bordering, 2) X(both, 2) X(bottomhalf, 1) X(box, 1) X(branch, 3)        \
+    X(canvas, 2) X(cellwise, 3) X(center, 1) X(centerofmass, 1) X(chain, 3) X(cmirror, 1) X(color, 1)      \
+    X(colorcount, 2) X(colorfilter, 2) X(combine, 2) X(compose, 2) X(compress, 1) X(connect, 2)            \
+    X(contained, 2) X(corners, 1) X(cover, 2) X(crement, 1) X(crop, 3) X(decrement, 1) X(dedupe, 1)        \
+    X(delta, 1) X(difference, 2) X(divide, 2) X(dmirror, 1) X(dneighbors, 1) X(double, 1)                  \
+    X(downscale, 2) X(either, 2) X(equality, 2) X(even, 1) X(extract, 2) X(fgpartition, 1) X(fill, 3)      \
+    X(first, 1) X(flip, 1) X(fork, 3) X(frontiers, 1) X(gravitate, 2) X(greater, 2) X(halve, 1)            \
+    X(hconcat, 2) X(height, 1) X(hfrontier, 1) X(hline, 1) X(hmatching, 2) X(hmirror, 1) X(hperiod, 1)     \
+    X(hsplit, 2) X(hupscale, 2) X(identity, 1) X(inbox, 1) X(increment, 1) X(index, 2) X(ineighbors, 1)    \
+    X(initset, 1) X(insert, 2) X(intersection, 2) X(interval, 3) X(invert, 1) X(last, 1) X(lbind, 2)       \
+    X(leastcolor, 1) X(leastcommon, 1) X(lefthalf, 1) X(leftmost, 1) X(llcorner, 1) X(lowermost, 1)       \
+    X(lrcorner, 1) X(manhattan, 2) X(mapply, 2) X(matcher, 2) X(maximum, 1) X(merge, 1) X(mfilter, 2)     \
+    X(minimum, 1) X(mostcolor, 1) X(mostcommon, 1) X(move, 3) X(mpapply, 3) X(multiply, 2)                 \
+    X(neighbors, 1) X(normalize, 1) X(numcolors, 1) X(objects, 4) X(occurrences, 2) X(ofcolor, 2)          \
+    X(order, 2) X(other, 2) X(outbox, 1) X(paint, 2) X(pair, 2) X(palette, 1) X(papply, 3)                 \
+    X(partition, 1) X(portrait, 1) X(position, 2) X(positive, 1) X(power, 2) X(prapply, 3) X(product, 2)  \
+    X(rapply, 2) X(rbind, 2) X(recolor, 2) X(remove, 2) X(repeat, 2) X(replace, 3) X(righthalf, 1)         \
+    X(rightmost, 1) X(rot180, 1) X(rot270, 1) X(rot90, 1) X(sfilter, 2) X(shape, 1) X(shift, 2)            \
+    X(shoot, 2) X(sign, 1) X(size, 1) X(sizefilter, 2) X(square, 1) X(subgrid, 2) X(subtract, 2)           \
+    X(switch, 3) X(toindices, 1) X(toivec, 1) X(tojvec, 1) X(toobject, 2) X(tophalf, 1) X(totuple, 1)      \
+    X(trim, 1) X(ulcorner, 1) X(underfill, 3) X(underpaint, 2) X(uppermost, 1) X(upscale, 2)               \
+    X(urcorner, 1) X(valmax, 2) X(valmin, 2) X(vconcat, 2) X(vfrontier, 1) X(vline, 1) X(vmatching, 2)     \
+    X(vmirror, 1) X(vperiod, 1) X(vsplit, 2) X(vupscale, 2) X(width, 1)
+
+enum {
+#define ARC_X_ID(name, arity) ARC_P_##name,
+    ARC_PRIM_LIST(ARC_X_ID)
+#undef ARC_X_ID
+    ARC_NPRIM
+};
+
+arc_prim_fn arc_prim_table_fn(int id);
+/* Index of a constants.py name, or -1; its value (ints interned, pairs made in rt). */
+int arc_const_lookup(const char *name);
+tdm_arc_val *arc_const_value(tdm_arc_rt *rt, int k);
+
+#define ARC_X_DECL(name, arity) tdm_arc_val *arc_p_##name(tdm_arc_rt *rt, tdm_arc_val **a);
+ARC_PRIM_LIST(ARC_X_DECL)
+#undef ARC_X_DECL
+
+/* Shorthand for propagating failures inside primitives. */
+#define ARC_TRY(x)                                                                                         \
+    do {                                                                                                   \
+        if (!(x)) return NULL;                                                                             \
+    } while (0)
+#define ARC_TRYI(x)                                                                                        \
+    do {                                                                                                   \
+        if ((x) < 0) return NULL;                                                                          \
+    } while (0)
+
+#endif

@@ -1,0 +1,126 @@
+/* batch.c: many programs over many grids in one call (tdm_arc_batch_run). The CPU backend spreads the
+ * (program, grid) calls over OpenMP threads with one runtime per thread, resets the runtime after each call
+ * (so memory stays bounded by the largest call) and copies each result out as ints, or as its repr when it
+ * is not a grid. Results never depend on the thread count: every call is independent and deterministic.
+ * This is the entry point the GPU backend will implement too (docs/arc.md). */
+#define _POSIX_C_SOURCE 200809L
+#include "arc_internal.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct tdm_arc_batch {
+    tdm_arc_result *res;
+    size_t n;
+    tdm_arc_prim_stats stats[ARC_NPRIM];
+    double seconds;
+    int threads;
+};
+
+static char *dup_str(const char *s) { return tdm_strndup(s, strlen(s)); }
+
+static char *repr_of(const tdm_arc_val *v) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return NULL;
+    tdm_arc_val_print(m, v);
+    fclose(m);
+    char *r = buf ? tdm_strndup(buf, len) : NULL;
+    free(buf);
+    return r;
+}
+
+/* One call; fills r. Returns 0, or -1 when memory ran out copying the result. */
+static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_grid_ref *g, tdm_arc_result *r) {
+    tdm_arc_rt_reset(rt);
+    r->h = r->w = -1;
+    tdm_arc_val *in;
+    const tdm_arc_val *out;
+    int st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &in);
+    if (!st) st = tdm_arc_program_run(rt, p, k, in, &out);
+    r->status = st;
+    if (st) return (r->error = dup_str(tdm_arc_rt_error(rt)[0] ? tdm_arc_rt_error(rt) : tdm_last_error())) ? 0 : -1;
+    int h, w;
+    if (tdm_arc_grid_read(out, &h, &w, NULL, 0) == TDM_OK) {
+        r->cells = tdm_malloc((size_t)(h * w > 0 ? h * w : 1) * sizeof *r->cells);
+        if (!r->cells) return -1;
+        tdm_arc_grid_read(out, &h, &w, r->cells, (size_t)h * w);
+        r->h = h, r->w = w;
+        return 0;
+    }
+    return (r->repr = repr_of(out)) ? 0 : -1;
+}
+
+int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int threads, int stats,
+                      tdm_arc_batch **out) {
+    if (!p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: NULL argument");
+    for (size_t c = 0; c < n; c++) {
+        const tdm_arc_grid_ref *g = &calls[c].grid;
+        if (calls[c].prog >= tdm_arc_programs_count(p))
+            return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: call %zu: program index %zu out of range", c, calls[c].prog);
+        if (g->h < 0 || g->w < 0 || (g->h && g->w && !g->cells))
+            return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: call %zu: the grid has a bad size or no cells", c);
+    }
+    tdm_arc_batch *b = tdm_calloc(1, sizeof *b);
+    if (!b || !(b->res = tdm_calloc(n ? n : 1, sizeof *b->res))) {
+        tdm_free(b);
+        return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: no memory for %zu results", n);
+    }
+    b->n = n;
+    if (threads <= 0) threads = omp_get_max_threads();
+    if ((size_t)threads > n) threads = n ? (int)n : 1;
+    b->threads = threads;
+    int failed = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+    {
+        tdm_arc_rt *rt = NULL;
+        if (tdm_arc_rt_new(&rt)) failed = 1;
+        if (rt && stats) tdm_arc_rt_stats_enable(rt, 1);
+#pragma omp for schedule(dynamic, 4)
+        for (size_t c = 0; c < n; c++)
+            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c])) failed = 1;
+        if (rt && stats && rt->stats) {
+#pragma omp critical(tdm_arc_batch_stats)
+            for (int id = 0; id < ARC_NPRIM; id++) b->stats[id].calls += rt->stats[id].calls, b->stats[id].ns += rt->stats[id].ns;
+        }
+        tdm_arc_rt_free(rt);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    b->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (failed) {
+        tdm_arc_batch_free(b);
+        return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: out of memory");
+    }
+    *out = b;
+    return TDM_OK;
+}
+
+void tdm_arc_batch_free(tdm_arc_batch *b) {
+    if (!b) return;
+    for (size_t c = 0; b->res && c < b->n; c++) {
+        tdm_free(b->res[c].cells);
+        tdm_free(b->res[c].repr);
+        tdm_free(b->res[c].error);
+    }
+    tdm_free(b->res);
+    tdm_free(b);
+}
+
+const tdm_arc_result *tdm_arc_batch_result(const tdm_arc_batch *b, size_t c) {
+    if (!b || c >= b->n) return NULL;
+    return &b->res[c];
+}
+
+tdm_arc_prim_stats tdm_arc_batch_prim_stats(const tdm_arc_batch *b, int id) {
+    tdm_arc_prim_stats z = {0, 0};
+    if (!b || id < 0 || id >= ARC_NPRIM) return z;
+    return b->stats[id];
+}
+
+double tdm_arc_batch_seconds(const tdm_arc_batch *b) { return b ? b->seconds : 0; }
+int tdm_arc_batch_threads(const tdm_arc_batch *b) { return b ? b->threads : 0; }

@@ -1,0 +1,157 @@
+/* objects_batch.c: batched objects() labelling (arc.h, tdm_arc_objects_labels): the connected components
+ * that objects() finds, for thousands of grids in one call, on the CPU or on a GPU with the same labels.
+ * Program search runs objects() on every grid of every task again and again; its partition is the costly
+ * part, and it is a plain connected-components problem that a GPU does for many grids at once. The CPU
+ * path here is the reference the GPU is checked against, and it is itself checked against the interpreter's
+ * objects() (tests/unit/test_arc_objects_batch.c). */
+#include "arc/arc_device.h"
+#include "core/internal.h"
+#include "tandem/arc.h"
+
+#include <omp.h>
+#include <string.h>
+#include <time.h>
+
+/* Below this many grids a device call costs more than it saves (launch, copies). */
+#define GPU_MIN_GRIDS 4096
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The first bad grid at or after `from` (n when none), with what is wrong in msg. */
+static size_t find_bad(const uint8_t *cells, const uint8_t *hw, size_t from, size_t n, char *msg, size_t cap) {
+    for (size_t g = from; g < n; g++) {
+        int h = hw[2 * g], w = hw[2 * g + 1];
+        if (h < 1 || h > TDM_ARC_SLOT || w < 1 || w > TDM_ARC_SLOT) {
+            snprintf(msg, cap, "grid %zu: shape %dx%d outside 1..30", g, h, w);
+            return g;
+        }
+        const uint8_t *c = cells + g * ARC_SLOT_CELLS;
+        for (int i = 0; i < h; i++)
+            for (int j = 0; j < w; j++)
+                if (c[i * ARC_SLOT + j] >= ARC_COLOURS) {
+                    snprintf(msg, cap, "grid %zu: colour %d at row %d, column %d (colours are 0..9)", g,
+                             c[i * ARC_SLOT + j], i, j);
+                    return g;
+                }
+    }
+    return n;
+}
+
+static int root(int16_t *par, int x) {
+    while (par[x] != x) {
+        par[x] = par[par[x]]; /* path halving */
+        x = par[x];
+    }
+    return x;
+}
+
+static void unite(int16_t *par, int a, int b) {
+    a = root(par, a), b = root(par, b);
+    if (a == b) return;
+    if (a < b) par[b] = (int16_t)a; /* the smaller index stays the root: it becomes the label */
+    else par[a] = (int16_t)b;
+}
+
+/* One grid: union-find over slot indices, then each cell's root written as a row-major index. */
+static void label_grid(const uint8_t *c, int h, int w, int flags, int16_t *out) {
+    int16_t par[ARC_SLOT_CELLS];
+    int bg = -1;
+    if (flags & ARC_OBJ_WITHOUT_BG) {
+        uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
+        for (int k = 0; k < ARC_COLOURS; k++) first[k] = UINT32_MAX;
+        for (int i = 0; i < h; i++)
+            for (int j = 0; j < w; j++) {
+                int v = c[i * ARC_SLOT + j];
+                if (!count[v]++) first[v] = (uint32_t)(i * w + j);
+            }
+        bg = arc_mostcolor_of_counts(count, first);
+    }
+    for (int s = 0; s < ARC_SLOT_CELLS; s++) par[s] = -1;
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            int s = i * ARC_SLOT + j;
+            if (c[s] != bg) par[s] = (int16_t)s;
+        }
+    /* Links to the right and downwards (and both lower diagonals) cover every neighbour pair once. */
+    static const int di[4] = {0, 1, 1, 1}, dj[4] = {1, 0, 1, -1};
+    int links = flags & ARC_OBJ_DIAGONAL ? 4 : 2, uni = flags & ARC_OBJ_UNIVALUED;
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            int s = i * ARC_SLOT + j;
+            if (par[s] < 0) continue;
+            for (int k = 0; k < links; k++) {
+                int y = i + di[k], x = j + dj[k];
+                if (y >= h || x < 0 || x >= w) continue;
+                int t = y * ARC_SLOT + x;
+                if (par[t] >= 0 && (!uni || c[t] == c[s])) unite(par, s, t);
+            }
+        }
+    for (int s = 0; s < ARC_SLOT_CELLS; s++) out[s] = -1;
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            int s = i * ARC_SLOT + j;
+            if (par[s] < 0) continue;
+            int r = root(par, s);
+            out[s] = (int16_t)((r / ARC_SLOT) * w + r % ARC_SLOT);
+        }
+}
+
+static int cpu_labels(const uint8_t *cells, const uint8_t *hw, size_t n, int flags, int threads, int16_t *labels) {
+    char msg[160];
+    size_t bad = find_bad(cells, hw, 0, n, msg, sizeof msg);
+    if (bad < n) return tdm_error(TDM_E_INVAL, "tdm_arc_objects_labels: %s", msg);
+#pragma omp parallel for schedule(static) num_threads(threads) if (n >= 64)
+    for (size_t g = 0; g < n; g++)
+        label_grid(cells + g * ARC_SLOT_CELLS, hw[2 * g], hw[2 * g + 1], flags, labels + g * ARC_SLOT_CELLS);
+    return TDM_OK;
+}
+
+int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw, size_t n, int univalued,
+                           int diagonal, int without_bg, tdm_device_pref pref, int threads, int16_t *labels,
+                           tdm_arc_objects_stats *st) {
+    double t0 = now_ms();
+    if (!ctx || (n && (!cells || !hw || !labels)))
+        return tdm_error(TDM_E_INVAL, "tdm_arc_objects_labels: NULL argument");
+    int flags = (univalued ? ARC_OBJ_UNIVALUED : 0) | (diagonal ? ARC_OBJ_DIAGONAL : 0) |
+                (without_bg ? ARC_OBJ_WITHOUT_BG : 0);
+    if (threads <= 0) threads = tdm_ctx_threads(ctx);
+    tdm_arc_objects_stats s = {.backend = "cpu"};
+    const tdm_backend *b = NULL;
+    tdm_route_reason why;
+    int rc = tdm_backend_select(ctx, TDM_OP_ARC_OBJECTS, pref, &b, &why);
+    if (rc) return rc;
+    if (b->kind == TDM_BACKEND_CUDA && !b->arc) b = tdm_backend_get(ctx, 0), why = TDM_ROUTE_NO_GPU_IMPL;
+    if (b->kind == TDM_BACKEND_CUDA && pref == TDM_DEVICE_AUTO && n < GPU_MIN_GRIDS)
+        b = tdm_backend_get(ctx, 0), why = TDM_ROUTE_SMALL_INPUT;
+    if (b->kind == TDM_BACKEND_CUDA) {
+        tdm_arc_dev_times t = {0};
+        size_t bad = n;
+        rc = b->arc->objects_labels(b, cells, hw, n, flags, labels, &bad, &t);
+        if (rc == TDM_E_INVAL && bad < n) {
+            /* the device found the first bad grid; the host names what is wrong with it */
+            char msg[160];
+            find_bad(cells, hw, bad, n, msg, sizeof msg);
+            return tdm_error(TDM_E_INVAL, "tdm_arc_objects_labels: %s", msg);
+        }
+        if (!rc) {
+            s.backend = b->name, s.route_reason = (int)why;
+            s.h2d_ms = t.h2d_ms, s.kernel_ms = t.kernel_ms, s.d2h_ms = t.d2h_ms;
+            s.total_ms = now_ms() - t0;
+            if (st) *st = s;
+            return TDM_OK;
+        }
+        if (pref == TDM_DEVICE_CUDA && tdm_ctx_config(ctx)->strict) return rc;
+        tdm_log(TDM_LOG_WARN, "arc objects: %s failed (%s: %s); the CPU labels the %zu grids", b->name,
+                tdm_status_name(rc), tdm_last_error(), n);
+        why = TDM_ROUTE_DEVICE_ERROR;
+    }
+    if ((rc = cpu_labels(cells, hw, n, flags, threads, labels))) return rc;
+    s.route_reason = (int)why;
+    s.total_ms = now_ms() - t0;
+    if (st) *st = s;
+    return TDM_OK;
+}

@@ -1,0 +1,164 @@
+/* patch.c: how primitives read patches (spec §1.4): telling Objects from Indices by the first element in
+ * iteration order, toindices with its layout rule, unpacking positions and cells the way Python's
+ * `for i, j in ...` and `for v, (i, j) in ...` do (with the same failures), and the mostcolor/leastcolor
+ * tie rule over the CPython set of colours, which objects, fgpartition and the under- primitives share. */
+#include "arc_internal.h"
+
+#include <string.h>
+
+int arc_patch_kind(tdm_arc_rt *rt, tdm_arc_val *patch, const char *who) {
+    if (!arc_is_tuple(patch) && !arc_is_set(patch))
+        return arc_failf(rt, "%s: object of type '%s' has no len()", who, arc_type_name(patch));
+    tdm_arc_val *e = arc_first(patch);
+    if (!e) return 2;
+    if (!arc_is_tuple(e)) return arc_failf(rt, "%s: '%s' object is not subscriptable", who, arc_type_name(e));
+    if (e->n < 2) return arc_failf(rt, "%s: tuple index out of range", who);
+    return arc_is_tuple(e->u.items[1]) ? 1 : 0;
+}
+
+tdm_arc_val *arc_toindices(tdm_arc_rt *rt, tdm_arc_val *patch) {
+    int kind = arc_patch_kind(rt, patch, "toindices");
+    if (kind < 0) return NULL;
+    if (kind == 2) return arc_set_new(rt);
+    if (kind == 0) return patch;
+    arc_list l;
+    if (arc_elems(rt, patch, &l, "toindices")) return NULL;
+    tdm_arc_val *s = arc_set_new(rt);
+    if (!s) return NULL;
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *e = l.v[k];
+        if (!arc_is_tuple(e) || e->n != 2) return arc_fail(rt, "toindices: cannot unpack an element into value, index");
+        if (arc_set_add(rt, s, e->u.items[1])) return NULL;
+    }
+    return s;
+}
+
+int arc_positions(tdm_arc_rt *rt, tdm_arc_val *patch, int dedup, arc_pos **out, uint32_t *n, const char *who) {
+    int kind = arc_patch_kind(rt, patch, who);
+    if (kind < 0) return -1;
+    *n = 0, *out = NULL;
+    if (kind == 2) return 0;
+    tdm_arc_val *src = patch;
+    int take_second = 0;
+    if (kind == 1) {
+        if (dedup) {
+            if (!(src = arc_toindices(rt, patch))) return -1;
+        } else {
+            take_second = 1;
+        }
+    }
+    arc_list l;
+    if (arc_elems(rt, src, &l, who)) return -1;
+    arc_pos *p = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *p);
+    if (!p) return -1;
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *e = l.v[k];
+        if (take_second) {
+            if (!arc_is_tuple(e) || e->n != 2) return arc_failf(rt, "%s: cannot unpack an element into value, index", who);
+            e = e->u.items[1];
+        }
+        if (arc_get_ipair(rt, e, &p[k].i, &p[k].j, who)) return -1;
+    }
+    *out = p, *n = l.n;
+    return 0;
+}
+
+int arc_cells(tdm_arc_rt *rt, tdm_arc_val *obj, arc_cellv **out, uint32_t *n, const char *who) {
+    arc_list l;
+    if (arc_elems(rt, obj, &l, who)) return -1;
+    arc_cellv *c = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *c);
+    if (!c) return -1;
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *e = l.v[k];
+        if (!arc_is_tuple(e) || e->n != 2) return arc_failf(rt, "%s: cannot unpack an element into value, (i, j)", who);
+        if (arc_get_ipair(rt, e->u.items[1], &c[k].i, &c[k].j, who)) return -1;
+        if (!arc_is_int(e->u.items[0]))
+            return arc_failf(rt, "%s: cell value is a %s (not supported by the port)", who, arc_type_name(e->u.items[0]));
+        c[k].c = e->u.items[0]->u.i;
+    }
+    *out = c, *n = l.n;
+    return 0;
+}
+
+void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, int64_t *r) {
+    int64_t a = p[0].i, b = p[0].j, c = p[0].i, e = p[0].j;
+    for (uint32_t k = 1; k < n; k++) {
+        if (p[k].i < a) a = p[k].i;
+        if (p[k].i > c) c = p[k].i;
+        if (p[k].j < b) b = p[k].j;
+        if (p[k].j > e) e = p[k].j;
+    }
+    *u = a, *l = b, *d = c, *r = e;
+}
+
+/* max(set(values), key=values.count) (or min): D = seq(values) has the layout of its distinct values in
+ * first-seen order, so only those are inserted; the first colour of iter(D) with the best count wins. */
+int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out) {
+    const char *who = least ? "leastcolor" : "mostcolor";
+    int64_t *vals;
+    size_t nv = 0;
+    if (arc_is_tuple(elem)) {
+        size_t total = 0;
+        for (uint32_t i = 0; i < elem->n; i++) {
+            tdm_arc_val *r = elem->u.items[i];
+            if (!arc_is_tuple(r)) return arc_failf(rt, "%s: grid row is not a tuple", who);
+            total += r->n;
+        }
+        if (!(vals = arc_alloc(rt, (total ? total : 1) * sizeof *vals))) return -1;
+        for (uint32_t i = 0; i < elem->n; i++) {
+            tdm_arc_val *r = elem->u.items[i];
+            for (uint32_t j = 0; j < r->n; j++) {
+                if (!arc_is_int(r->u.items[j])) return arc_failf(rt, "%s: grid cell is not an int (not supported by the port)", who);
+                vals[nv++] = r->u.items[j]->u.i;
+            }
+        }
+    } else {
+        arc_list l;
+        if (arc_elems(rt, elem, &l, who)) return -1;
+        if (!(vals = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *vals))) return -1;
+        for (uint32_t k = 0; k < l.n; k++) {
+            tdm_arc_val *e = l.v[k];
+            if (!arc_is_tuple(e) || e->n != 2) return arc_failf(rt, "%s: cannot unpack an element into v, _", who);
+            if (!arc_is_int(e->u.items[0])) return arc_failf(rt, "%s: colour is not an int (not supported by the port)", who);
+            vals[nv++] = e->u.items[0]->u.i;
+        }
+    }
+    if (!nv) return arc_failf(rt, "%s: max() arg is an empty sequence", who);
+    /* distinct values in first-seen order with their counts */
+    int64_t dv[64];
+    size_t dc[64], nd = 0;
+    int64_t *dvp = dv;
+    size_t *dcp = dc;
+    for (size_t k = 0; k < nv; k++) {
+        size_t d = 0;
+        while (d < nd && dvp[d] != vals[k]) d++;
+        if (d == nd) {
+            if (nd == 64 && dvp == dv) {
+                /* many distinct values: move to the arena */
+                int64_t *nvv = arc_alloc(rt, nv * sizeof *nvv);
+                size_t *ncc = arc_alloc(rt, nv * sizeof *ncc);
+                if (!nvv || !ncc) return -1;
+                memcpy(nvv, dv, sizeof dv), memcpy(ncc, dc, sizeof dc);
+                dvp = nvv, dcp = ncc;
+            }
+            dvp[nd] = vals[k], dcp[nd] = 0, nd++;
+        }
+        dcp[d]++;
+    }
+    tdm_arc_val *D = arc_set_new(rt);
+    if (!D) return -1;
+    for (size_t d = 0; d < nd; d++)
+        if (arc_set_add(rt, D, arc_int(rt, dvp[d]))) return -1;
+    int have = 0;
+    int64_t best = 0;
+    size_t bestc = 0;
+    for (uint32_t s = 0; s <= D->u.set.mask; s++) {
+        tdm_arc_val *key = D->u.set.slots[s].key;
+        if (!key || key == ARC_DUMMY) continue;
+        size_t d = 0;
+        while (dvp[d] != key->u.i) d++;
+        if (!have || (least ? dcp[d] < bestc : dcp[d] > bestc)) best = key->u.i, bestc = dcp[d], have = 1;
+    }
+    *out = best;
+    return 0;
+}

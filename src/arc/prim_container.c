@@ -1,0 +1,339 @@
+/* prim_container.c: container primitives (spec §3.2). Generic primitives rebuild their result with the
+ * type of their container argument (tuples keep order and duplicates, frozensets are re-inserted in input
+ * iteration order), and the selection primitives (first, last, argmax, mostcommon, ...) read CPython's
+ * iteration order and break ties the way max()/min() do: a later element wins only if strictly better. */
+#include "arc_internal.h"
+
+#include <string.h>
+
+static tdm_arc_val **buf(tdm_arc_rt *rt, uint32_t n) { return arc_alloc(rt, (size_t)(n ? n : 1) * sizeof(tdm_arc_val *)); }
+
+tdm_arc_val *arc_p_size(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t n = arc_len(rt, a[0]);
+    ARC_TRYI(n);
+    return arc_int(rt, n);
+}
+
+tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list la, lb;
+    ARC_TRYI(arc_elems(rt, a[0], &la, "combine"));
+    ARC_TRYI(arc_elems(rt, a[1], &lb, "combine"));
+    tdm_arc_val **v = buf(rt, la.n + lb.n);
+    ARC_TRY(v);
+    if (la.n) memcpy(v, la.v, la.n * sizeof *v);
+    if (lb.n) memcpy(v + la.n, lb.v, lb.n * sizeof *v);
+    return arc_rebuild(rt, a[0], v, la.n + lb.n);
+}
+
+tdm_arc_val *arc_p_intersection(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (!arc_is_set(a[0]) || !arc_is_set(a[1]))
+        return arc_fail(rt, "intersection: unsupported operand types for &: '%s' and '%s'", arc_type_name(a[0]),
+                        arc_type_name(a[1]));
+    return arc_set_meet(rt, a[0], a[1]);
+}
+
+/* T(c, the elements e of iter(c) with keep(e)): the filter behind difference, remove and sfilter. */
+static tdm_arc_val *filter(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *), void *ctx,
+                           const char *who) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, c, &l, who));
+    tdm_arc_val **v = buf(rt, l.n);
+    ARC_TRY(v);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < l.n; k++) {
+        int r = keep(rt, l.v[k], ctx);
+        ARC_TRYI(r);
+        if (r) v[m++] = l.v[k];
+    }
+    return arc_rebuild(rt, c, v, m);
+}
+
+static int keep_not_in(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
+    int r = arc_contains(rt, ctx, e);
+    return r < 0 ? -1 : !r;
+}
+
+tdm_arc_val *arc_p_difference(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (!arc_is_tuple(a[1]) && !arc_is_set(a[1]))
+        return arc_fail(rt, "difference: argument of type '%s' is not iterable", arc_type_name(a[1]));
+    return filter(rt, a[0], keep_not_in, a[1], "difference");
+}
+
+static int keep_ne(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) { return !arc_eq(e, ctx); }
+
+tdm_arc_val *arc_p_remove(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[1], keep_ne, a[0], "remove"); }
+
+static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
+    tdm_arc_val *r = arc_call1(rt, ctx, e);
+    return r ? arc_truthy(r) : -1;
+}
+
+tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[0], keep_cond, a[1], "sfilter"); }
+
+tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *f = arc_p_sfilter(rt, a);
+    ARC_TRY(f);
+    return arc_p_merge(rt, &f);
+}
+
+tdm_arc_val *arc_p_dedupe(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *t = a[0];
+    if (!arc_is_tuple(t)) return arc_fail(rt, "dedupe: '%s' object has no attribute 'index'", arc_type_name(t));
+    tdm_arc_val **v = buf(rt, t->n);
+    ARC_TRY(v);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < t->n; k++) {
+        uint32_t p = 0;
+        while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
+        if (p == k) v[m++] = t->u.items[k];
+    }
+    return arc_rebuild(rt, t, v, m);
+}
+
+/* A stable merge sort on keys with Python's <; for the total orders of ints and tuples any stable sort
+ * gives CPython's result. */
+static int sort_rec(tdm_arc_rt *rt, tdm_arc_val **k, tdm_arc_val **v, tdm_arc_val **tk, tdm_arc_val **tv, uint32_t n) {
+    if (n < 2) return 0;
+    uint32_t h = n / 2;
+    if (sort_rec(rt, k, v, tk, tv, h) || sort_rec(rt, k + h, v + h, tk, tv, n - h)) return -1;
+    uint32_t i = 0, j = h, o = 0;
+    while (i < h && j < n) {
+        int lt = arc_cmp(rt, k[j], k[i], 0);
+        if (lt < 0) return -1;
+        if (lt) tk[o] = k[j], tv[o++] = v[j++];
+        else tk[o] = k[i], tv[o++] = v[i++];
+    }
+    while (i < h) tk[o] = k[i], tv[o++] = v[i++];
+    while (j < n) tk[o] = k[j], tv[o++] = v[j++];
+    memcpy(k, tk, n * sizeof *k), memcpy(v, tv, n * sizeof *v);
+    return 0;
+}
+
+tdm_arc_val *arc_p_order(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "order"));
+    tdm_arc_val **k = buf(rt, l.n), **v = buf(rt, l.n), **tk = buf(rt, l.n), **tv = buf(rt, l.n);
+    ARC_TRY(k && v && tk && tv);
+    for (uint32_t i = 0; i < l.n; i++) {
+        v[i] = l.v[i];
+        ARC_TRY(k[i] = arc_call1(rt, a[1], l.v[i]));
+    }
+    ARC_TRYI(sort_rec(rt, k, v, tk, tv, l.n));
+    tdm_arc_val *t = arc_tuple(rt, l.n);
+    ARC_TRY(t);
+    if (l.n) memcpy(t->u.items, v, l.n * sizeof *v);
+    return t;
+}
+
+tdm_arc_val *arc_p_repeat(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t n;
+    ARC_TRYI(arc_get_int(rt, a[1], &n, "repeat"));
+    if (n < 0) n = 0;
+    if (n > 100000000) return arc_fail(rt, "repeat: %lld copies is more than the port allows", (long long)n);
+    tdm_arc_val *t = arc_tuple(rt, (uint32_t)n);
+    ARC_TRY(t);
+    for (int64_t k = 0; k < n; k++) t->u.items[k] = a[0];
+    return t;
+}
+
+tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list outer;
+    ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
+    uint32_t total = 0;
+    for (uint32_t k = 0; k < outer.n; k++) {
+        tdm_arc_val *c = outer.v[k];
+        if (!arc_is_tuple(c) && !arc_is_set(c)) return arc_fail(rt, "merge: '%s' object is not iterable", arc_type_name(c));
+        total += c->n;
+    }
+    tdm_arc_val **v = buf(rt, total);
+    ARC_TRY(v);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < outer.n; k++) {
+        arc_list inner;
+        ARC_TRYI(arc_elems(rt, outer.v[k], &inner, "merge"));
+        if (inner.n) memcpy(v + m, inner.v, inner.n * sizeof *v);
+        m += inner.n;
+    }
+    return arc_rebuild(rt, a[0], v, m);
+}
+
+/* max()/min() over container by key (NULL: the elements themselves): index of the winner, -1 on error.
+ * n must be > 0. keys receives the winner's key. */
+static int64_t best_index(tdm_arc_rt *rt, arc_list *l, tdm_arc_val *keyfn, int gt, tdm_arc_val **key_out) {
+    tdm_arc_val *best = keyfn ? arc_call1(rt, keyfn, l->v[0]) : l->v[0];
+    if (!best) return -1;
+    int64_t bi = 0;
+    for (uint32_t k = 1; k < l->n; k++) {
+        tdm_arc_val *key = keyfn ? arc_call1(rt, keyfn, l->v[k]) : l->v[k];
+        if (!key) return -1;
+        int r = arc_cmp(rt, key, best, gt);
+        if (r < 0) return -1;
+        if (r) best = key, bi = k;
+    }
+    if (key_out) *key_out = best;
+    return bi;
+}
+
+static tdm_arc_val *extreme(tdm_arc_rt *rt, tdm_arc_val *c, int gt, const char *who) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, c, &l, who));
+    if (!l.n) return arc_int(rt, 0);
+    int64_t k = best_index(rt, &l, NULL, gt, NULL);
+    ARC_TRYI(k);
+    return l.v[k];
+}
+
+tdm_arc_val *arc_p_maximum(tdm_arc_rt *rt, tdm_arc_val **a) { return extreme(rt, a[0], 1, "maximum"); }
+tdm_arc_val *arc_p_minimum(tdm_arc_rt *rt, tdm_arc_val **a) { return extreme(rt, a[0], 0, "minimum"); }
+
+static tdm_arc_val *valext(tdm_arc_rt *rt, tdm_arc_val **a, int gt, const char *who) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, who));
+    if (!l.n) return arc_call1(rt, a[1], arc_int(rt, 0));
+    tdm_arc_val *key;
+    int64_t k = best_index(rt, &l, a[1], gt, &key);
+    ARC_TRYI(k);
+    return arc_call1(rt, a[1], l.v[k]);
+}
+
+tdm_arc_val *arc_p_valmax(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a, 1, "valmax"); }
+tdm_arc_val *arc_p_valmin(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a, 0, "valmin"); }
+
+static tdm_arc_val *argext(tdm_arc_rt *rt, tdm_arc_val **a, int gt, const char *who) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, who));
+    if (!l.n) return arc_fail(rt, "%s: %s() arg is an empty sequence", who, gt ? "max" : "min");
+    int64_t k = best_index(rt, &l, a[1], gt, NULL);
+    ARC_TRYI(k);
+    return l.v[k];
+}
+
+tdm_arc_val *arc_p_argmax(tdm_arc_rt *rt, tdm_arc_val **a) { return argext(rt, a, 1, "argmax"); }
+tdm_arc_val *arc_p_argmin(tdm_arc_rt *rt, tdm_arc_val **a) { return argext(rt, a, 0, "argmin"); }
+
+/* max(set(container), key=container.count): ties follow the layout of the set of distinct elements. */
+static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char *who) {
+    if (!arc_is_tuple(t)) return arc_fail(rt, "%s: '%s' object has no attribute 'count'", who, arc_type_name(t));
+    if (!t->n) return arc_fail(rt, "%s: %s() arg is an empty sequence", who, most ? "max" : "min");
+    tdm_arc_val *d = arc_set_from(rt, t->u.items, t->n);
+    ARC_TRY(d);
+    tdm_arc_val *best = NULL;
+    uint32_t bestc = 0;
+    for (uint32_t s = 0; s <= d->u.set.mask; s++) {
+        tdm_arc_val *key = d->u.set.slots[s].key;
+        if (!key || key == ARC_DUMMY) continue;
+        uint32_t c = 0;
+        for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
+        if (!best || (most ? c > bestc : c < bestc)) best = key, bestc = c;
+    }
+    return best;
+}
+
+tdm_arc_val *arc_p_mostcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 1, "mostcommon"); }
+tdm_arc_val *arc_p_leastcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 0, "leastcommon"); }
+
+tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_from(rt, a, 1); }
+
+tdm_arc_val *arc_p_extract(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "extract"));
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *r = arc_call1(rt, a[1], l.v[k]);
+        ARC_TRY(r);
+        if (arc_truthy(r)) return l.v[k];
+    }
+    return arc_fail(rt, "extract: StopIteration (no element satisfies the condition)");
+}
+
+tdm_arc_val *arc_p_totuple(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "totuple"));
+    if (arc_is_tuple(a[0])) return a[0];
+    tdm_arc_val *t = arc_tuple(rt, l.n);
+    ARC_TRY(t);
+    if (l.n) memcpy(t->u.items, l.v, l.n * sizeof *l.v);
+    return t;
+}
+
+tdm_arc_val *arc_p_first(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (!arc_is_tuple(a[0]) && !arc_is_set(a[0])) return arc_fail(rt, "first: '%s' object is not iterable", arc_type_name(a[0]));
+    tdm_arc_val *e = arc_first(a[0]);
+    return e ? e : arc_fail(rt, "first: StopIteration (empty container)");
+}
+
+tdm_arc_val *arc_p_last(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *c = a[0];
+    if (arc_is_tuple(c)) return c->n ? c->u.items[c->n - 1] : arc_fail(rt, "last: max() arg is an empty sequence");
+    if (!arc_is_set(c)) return arc_fail(rt, "last: '%s' object is not iterable", arc_type_name(c));
+    for (int64_t s = c->u.set.mask; s >= 0; s--) {
+        tdm_arc_val *key = c->u.set.slots[s].key;
+        if (key && key != ARC_DUMMY) return key;
+    }
+    return arc_fail(rt, "last: max() arg is an empty sequence");
+}
+
+tdm_arc_val *arc_p_insert(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (!arc_is_set(a[1])) return arc_fail(rt, "insert: '%s' object has no attribute 'union'", arc_type_name(a[1]));
+    tdm_arc_val *one = arc_set_from(rt, a, 1);
+    ARC_TRY(one);
+    return arc_set_union(rt, a[1], one);
+}
+
+tdm_arc_val *arc_p_other(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *args[2] = {a[1], a[0]};
+    tdm_arc_val *r = arc_p_remove(rt, args);
+    ARC_TRY(r);
+    return arc_p_first(rt, &r);
+}
+
+tdm_arc_val *arc_p_interval(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t start, stop, step;
+    ARC_TRYI(arc_get_int(rt, a[0], &start, "interval"));
+    ARC_TRYI(arc_get_int(rt, a[1], &stop, "interval"));
+    ARC_TRYI(arc_get_int(rt, a[2], &step, "interval"));
+    if (!step) return arc_fail(rt, "interval: range() arg 3 must not be zero");
+    int64_t n = 0;
+    if (step > 0 && start < stop) n = (stop - start + step - 1) / step;
+    if (step < 0 && start > stop) n = (start - stop + (-step) - 1) / (-step);
+    if (n > 100000000) return arc_fail(rt, "interval: %lld elements is more than the port allows", (long long)n);
+    tdm_arc_val *t = arc_tuple(rt, (uint32_t)n);
+    ARC_TRY(t);
+    for (int64_t k = 0; k < n; k++) ARC_TRY(t->u.items[k] = arc_int(rt, start + k * step));
+    return t;
+}
+
+tdm_arc_val *arc_p_product(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list la, lb;
+    ARC_TRYI(arc_elems(rt, a[0], &la, "product"));
+    ARC_TRYI(arc_elems(rt, a[1], &lb, "product"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t y = 0; y < lb.n; y++)
+        for (uint32_t x = 0; x < la.n; x++)
+            if (arc_set_add(rt, s, arc_pair(rt, la.v[x], lb.v[y]))) return NULL;
+    return s;
+}
+
+tdm_arc_val *arc_p_pair(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list la, lb;
+    ARC_TRYI(arc_elems(rt, a[0], &la, "pair"));
+    ARC_TRYI(arc_elems(rt, a[1], &lb, "pair"));
+    uint32_t n = la.n < lb.n ? la.n : lb.n;
+    tdm_arc_val *t = arc_tuple(rt, n);
+    ARC_TRY(t);
+    for (uint32_t k = 0; k < n; k++) ARC_TRY(t->u.items[k] = arc_pair(rt, la.v[k], lb.v[k]));
+    return t;
+}
+
+tdm_arc_val *arc_p_sizefilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "sizefilter"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t k = 0; k < l.n; k++) {
+        int64_t n = arc_len(rt, l.v[k]);
+        ARC_TRYI(n);
+        if (arc_is_int(a[1]) && a[1]->u.i == n && arc_set_add(rt, s, l.v[k])) return NULL;
+    }
+    return s;
+}

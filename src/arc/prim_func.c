@@ -1,0 +1,177 @@
+/* prim_func.c: function values and the higher-order primitives (spec §1.8, §3.3): calling a function
+ * value with CPython's arity rule, the closures built by compose, chain, matcher, fork, rbind and lbind
+ * (rbind/lbind read the bound function's arity as the reference reads co_argcount), power, and the
+ * mapping primitives with their type-preserving rebuilds. Calls nest like Python frames, so the nesting
+ * is bounded as CPython's recursion limit bounds it. */
+#define _POSIX_C_SOURCE 200809L
+#include "arc_internal.h"
+
+#include <string.h>
+#include <time.h>
+
+/* CPython's default recursion limit is 1000 frames; a solver runs a few frames below the top. */
+#define ARC_MAX_DEPTH 990
+
+tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+    if (!arc_is_func(fn)) return arc_fail(rt, "'%s' object is not callable", arc_type_name(fn));
+    if (argc != fn->arity) {
+        if (fn->fkind == ARC_FN_PRIM)
+            return arc_fail(rt, "%s() takes %d positional arguments but %d were given", tdm_arc_prim_name(fn->u.fn.prim),
+                            fn->arity, argc);
+        return arc_fail(rt, "<lambda>() takes %d positional arguments but %d were given", fn->arity, argc);
+    }
+    if (rt->depth >= ARC_MAX_DEPTH) return arc_fail(rt, "maximum recursion depth exceeded");
+    rt->depth++;
+    tdm_arc_val *r = NULL, **cap = fn->u.fn.cap, *t, *u, *buf[4];
+    switch (fn->fkind) {
+    case ARC_FN_PRIM:
+        if (rt->stats) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            rt->stats[fn->u.fn.prim].calls++;
+            rt->stats[fn->u.fn.prim].ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
+        } else {
+            r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+        }
+        break;
+    case ARC_FN_COMPOSE:
+        if ((t = arc_call1(rt, cap[1], args[0]))) r = arc_call1(rt, cap[0], t);
+        break;
+    case ARC_FN_CHAIN:
+        if ((t = arc_call1(rt, cap[2], args[0])) && (u = arc_call1(rt, cap[1], t))) r = arc_call1(rt, cap[0], u);
+        break;
+    case ARC_FN_MATCHER:
+        if ((t = arc_call1(rt, cap[0], args[0]))) r = arc_bool(arc_eq(t, cap[1]));
+        break;
+    case ARC_FN_FORK:
+        if ((t = arc_call1(rt, cap[1], args[0])) && (u = arc_call1(rt, cap[2], args[0]))) r = arc_call2(rt, cap[0], t, u);
+        break;
+    case ARC_FN_RBIND:
+        for (int k = 0; k < argc; k++) buf[k] = args[k];
+        buf[argc] = cap[1];
+        r = arc_call(rt, cap[0], argc + 1, buf);
+        break;
+    case ARC_FN_LBIND:
+        buf[0] = cap[1];
+        for (int k = 0; k < argc; k++) buf[k + 1] = args[k];
+        r = arc_call(rt, cap[0], argc + 1, buf);
+        break;
+    }
+    rt->depth--;
+    return r;
+}
+
+void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on) {
+    if (!rt) return;
+    if (!on) {
+        tdm_free(rt->stats);
+        rt->stats = NULL;
+        return;
+    }
+    if (!rt->stats) rt->stats = tdm_calloc(ARC_NPRIM, sizeof *rt->stats); /* no memory: statistics stay off */
+    else memset(rt->stats, 0, ARC_NPRIM * sizeof *rt->stats);
+}
+
+tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id) {
+    tdm_arc_prim_stats z = {0, 0};
+    if (!rt || !rt->stats || id < 0 || id >= ARC_NPRIM) return z;
+    return rt->stats[id];
+}
+
+tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) { return arc_call(rt, fn, 1, &x); }
+
+tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_val *y) {
+    tdm_arc_val *a[2] = {x, y};
+    return arc_call(rt, fn, 2, a);
+}
+
+/* ---- builders ------------------------------------------------------------------------------------------ */
+
+tdm_arc_val *arc_p_branch(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_truthy(a[0]) ? a[1] : a[2]; }
+tdm_arc_val *arc_p_compose(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_COMPOSE, 1, a[0], a[1], NULL); }
+tdm_arc_val *arc_p_chain(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_CHAIN, 1, a[0], a[1], a[2]); }
+tdm_arc_val *arc_p_matcher(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_MATCHER, 1, a[0], a[1], NULL); }
+tdm_arc_val *arc_p_fork(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_FORK, 1, a[0], a[1], a[2]); }
+
+static tdm_arc_val *bind(tdm_arc_rt *rt, int kind, tdm_arc_val **a) {
+    if (!arc_is_func(a[0]))
+        return arc_fail(rt, "%s: '%s' object has no attribute '__code__'", kind == ARC_FN_RBIND ? "rbind" : "lbind",
+                        arc_type_name(a[0]));
+    int n = a[0]->arity, arity = n == 2 ? 1 : n == 3 ? 2 : 3;
+    return arc_closure(rt, kind, arity, a[0], a[1], NULL);
+}
+
+tdm_arc_val *arc_p_rbind(tdm_arc_rt *rt, tdm_arc_val **a) { return bind(rt, ARC_FN_RBIND, a); }
+tdm_arc_val *arc_p_lbind(tdm_arc_rt *rt, tdm_arc_val **a) { return bind(rt, ARC_FN_LBIND, a); }
+
+tdm_arc_val *arc_p_power(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t n;
+    if (arc_is_int(a[1]) && a[1]->u.i == 1) return a[0];
+    ARC_TRYI(arc_get_int(rt, a[1], &n, "power"));
+    /* n <= 0 recurses forever in the reference; n near 1000 exceeds CPython's recursion limit. */
+    if (n <= 0 || n >= 1000) return arc_fail(rt, "power: maximum recursion depth exceeded (n = %lld)", (long long)n);
+    tdm_arc_val *r = a[0];
+    for (int64_t k = 1; k < n; k++) ARC_TRY(r = arc_closure(rt, ARC_FN_COMPOSE, 1, a[0], r, NULL));
+    return r;
+}
+
+/* ---- mapping ------------------------------------------------------------------------------------------ */
+
+tdm_arc_val *arc_p_apply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[1], &l, "apply"));
+    tdm_arc_val **out = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *out);
+    ARC_TRY(out);
+    for (uint32_t k = 0; k < l.n; k++) ARC_TRY(out[k] = arc_call1(rt, a[0], l.v[k]));
+    return arc_rebuild(rt, a[1], out, l.n);
+}
+
+tdm_arc_val *arc_p_rapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "rapply"));
+    tdm_arc_val **out = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *out);
+    ARC_TRY(out);
+    for (uint32_t k = 0; k < l.n; k++) ARC_TRY(out[k] = arc_call1(rt, l.v[k], a[1]));
+    return arc_rebuild(rt, a[0], out, l.n);
+}
+
+tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *applied = arc_p_apply(rt, a);
+    ARC_TRY(applied);
+    return arc_p_merge(rt, &applied);
+}
+
+/* zip(a, b) mapped through function, as a tuple. */
+tdm_arc_val *arc_p_papply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list la, lb;
+    ARC_TRYI(arc_elems(rt, a[1], &la, "papply"));
+    ARC_TRYI(arc_elems(rt, a[2], &lb, "papply"));
+    uint32_t n = la.n < lb.n ? la.n : lb.n;
+    tdm_arc_val *t = arc_tuple(rt, n);
+    ARC_TRY(t);
+    for (uint32_t k = 0; k < n; k++) ARC_TRY(t->u.items[k] = arc_call2(rt, a[0], la.v[k], lb.v[k]));
+    return t;
+}
+
+tdm_arc_val *arc_p_mpapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *p = arc_p_papply(rt, a);
+    ARC_TRY(p);
+    return arc_p_merge(rt, &p);
+}
+
+tdm_arc_val *arc_p_prapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list la, lb;
+    ARC_TRYI(arc_elems(rt, a[1], &la, "prapply"));
+    ARC_TRYI(arc_elems(rt, a[2], &lb, "prapply"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t y = 0; y < lb.n; y++)
+        for (uint32_t x = 0; x < la.n; x++) {
+            tdm_arc_val *r = arc_call2(rt, a[0], la.v[x], lb.v[y]);
+            ARC_TRY(r);
+            if (arc_set_add(rt, s, r)) return NULL;
+        }
+    return s;
+}

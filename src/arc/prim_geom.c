@@ -1,0 +1,407 @@
+/* prim_geom.c: patch geometry (spec §3.6): extents and corners, size and shape predicates, centres,
+ * shift/normalize, the four mirrors (patch and grid forms), gravitate and the periods. Measures work on
+ * positions as numbers; every frozenset result is a seq rebuild in input iteration order. */
+#include "arc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Positions of a non-empty patch, or an error named after who (Python: min() of an empty sequence). */
+static int nonempty_pos(tdm_arc_rt *rt, tdm_arc_val *patch, arc_pos **p, uint32_t *n, const char *who) {
+    if (arc_positions(rt, patch, 0, p, n, who)) return -1;
+    if (!*n) return arc_failf(rt, "%s: min() arg is an empty sequence (empty patch)", who);
+    return 0;
+}
+
+enum { E_UP, E_LOW, E_LEFT, E_RIGHT };
+
+static tdm_arc_val *extent(tdm_arc_rt *rt, tdm_arc_val *patch, int which, const char *who) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(nonempty_pos(rt, patch, &p, &n, who));
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    return arc_int(rt, which == E_UP ? u : which == E_LOW ? d : which == E_LEFT ? l : r);
+}
+
+tdm_arc_val *arc_p_uppermost(tdm_arc_rt *rt, tdm_arc_val **a) { return extent(rt, a[0], E_UP, "uppermost"); }
+tdm_arc_val *arc_p_lowermost(tdm_arc_rt *rt, tdm_arc_val **a) { return extent(rt, a[0], E_LOW, "lowermost"); }
+tdm_arc_val *arc_p_leftmost(tdm_arc_rt *rt, tdm_arc_val **a) { return extent(rt, a[0], E_LEFT, "leftmost"); }
+tdm_arc_val *arc_p_rightmost(tdm_arc_rt *rt, tdm_arc_val **a) { return extent(rt, a[0], E_RIGHT, "rightmost"); }
+
+/* ulcorner etc.: (min/max i, min/max j); () for an empty patch. */
+static tdm_arc_val *corner(tdm_arc_rt *rt, tdm_arc_val *patch, int lower, int right, const char *who) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
+    if (!n) return arc_tuple(rt, 0);
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    return arc_ipair(rt, lower ? d : u, right ? r : l);
+}
+
+tdm_arc_val *arc_p_ulcorner(tdm_arc_rt *rt, tdm_arc_val **a) { return corner(rt, a[0], 0, 0, "ulcorner"); }
+tdm_arc_val *arc_p_urcorner(tdm_arc_rt *rt, tdm_arc_val **a) { return corner(rt, a[0], 0, 1, "urcorner"); }
+tdm_arc_val *arc_p_llcorner(tdm_arc_rt *rt, tdm_arc_val **a) { return corner(rt, a[0], 1, 0, "llcorner"); }
+tdm_arc_val *arc_p_lrcorner(tdm_arc_rt *rt, tdm_arc_val **a) { return corner(rt, a[0], 1, 1, "lrcorner"); }
+
+/* height and width of a piece: 0 when empty, rows / len(row 0) for a tuple, the extent for a patch. */
+static int measure(tdm_arc_rt *rt, tdm_arc_val *piece, int64_t *h, int64_t *w, const char *who) {
+    int64_t n = arc_len(rt, piece);
+    if (n < 0) return -1;
+    if (!n) return *h = 0, *w = 0, 0;
+    if (arc_is_tuple(piece)) {
+        int64_t w0 = arc_len(rt, piece->u.items[0]);
+        if (w0 < 0) return -1;
+        return *h = n, *w = w0, 0;
+    }
+    arc_pos *p;
+    uint32_t k;
+    if (arc_positions(rt, piece, 0, &p, &k, who)) return -1;
+    int64_t u, l, d, r;
+    arc_bbox(p, k, &u, &l, &d, &r);
+    *h = d - u + 1, *w = r - l + 1;
+    return 0;
+}
+
+tdm_arc_val *arc_p_height(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t h, w;
+    /* height of a tuple does not read row 0 */
+    if (arc_is_tuple(a[0])) return arc_int(rt, a[0]->n);
+    ARC_TRYI(measure(rt, a[0], &h, &w, "height"));
+    return arc_int(rt, h);
+}
+
+tdm_arc_val *arc_p_width(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t h, w;
+    ARC_TRYI(measure(rt, a[0], &h, &w, "width"));
+    return arc_int(rt, w);
+}
+
+tdm_arc_val *arc_p_shape(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t h, w;
+    ARC_TRYI(measure(rt, a[0], &h, &w, "shape"));
+    return arc_ipair(rt, h, w);
+}
+
+tdm_arc_val *arc_p_portrait(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t h, w;
+    ARC_TRYI(measure(rt, a[0], &h, &w, "portrait"));
+    return arc_bool(h > w);
+}
+
+tdm_arc_val *arc_p_square(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *p = a[0];
+    if (arc_is_tuple(p)) {
+        if (!p->n) return arc_fail(rt, "square: tuple index out of range (empty grid)");
+        int64_t w = arc_len(rt, p->u.items[0]);
+        ARC_TRYI(w);
+        return arc_bool(w == p->n);
+    }
+    int64_t h, w, n = arc_len(rt, p);
+    ARC_TRYI(n);
+    ARC_TRYI(measure(rt, p, &h, &w, "square"));
+    return arc_bool(h * w == n && h == w);
+}
+
+static tdm_arc_val *line(tdm_arc_rt *rt, tdm_arc_val *p, int vertical, const char *who) {
+    int64_t h, w, n = arc_len(rt, p);
+    ARC_TRYI(n);
+    ARC_TRYI(measure(rt, p, &h, &w, who));
+    return arc_bool(vertical ? (h == n && w == 1) : (w == n && h == 1));
+}
+
+tdm_arc_val *arc_p_vline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0], 1, "vline"); }
+tdm_arc_val *arc_p_hline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0], 0, "hline"); }
+
+static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const char *who) {
+    arc_pos *p, *q;
+    uint32_t n, m;
+    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, who));
+    ARC_TRYI(arc_positions(rt, a[1], 0, &q, &m, who));
+    for (uint32_t x = 0; x < n; x++)
+        for (uint32_t y = 0; y < m; y++)
+            if (cols ? p[x].j == q[y].j : p[x].i == q[y].i) return arc_bool(1);
+    return arc_bool(0);
+}
+
+tdm_arc_val *arc_p_hmatching(tdm_arc_rt *rt, tdm_arc_val **a) { return matching(rt, a, 0, "hmatching"); }
+tdm_arc_val *arc_p_vmatching(tdm_arc_rt *rt, tdm_arc_val **a) { return matching(rt, a, 1, "vmatching"); }
+
+static int64_t manhattan_pos(const arc_pos *p, uint32_t n, const arc_pos *q, uint32_t m, int64_t di, int64_t dj) {
+    int64_t best = INT64_MAX;
+    for (uint32_t x = 0; x < n; x++)
+        for (uint32_t y = 0; y < m; y++) {
+            int64_t d = llabs(p[x].i + di - q[y].i) + llabs(p[x].j + dj - q[y].j);
+            if (d < best) best = d;
+        }
+    return best;
+}
+
+static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *who) {
+    arc_pos *p, *q;
+    uint32_t n, m;
+    if (arc_positions(rt, a[0], 0, &p, &n, who) || arc_positions(rt, a[1], 0, &q, &m, who)) return -1;
+    if (!n || !m) return arc_failf(rt, "%s: min() arg is an empty sequence", who);
+    *out = manhattan_pos(p, n, q, m, 0, 0);
+    return 0;
+}
+
+tdm_arc_val *arc_p_manhattan(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t d;
+    ARC_TRYI(manhattan(rt, a, &d, "manhattan"));
+    return arc_int(rt, d);
+}
+
+tdm_arc_val *arc_p_adjacent(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t d;
+    ARC_TRYI(manhattan(rt, a, &d, "adjacent"));
+    return arc_bool(d == 1);
+}
+
+tdm_arc_val *arc_p_bordering(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(nonempty_pos(rt, a[0], &p, &n, "bordering"));
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    /* Python's `or` stops at the first true test, before the grid is read. */
+    if (u == 0 || l == 0) return arc_bool(1);
+    int64_t h = arc_len(rt, a[1]);
+    ARC_TRYI(h);
+    if (d == h - 1) return arc_bool(1);
+    if (!h) return arc_fail(rt, "bordering: tuple index out of range (empty grid)");
+    if (!arc_is_tuple(a[1])) return arc_fail(rt, "bordering: grid is not subscriptable");
+    int64_t w = arc_len(rt, a[1]->u.items[0]);
+    ARC_TRYI(w);
+    return arc_bool(r == w - 1);
+}
+
+static int64_t floordiv(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+tdm_arc_val *arc_p_centerofmass(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t len = arc_len(rt, a[0]);
+    ARC_TRYI(len);
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, a[0], 1, &p, &n, "centerofmass"));
+    if (!n) return arc_tuple(rt, 0);
+    int64_t si = 0, sj = 0;
+    for (uint32_t k = 0; k < n; k++) si += p[k].i, sj += p[k].j;
+    return arc_ipair(rt, floordiv(si, len), floordiv(sj, len));
+}
+
+static int center(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t *ci, int64_t *cj, const char *who) {
+    arc_pos *p;
+    uint32_t n;
+    if (nonempty_pos(rt, patch, &p, &n, who)) return -1;
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    *ci = u + floordiv(d - u + 1, 2), *cj = l + floordiv(r - l + 1, 2);
+    return 0;
+}
+
+tdm_arc_val *arc_p_center(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t i, j;
+    ARC_TRYI(center(rt, a[0], &i, &j, "center"));
+    return arc_ipair(rt, i, j);
+}
+
+tdm_arc_val *arc_p_position(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t ia, ja, ib, jb;
+    ARC_TRYI(center(rt, a[0], &ia, &ja, "position"));
+    ARC_TRYI(center(rt, a[1], &ib, &jb, "position"));
+    if (ia == ib) return arc_ipair(rt, 0, ja < jb ? 1 : -1);
+    if (ja == jb) return arc_ipair(rt, ia < ib ? 1 : -1, 0);
+    return arc_ipair(rt, ia < ib ? 1 : -1, ja < jb ? 1 : -1);
+}
+
+/* shift by (di, dj): seq over iter(patch); an empty patch is returned unchanged. */
+static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_t dj, const char *who) {
+    int kind = arc_patch_kind(rt, patch, who);
+    ARC_TRYI(kind);
+    if (kind == 2) return patch;
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, patch, &l, who));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *e = l.v[k], *x;
+        int64_t i, j;
+        if (kind == 1) {
+            if (!arc_is_tuple(e) || e->n != 2) return arc_fail(rt, "%s: cannot unpack an element into value, (i, j)", who);
+            ARC_TRYI(arc_get_ipair(rt, e->u.items[1], &i, &j, who));
+            x = arc_pair(rt, e->u.items[0], arc_ipair(rt, i + di, j + dj));
+        } else {
+            ARC_TRYI(arc_get_ipair(rt, e, &i, &j, who));
+            x = arc_ipair(rt, i + di, j + dj);
+        }
+        if (arc_set_add(rt, s, x)) return NULL;
+    }
+    return s;
+}
+
+tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int kind = arc_patch_kind(rt, a[0], "shift");
+    ARC_TRYI(kind);
+    if (kind == 2) return a[0];
+    int64_t di, dj;
+    ARC_TRYI(arc_get_ipair(rt, a[1], &di, &dj, "shift"));
+    return shift(rt, a[0], di, dj, "shift");
+}
+
+tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "normalize"));
+    if (!n) return a[0];
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    return shift(rt, a[0], -u, -l, "normalize");
+}
+
+/* ---- mirrors ---------------------------------------------------------------------------------------- */
+
+/* Grid forms work on the tuple structure itself (any cell values), as the reference's slicing and zip. */
+tdm_arc_val *arc_reversed(tdm_arc_rt *rt, tdm_arc_val *t) {
+    tdm_arc_val *r = arc_tuple(rt, t->n);
+    ARC_TRY(r);
+    for (uint32_t k = 0; k < t->n; k++) r->u.items[k] = t->u.items[t->n - 1 - k];
+    return r;
+}
+
+/* tuple(zip(*rows)), rows optionally each reversed and/or taken bottom-up. */
+tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int cols_rev, const char *who) {
+    uint32_t h = g->n, w = UINT32_MAX;
+    for (uint32_t i = 0; i < h; i++) {
+        tdm_arc_val *r = g->u.items[i];
+        if (!arc_is_tuple(r)) return arc_fail(rt, "%s: grid row is not a tuple (not supported by the port)", who);
+        if (r->n < w) w = r->n;
+    }
+    if (!h) return g;
+    tdm_arc_val *out = arc_tuple(rt, w);
+    ARC_TRY(out);
+    for (uint32_t c = 0; c < w; c++) {
+        tdm_arc_val *row = arc_tuple(rt, h);
+        ARC_TRY(row);
+        for (uint32_t k = 0; k < h; k++) {
+            tdm_arc_val *src = g->u.items[rows_rev ? h - 1 - k : k];
+            row->u.items[k] = src->u.items[cols_rev ? src->n - 1 - c : c];
+        }
+        out->u.items[c] = row;
+    }
+    return out;
+}
+
+enum { M_H, M_V, M_D, M_C };
+
+static tdm_arc_val *mirror_patch(tdm_arc_rt *rt, tdm_arc_val *patch, int m, const char *who) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
+    if (!n) return arc_fail(rt, "%s: tuple index out of range (empty patch)", who);
+    int kind = arc_patch_kind(rt, patch, who);
+    ARC_TRYI(kind);
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    arc_list el;
+    ARC_TRYI(arc_elems(rt, patch, &el, who));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t i = p[k].i, j = p[k].j, ni, nj;
+        if (m == M_H) ni = u + d - i, nj = j;
+        else if (m == M_V) ni = i, nj = l + r - j;
+        else ni = j - l + u, nj = i - u + l;
+        tdm_arc_val *x = arc_ipair(rt, ni, nj);
+        if (kind == 1) x = arc_pair(rt, el.v[k]->u.items[0], x);
+        if (arc_set_add(rt, s, x)) return NULL;
+    }
+    return s;
+}
+
+static tdm_arc_val *mirror(tdm_arc_rt *rt, tdm_arc_val *piece, int m, const char *who) {
+    if (arc_is_tuple(piece)) {
+        if (m == M_H) return arc_reversed(rt, piece);
+        if (m == M_D) return arc_transpose(rt, piece, 0, 0, who);
+        if (m == M_C) return arc_transpose(rt, piece, 1, 1, who);
+        tdm_arc_val *out = arc_tuple(rt, piece->n);
+        ARC_TRY(out);
+        for (uint32_t k = 0; k < piece->n; k++) {
+            tdm_arc_val *row = piece->u.items[k];
+            if (!arc_is_tuple(row)) return arc_fail(rt, "%s: grid row is not a tuple (not supported by the port)", who);
+            ARC_TRY(out->u.items[k] = arc_reversed(rt, row));
+        }
+        return out;
+    }
+    if (m != M_C) return mirror_patch(rt, piece, m, who);
+    tdm_arc_val *x = mirror_patch(rt, piece, M_V, who);
+    ARC_TRY(x);
+    ARC_TRY(x = mirror_patch(rt, x, M_D, who));
+    return mirror_patch(rt, x, M_V, who);
+}
+
+tdm_arc_val *arc_p_hmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_H, "hmirror"); }
+tdm_arc_val *arc_p_vmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_V, "vmirror"); }
+tdm_arc_val *arc_p_dmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_D, "dmirror"); }
+tdm_arc_val *arc_p_cmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_C, "cmirror"); }
+
+/* ---- gravitate and periods ---------------------------------------------------------------------------- */
+
+tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t si, sj, di, dj;
+    ARC_TRYI(center(rt, a[0], &si, &sj, "gravitate"));
+    ARC_TRYI(center(rt, a[1], &di, &dj, "gravitate"));
+    arc_pos *p, *q;
+    uint32_t n, m;
+    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "gravitate"));
+    ARC_TRYI(arc_positions(rt, a[1], 0, &q, &m, "gravitate"));
+    int vm = 0;
+    for (uint32_t x = 0; x < n && !vm; x++)
+        for (uint32_t y = 0; y < m; y++)
+            if (p[x].j == q[y].j) {
+                vm = 1;
+                break;
+            }
+    int64_t i = 0, j = 0;
+    if (vm) i = si < di ? 1 : -1;
+    else j = sj < dj ? 1 : -1;
+    int64_t c = 0;
+    while (manhattan_pos(p, n, q, m, c * i, c * j) != 1 && c < 42) c++;
+    return arc_ipair(rt, c * i, c * j);
+}
+
+/* The smallest p whose shifted-and-pruned normalized object is a subset of it (spec §3.6). */
+static tdm_arc_val *period(tdm_arc_rt *rt, tdm_arc_val *obj, int vertical, const char *who) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, obj, 0, &p, &n, who));
+    if (!n) return arc_int(rt, 0);
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    int64_t ext = vertical ? d - u + 1 : r - l + 1;
+    if (ext <= 1) return arc_int(rt, ext);
+    arc_cellv *c;
+    uint32_t m;
+    ARC_TRYI(arc_cells(rt, obj, &c, &m, who));
+    for (int64_t per = 1; per < ext; per++) {
+        int ok = 1;
+        for (uint32_t x = 0; x < m && ok; x++) {
+            int64_t i = c[x].i - u - (vertical ? per : 0), j = c[x].j - l - (vertical ? 0 : per);
+            if (i < 0 || j < 0) continue;
+            int found = 0;
+            for (uint32_t y = 0; y < m && !found; y++)
+                found = c[y].c == c[x].c && c[y].i - u == i && c[y].j - l == j;
+            ok = found;
+        }
+        if (ok) return arc_int(rt, per);
+    }
+    return arc_int(rt, ext);
+}
+
+tdm_arc_val *arc_p_hperiod(tdm_arc_rt *rt, tdm_arc_val **a) { return period(rt, a[0], 0, "hperiod"); }
+tdm_arc_val *arc_p_vperiod(tdm_arc_rt *rt, tdm_arc_val **a) { return period(rt, a[0], 1, "vperiod"); }

@@ -1,0 +1,294 @@
+/* prim_objects.c: object extraction (spec §3.9): objects, partition, fgpartition, frontiers and
+ * occurrences. objects() replays the reference's exact sequence of set operations (spec §4.8: a flood fill
+ * whose candidate sets are built from the neighbourhood frozensets, merged with |= and reduced with -),
+ * because the iteration order of the result and of every object is read by later primitives; only then
+ * does the port return the same object first, the same colour for multicoloured objects, and so on. */
+#include "arc_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* Interned position tuples for one call over an h x w grid, with a one-cell margin for neighbours; equal
+ * positions share one tuple, so set lookups mostly end at the pointer test. */
+typedef struct {
+    tdm_arc_val **t;
+    int64_t h, w;
+} pos_cache;
+
+static int pc_init(tdm_arc_rt *rt, pos_cache *pc, int64_t h, int64_t w) {
+    pc->h = h, pc->w = w;
+    size_t n = (size_t)(h + 2) * (size_t)(w + 2);
+    pc->t = arc_alloc(rt, n * sizeof *pc->t);
+    if (!pc->t) return -1;
+    memset(pc->t, 0, n * sizeof *pc->t);
+    return 0;
+}
+
+static tdm_arc_val *pc_get(tdm_arc_rt *rt, pos_cache *pc, int64_t i, int64_t j) {
+    if (i < -1 || j < -1 || i > pc->h || j > pc->w) return arc_ipair(rt, i, j);
+    tdm_arc_val **slot = &pc->t[(size_t)(i + 1) * (size_t)(pc->w + 2) + (size_t)(j + 1)];
+    if (!*slot) *slot = arc_ipair(rt, i, j);
+    return *slot;
+}
+
+/* N(p) with its own layout: freeze of the four-element display, or the union of both for diagonal. */
+static tdm_arc_val *neigh(tdm_arc_rt *rt, pos_cache *pc, int64_t i, int64_t j, int diagonal) {
+    static const int d4[8] = {-1, 0, 1, 0, 0, -1, 0, 1}, i4[8] = {-1, -1, -1, 1, 1, -1, 1, 1};
+    tdm_arc_val *d = arc_set_new(rt);
+    if (!d) return NULL;
+    for (int k = 0; k < 4; k++)
+        if (arc_set_add(rt, d, pc_get(rt, pc, i + d4[2 * k], j + d4[2 * k + 1]))) return NULL;
+    if (!(d = arc_set_copy(rt, d))) return NULL;
+    if (!diagonal) return d;
+    tdm_arc_val *x = arc_set_new(rt);
+    if (!x) return NULL;
+    for (int k = 0; k < 4; k++)
+        if (arc_set_add(rt, x, pc_get(rt, pc, i + i4[2 * k], j + i4[2 * k + 1]))) return NULL;
+    if (!(x = arc_set_copy(rt, x))) return NULL;
+    return arc_set_union(rt, d, x);
+}
+
+/* The iteration order of N((i, j)) depends only on (i, j): it is computed once per process for every
+ * position of a 30x30 grid, as offsets, so that objects() does not rebuild the neighbourhood sets. */
+#define NCACHE 30
+static int8_t norder[2][NCACHE][NCACHE][8][2];
+static pthread_once_t norder_once = PTHREAD_ONCE_INIT;
+static int norder_ok;
+
+static void norder_init(void) {
+    tdm_arc_rt *rt;
+    if (tdm_arc_rt_new(&rt)) return;
+    pos_cache pc;
+    if (pc_init(rt, &pc, NCACHE, NCACHE)) goto out;
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < NCACHE; i++)
+            for (int j = 0; j < NCACHE; j++) {
+                tdm_arc_val *n = neigh(rt, &pc, i, j, d);
+                if (!n) goto out;
+                int k = 0;
+                for (uint32_t s = 0; s <= n->u.set.mask; s++) {
+                    tdm_arc_val *p = n->u.set.slots[s].key;
+                    if (!p || p == ARC_DUMMY) continue;
+                    norder[d][i][j][k][0] = (int8_t)(p->u.items[0]->u.i - i);
+                    norder[d][i][j][k][1] = (int8_t)(p->u.items[1]->u.i - j);
+                    k++;
+                }
+            }
+    norder_ok = 1;
+out:
+    tdm_arc_rt_free(rt);
+}
+
+/* The iteration order of asindices(h x w) as row-major indices i * w + j, for grids up to 30x30: a pure
+ * function of (h, w), computed on first use and kept (published with a release store). */
+static _Atomic(uint16_t *) asi_cache[NCACHE][NCACHE];
+
+static const uint16_t *asindices_order(int64_t h, int64_t w) {
+    if (h < 1 || w < 1 || h > NCACHE || w > NCACHE) return NULL;
+    uint16_t *o = atomic_load_explicit(&asi_cache[h - 1][w - 1], memory_order_acquire);
+    if (o) return o;
+    tdm_arc_rt *rt;
+    if (tdm_arc_rt_new(&rt)) return NULL;
+    tdm_arc_val *s = arc_set_new(rt);
+    for (int64_t i = 0; s && i < h; i++)
+        for (int64_t j = 0; s && j < w; j++)
+            if (arc_set_add(rt, s, arc_ipair(rt, i, j))) s = NULL;
+    uint16_t *fresh = s ? tdm_malloc((size_t)(h * w) * sizeof *fresh) : NULL;
+    if (fresh) {
+        uint32_t k = 0;
+        for (uint32_t x = 0; x <= s->u.set.mask; x++) {
+            tdm_arc_val *p = s->u.set.slots[x].key;
+            if (p && p != ARC_DUMMY) fresh[k++] = (uint16_t)(p->u.items[0]->u.i * w + p->u.items[1]->u.i);
+        }
+        uint16_t *expected = NULL;
+        /* another thread may have published the same order first; keep that one */
+        if (!atomic_compare_exchange_strong_explicit(&asi_cache[h - 1][w - 1], &expected, fresh, memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            tdm_free(fresh);
+            fresh = expected;
+        }
+    }
+    tdm_arc_rt_free(rt);
+    return fresh;
+}
+
+tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[0], &g, "objects"));
+    int univalued = arc_truthy(a[1]), diagonal = arc_truthy(a[2]), without_bg = arc_truthy(a[3]);
+    int64_t bg = 0;
+    int has_bg = 0;
+    if (without_bg) {
+        ARC_TRYI(arc_mostcolor_of(rt, a[0], 0, &bg));
+        has_bg = 1;
+    }
+    pos_cache pc;
+    ARC_TRYI(pc_init(rt, &pc, g.h, g.w));
+    pthread_once(&norder_once, norder_init);
+    int fast = norder_ok && g.h <= NCACHE && g.w <= NCACHE;
+    /* each position holds one colour, so each cell (v, loc) is made once and shared */
+    tdm_arc_val **cells = arc_alloc(rt, (size_t)g.h * (size_t)g.w * sizeof *cells);
+    ARC_TRY(cells);
+    memset(cells, 0, (size_t)g.h * (size_t)g.w * sizeof *cells);
+    tdm_arc_val *objs = arc_set_new(rt), *occupied = arc_set_new(rt);
+    ARC_TRY(objs && occupied);
+    /* unvisited = asindices(grid): its iteration order depends only on (h, w) */
+    const uint16_t *order = fast ? asindices_order(g.h, g.w) : NULL;
+    arc_list locs = {NULL, 0};
+    if (!order) {
+        tdm_arc_val *unvisited = arc_set_new(rt);
+        ARC_TRY(unvisited);
+        for (int64_t i = 0; i < g.h; i++)
+            for (int64_t j = 0; j < g.w; j++)
+                if (arc_set_add(rt, unvisited, pc_get(rt, &pc, i, j))) return NULL;
+        ARC_TRYI(arc_elems(rt, unvisited, &locs, "objects"));
+    }
+    uint32_t nlocs = (uint32_t)(g.h * g.w);
+    for (uint32_t k = 0; k < nlocs; k++) {
+        tdm_arc_val *loc = order ? pc_get(rt, &pc, order[k] / g.w, order[k] % g.w) : locs.v[k];
+        ARC_TRY(loc);
+        if (arc_set_contains(occupied, loc)) continue;
+        int64_t li = loc->u.items[0]->u.i, lj = loc->u.items[1]->u.i, val = g.c[li * g.w + lj];
+        if (has_bg && val == bg) continue;
+        tdm_arc_val *obj = arc_set_new(rt), *cands = arc_set_new(rt);
+        ARC_TRY(obj && cands);
+        tdm_arc_val **cell0 = &cells[li * g.w + lj];
+        if (!*cell0) ARC_TRY(*cell0 = arc_pair(rt, arc_int(rt, val), loc));
+        if (arc_set_add(rt, obj, *cell0) || arc_set_add(rt, cands, loc)) return NULL;
+        while (cands->n) {
+            tdm_arc_val *nb = arc_set_new(rt);
+            ARC_TRY(nb);
+            /* cands is only read while nb, obj and occupied grow */
+            for (uint32_t cs = 0; cs <= cands->u.set.mask; cs++) {
+                tdm_arc_val *cand = cands->u.set.slots[cs].key;
+                if (!cand || cand == ARC_DUMMY) continue;
+                int64_t ci = cand->u.items[0]->u.i, cj = cand->u.items[1]->u.i, v = g.c[ci * g.w + cj];
+                if (univalued ? v != val : (has_bg && v == bg)) continue;
+                tdm_arc_val **cell = &cells[ci * g.w + cj];
+                if (!*cell) ARC_TRY(*cell = arc_pair(rt, arc_int(rt, v), cand));
+                if (arc_set_add(rt, obj, *cell) || arc_set_add(rt, occupied, cand)) return NULL;
+                /* inside = {p in N(cand) if p is on the grid}: a small table on the stack, then nb |= inside */
+                arc_slot islots[8];
+                tdm_arc_val inside;
+                memset(&inside, 0, sizeof inside), memset(islots, 0, sizeof islots);
+                inside.kind = TDM_ARC_FSET, inside.u.set.slots = islots, inside.u.set.mask = 7;
+                if (fast) {
+                    const int8_t(*o)[2] = norder[diagonal][ci][cj];
+                    for (int q = 0; q < (diagonal ? 8 : 4); q++) {
+                        int64_t pi = ci + o[q][0], pj = cj + o[q][1];
+                        if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, &inside, pc_get(rt, &pc, pi, pj)))
+                            return NULL;
+                    }
+                } else {
+                    tdm_arc_val *n = neigh(rt, &pc, ci, cj, diagonal);
+                    ARC_TRY(n);
+                    for (uint32_t s = 0; s <= n->u.set.mask; s++) {
+                        tdm_arc_val *p = n->u.set.slots[s].key;
+                        if (!p || p == ARC_DUMMY) continue;
+                        int64_t pi = p->u.items[0]->u.i, pj = p->u.items[1]->u.i;
+                        if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, &inside, p)) return NULL;
+                    }
+                }
+                if (arc_set_merge(rt, nb, &inside)) return NULL;
+            }
+            ARC_TRY(cands = arc_set_minus(rt, nb, occupied));
+        }
+        tdm_arc_val *frozen = arc_set_copy(rt, obj);
+        ARC_TRY(frozen);
+        if (arc_set_add(rt, objs, frozen)) return NULL;
+    }
+    return arc_set_copy(rt, objs);
+}
+
+/* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells. */
+static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colours, const char *who) {
+    tdm_arc_val *out = arc_set_new(rt);
+    ARC_TRY(out);
+    arc_list cl;
+    ARC_TRYI(arc_elems(rt, colours, &cl, who));
+    for (uint32_t k = 0; k < cl.n; k++) {
+        tdm_arc_val *o = arc_set_new(rt);
+        ARC_TRY(o);
+        for (uint32_t i = 0; i < grid->n; i++) {
+            tdm_arc_val *r = grid->u.items[i];
+            for (uint32_t j = 0; j < r->n; j++)
+                if (arc_eq(r->u.items[j], cl.v[k]) && arc_set_add(rt, o, arc_pair(rt, r->u.items[j], arc_ipair(rt, i, j))))
+                    return NULL;
+        }
+        if (arc_set_add(rt, out, o)) return NULL;
+    }
+    return out;
+}
+
+tdm_arc_val *arc_p_partition(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *p = arc_p_palette(rt, a);
+    ARC_TRY(p);
+    return by_colour(rt, a[0], p, "partition");
+}
+
+tdm_arc_val *arc_p_fgpartition(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t bg;
+    ARC_TRYI(arc_mostcolor_of(rt, a[0], 0, &bg));
+    tdm_arc_val *p = arc_p_palette(rt, a), *b = arc_set_new(rt);
+    ARC_TRY(p && b);
+    if (arc_set_add(rt, b, arc_int(rt, bg))) return NULL;
+    tdm_arc_val *cols = arc_set_minus(rt, p, b);
+    ARC_TRY(cols);
+    return by_colour(rt, a[0], cols, "fgpartition");
+}
+
+tdm_arc_val *arc_p_frontiers(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[0], &g, "frontiers"));
+    tdm_arc_val *hs = arc_set_new(rt), *vs = arc_set_new(rt);
+    ARC_TRY(hs && vs);
+    for (int64_t i = 0; i < g.h; i++) {
+        int uni = g.w > 0;
+        for (int64_t j = 1; j < g.w && uni; j++) uni = g.c[i * g.w + j] == g.c[i * g.w];
+        if (!uni) continue;
+        tdm_arc_val *row = arc_set_new(rt);
+        ARC_TRY(row);
+        for (int64_t j = 0; j < g.w; j++)
+            if (arc_set_add(rt, row, arc_cell(rt, g.c[i * g.w + j], i, j))) return NULL;
+        if (arc_set_add(rt, hs, arc_set_copy(rt, row))) return NULL;
+    }
+    for (int64_t j = 0; j < g.w; j++) {
+        int uni = 1;
+        for (int64_t i = 1; i < g.h && uni; i++) uni = g.c[i * g.w + j] == g.c[j];
+        if (!uni) continue;
+        tdm_arc_val *col = arc_set_new(rt);
+        ARC_TRY(col);
+        for (int64_t i = 0; i < g.h; i++)
+            if (arc_set_add(rt, col, arc_cell(rt, g.c[i * g.w + j], i, j))) return NULL;
+        if (arc_set_add(rt, vs, arc_set_copy(rt, col))) return NULL;
+    }
+    tdm_arc_val *fh = arc_set_copy(rt, hs), *fv = fh ? arc_set_copy(rt, vs) : NULL;
+    ARC_TRY(fv);
+    return arc_set_union(rt, fh, fv);
+}
+
+tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *normed = arc_p_normalize(rt, &a[1]);
+    ARC_TRY(normed);
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[0], &g, "occurrences"));
+    tdm_arc_val *shape = arc_p_shape(rt, &a[1]);
+    ARC_TRY(shape);
+    int64_t oh = shape->u.items[0]->u.i, ow = shape->u.items[1]->u.i, h2 = g.h - oh + 1, w2 = g.w - ow + 1;
+    tdm_arc_val *occs = arc_set_new(rt);
+    ARC_TRY(occs);
+    arc_cellv *c = NULL;
+    uint32_t n = 0;
+    if (h2 > 0 && w2 > 0 && normed->n) ARC_TRYI(arc_cells(rt, normed, &c, &n, "occurrences"));
+    for (int64_t i = 0; i < h2; i++)
+        for (int64_t j = 0; j < w2; j++) {
+            int ok = 1;
+            for (uint32_t k = 0; k < n && ok; k++) {
+                int64_t x = c[k].i + i, y = c[k].j + j;
+                ok = 0 <= x && x < g.h && 0 <= y && y < g.w && g.c[x * g.w + y] == c[k].c;
+            }
+            if (ok && arc_set_add(rt, occs, arc_ipair(rt, i, j))) return NULL;
+        }
+    return arc_set_copy(rt, occs);
+}

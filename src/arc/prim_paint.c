@@ -1,0 +1,180 @@
+/* prim_paint.c: grid construction and painting (spec §3.8). Writes clip to the grid; paint lets the last
+ * cell at a position win and underpaint the first non-background one, both in the object's iteration
+ * order; the under- primitives and cover take the background from mostcolor's CPython tie rule. */
+#include "arc_internal.h"
+
+#include <string.h>
+
+tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *d = a[1];
+    if (!arc_is_tuple(d)) return arc_fail(rt, "canvas: '%s' object is not subscriptable", arc_type_name(d));
+    if (d->n < 2) return arc_fail(rt, "canvas: tuple index out of range");
+    int64_t h, w;
+    ARC_TRYI(arc_get_int(rt, d->u.items[0], &h, "canvas"));
+    ARC_TRYI(arc_get_int(rt, d->u.items[1], &w, "canvas"));
+    if (h < 0) h = 0;
+    if (w < 0) w = 0;
+    if (h * w > 4000000 || h > 4000000 || w > 4000000) return arc_fail(rt, "canvas: %lldx%lld is more than the port allows", (long long)h, (long long)w);
+    tdm_arc_val *row = arc_tuple(rt, (uint32_t)w), *g = arc_tuple(rt, (uint32_t)h);
+    ARC_TRY(row && g);
+    for (int64_t j = 0; j < w; j++) row->u.items[j] = a[0];
+    for (int64_t i = 0; i < h; i++) g->u.items[i] = row;
+    return g;
+}
+
+/* A writable copy of a grid: fresh row tuples (not yet shared, so they may be written), h and w as the
+ * reference reads them (len(grid), len(grid[0])). */
+typedef struct {
+    tdm_arc_val *g;
+    int64_t h, w;
+} wgrid;
+
+static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) {
+    if (!arc_is_tuple(src)) return arc_failf(rt, "%s: expected a grid, got %s", who, arc_type_name(src));
+    if (!src->n) return arc_failf(rt, "%s: tuple index out of range (empty grid)", who);
+    tdm_arc_val *g = arc_tuple(rt, src->n);
+    if (!g) return -1;
+    for (uint32_t i = 0; i < src->n; i++) {
+        tdm_arc_val *r = src->u.items[i];
+        if (!arc_is_tuple(r)) return arc_failf(rt, "%s: grid row %u is not a tuple (not supported by the port)", who, i);
+        tdm_arc_val *c = arc_tuple(rt, r->n);
+        if (!c) return -1;
+        if (r->n) memcpy(c->u.items, r->u.items, r->n * sizeof *c->u.items);
+        g->u.items[i] = c;
+    }
+    out->g = g, out->h = src->n, out->w = src->u.items[0]->n;
+    return 0;
+}
+
+/* The cell slot at (i, j) if inside h x w, NULL if outside; -1 via *err for a short row. */
+static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err) {
+    if (!(0 <= i && i < g->h && 0 <= j && j < g->w)) return NULL;
+    tdm_arc_val *row = g->g->u.items[i];
+    if (j >= row->n) {
+        *err = arc_failf(rt, "list assignment index out of range");
+        return NULL;
+    }
+    return &row->u.items[j];
+}
+
+/* fill (bg NULL) and underfill (write only over bg) */
+static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg,
+                         const char *who) {
+    wgrid g;
+    ARC_TRYI(wcopy(rt, grid, &g, who));
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
+    int err = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        tdm_arc_val **c = at(rt, &g, p[k].i, p[k].j, &err);
+        if (err) return NULL;
+        if (c && (!bg || arc_eq(*c, bg))) *c = value;
+    }
+    return g.g;
+}
+
+tdm_arc_val *arc_p_fill(tdm_arc_rt *rt, tdm_arc_val **a) { return fill(rt, a[0], a[1], a[2], NULL, "fill"); }
+
+static tdm_arc_val *background(tdm_arc_rt *rt, tdm_arc_val *grid) {
+    int64_t bg;
+    ARC_TRYI(arc_mostcolor_of(rt, grid, 0, &bg));
+    return arc_int(rt, bg);
+}
+
+tdm_arc_val *arc_p_underfill(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (!arc_is_tuple(a[0]) || !a[0]->n) return arc_fail(rt, "underfill: tuple index out of range (empty grid)");
+    tdm_arc_val *bg = background(rt, a[0]);
+    ARC_TRY(bg);
+    return fill(rt, a[0], a[1], a[2], bg, "underfill");
+}
+
+tdm_arc_val *arc_p_cover(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *bg = background(rt, a[0]);
+    ARC_TRY(bg);
+    tdm_arc_val *ti = arc_toindices(rt, a[1]);
+    ARC_TRY(ti);
+    return fill(rt, a[0], bg, ti, NULL, "cover");
+}
+
+/* paint (under 0: the last cell at a position wins) and underpaint (only over cells equal to bg now) */
+static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, int under, const char *who) {
+    tdm_arc_val *bg = NULL;
+    if (under) {
+        if (!arc_is_tuple(grid) || !grid->n) return arc_fail(rt, "%s: tuple index out of range (empty grid)", who);
+        ARC_TRY(bg = background(rt, grid));
+    }
+    wgrid g;
+    ARC_TRYI(wcopy(rt, grid, &g, who));
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, obj, &l, who));
+    int err = 0;
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *e = l.v[k];
+        int64_t i, j;
+        if (!arc_is_tuple(e) || e->n != 2) return arc_fail(rt, "%s: cannot unpack an element into value, (i, j)", who);
+        ARC_TRYI(arc_get_ipair(rt, e->u.items[1], &i, &j, who));
+        tdm_arc_val **c = at(rt, &g, i, j, &err);
+        if (err) return NULL;
+        if (c && (!bg || arc_eq(*c, bg))) *c = e->u.items[0];
+    }
+    return g.g;
+}
+
+tdm_arc_val *arc_p_paint(tdm_arc_rt *rt, tdm_arc_val **a) { return paint(rt, a[0], a[1], 0, "paint"); }
+tdm_arc_val *arc_p_underpaint(tdm_arc_rt *rt, tdm_arc_val **a) { return paint(rt, a[0], a[1], 1, "underpaint"); }
+
+tdm_arc_val *arc_p_move(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *covered = arc_p_cover(rt, a);
+    ARC_TRY(covered);
+    tdm_arc_val *sa[2] = {a[1], a[2]};
+    tdm_arc_val *shifted = arc_p_shift(rt, sa);
+    ARC_TRY(shifted);
+    return paint(rt, covered, shifted, 0, "move");
+}
+
+/* replace (swap 0) and switch (swap 1): cell-by-cell maps over the tuple structure */
+static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const char *who) {
+    tdm_arc_val *g = a[0];
+    if (!arc_is_tuple(g)) return arc_fail(rt, "%s: expected a grid, got %s", who, arc_type_name(g));
+    tdm_arc_val *out = arc_tuple(rt, g->n);
+    ARC_TRY(out);
+    for (uint32_t i = 0; i < g->n; i++) {
+        tdm_arc_val *r = g->u.items[i];
+        if (!arc_is_tuple(r)) return arc_fail(rt, "%s: grid row is not a tuple (not supported by the port)", who);
+        tdm_arc_val *nr = arc_tuple(rt, r->n);
+        ARC_TRY(nr);
+        for (uint32_t j = 0; j < r->n; j++) {
+            tdm_arc_val *v = r->u.items[j];
+            if (!swap) nr->u.items[j] = arc_eq(v, a[1]) ? a[2] : v;
+            else if (arc_eq(v, a[1]) && arc_eq(a[1], a[2])) nr->u.items[j] = a[2];
+            else nr->u.items[j] = arc_eq(v, a[1]) ? a[2] : arc_eq(v, a[2]) ? a[1] : v;
+        }
+        out->u.items[i] = nr;
+    }
+    return out;
+}
+
+tdm_arc_val *arc_p_replace(tdm_arc_rt *rt, tdm_arc_val **a) { return recolour(rt, a, 0, "replace"); }
+tdm_arc_val *arc_p_switch(tdm_arc_rt *rt, tdm_arc_val **a) { return recolour(rt, a, 1, "switch"); }
+
+tdm_arc_val *arc_p_cellwise(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *x = a[0], *y = a[1];
+    if (!arc_is_tuple(x) || !arc_is_tuple(y)) return arc_fail(rt, "cellwise: expected grids");
+    if (!x->n) return arc_fail(rt, "cellwise: tuple index out of range (empty grid)");
+    if (!arc_is_tuple(x->u.items[0])) return arc_fail(rt, "cellwise: grid row is not a tuple");
+    uint32_t h = x->n, w = x->u.items[0]->n;
+    tdm_arc_val *out = arc_tuple(rt, h);
+    ARC_TRY(out);
+    for (uint32_t i = 0; i < h; i++) {
+        tdm_arc_val *ra = x->u.items[i], *rb = i < y->n ? y->u.items[i] : NULL, *nr = arc_tuple(rt, w);
+        ARC_TRY(nr);
+        if (!rb || !arc_is_tuple(ra) || !arc_is_tuple(rb)) return arc_fail(rt, "cellwise: tuple index out of range");
+        for (uint32_t j = 0; j < w; j++) {
+            if (j >= ra->n || j >= rb->n) return arc_fail(rt, "cellwise: tuple index out of range");
+            nr->u.items[j] = arc_eq(ra->u.items[j], rb->u.items[j]) ? ra->u.items[j] : a[2];
+        }
+        out->u.items[i] = nr;
+    }
+    return out;
+}

@@ -1,0 +1,250 @@
+/* prim_patch.c: patch construction (spec §3.5): patches from grids, toindices/recolor/toobject, the
+ * neighbourhoods, lines, frontiers and bounding-box shapes. Each frozenset is built by the insertion
+ * recipe of spec §4.7 (row-major seq, freeze of a display, unions for outlines), because later primitives
+ * read their iteration order. */
+#include "arc_internal.h"
+
+/* The rows of a grid value for primitives that only iterate it (no rectangular check needed). */
+static int grid_rows(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
+    if (!arc_is_tuple(g)) return arc_failf(rt, "%s: expected a grid, got %s", who, arc_type_name(g));
+    for (uint32_t i = 0; i < g->n; i++)
+        if (!arc_is_tuple(g->u.items[i])) return arc_failf(rt, "%s: grid row %u is not a tuple", who, i);
+    return 0;
+}
+
+tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+    ARC_TRYI(grid_rows(rt, a[0], "asindices"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    uint32_t h = a[0]->n, w = h ? a[0]->u.items[0]->n : 0;
+    for (uint32_t i = 0; i < h; i++)
+        for (uint32_t j = 0; j < w; j++)
+            if (arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;
+    return s;
+}
+
+static tdm_arc_val *scan(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *value, const char *who) {
+    ARC_TRYI(grid_rows(rt, g, who));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t i = 0; i < g->n; i++) {
+        tdm_arc_val *r = g->u.items[i];
+        for (uint32_t j = 0; j < r->n; j++) {
+            tdm_arc_val *v = r->u.items[j], *e;
+            if (value && !arc_eq(v, value)) continue;
+            e = value ? arc_ipair(rt, i, j) : arc_pair(rt, v, arc_ipair(rt, i, j));
+            if (arc_set_add(rt, s, e)) return NULL;
+        }
+    }
+    return s;
+}
+
+tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], a[1], "ofcolor"); }
+tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], NULL, "asobject"); }
+
+tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
+
+tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *ti = arc_toindices(rt, a[1]);
+    ARC_TRY(ti);
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, ti, &l, "recolor"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t k = 0; k < l.n; k++)
+        if (arc_set_add(rt, s, arc_pair(rt, a[0], l.v[k]))) return NULL;
+    return s;
+}
+
+tdm_arc_val *arc_p_toobject(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_grid g;
+    ARC_TRYI(arc_read_grid0(rt, a[1], &g, "toobject"));
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, a[0], 1, &p, &n, "toobject"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t k = 0; k < n; k++) {
+        if (p[k].i < 0 || p[k].i >= g.h || p[k].j < 0 || p[k].j >= g.w) continue;
+        if (arc_set_add(rt, s, arc_cell(rt, g.c[p[k].i * g.w + p[k].j], p[k].i, p[k].j))) return NULL;
+    }
+    return s;
+}
+
+/* loc[0], loc[1] as ints (extra components are ignored, as Python's indexing ignores them). */
+static int loc2(tdm_arc_rt *rt, tdm_arc_val *loc, int64_t *i, int64_t *j, const char *who) {
+    if (!arc_is_tuple(loc)) return arc_failf(rt, "%s: '%s' object is not subscriptable", who, arc_type_name(loc));
+    if (loc->n < 2) return arc_failf(rt, "%s: tuple index out of range", who);
+    if (arc_get_int(rt, loc->u.items[0], i, who) || arc_get_int(rt, loc->u.items[1], j, who)) return -1;
+    return 0;
+}
+
+static tdm_arc_val *four(tdm_arc_rt *rt, int64_t p[8]) {
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (int k = 0; k < 4; k++)
+        if (arc_set_add(rt, s, arc_ipair(rt, p[2 * k], p[2 * k + 1]))) return NULL;
+    return arc_set_copy(rt, s);
+}
+
+static tdm_arc_val *dneigh(tdm_arc_rt *rt, int64_t i, int64_t j) {
+    int64_t p[8] = {i - 1, j, i + 1, j, i, j - 1, i, j + 1};
+    return four(rt, p);
+}
+
+static tdm_arc_val *ineigh(tdm_arc_rt *rt, int64_t i, int64_t j) {
+    int64_t p[8] = {i - 1, j - 1, i - 1, j + 1, i + 1, j - 1, i + 1, j + 1};
+    return four(rt, p);
+}
+
+tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t i, j;
+    ARC_TRYI(loc2(rt, a[0], &i, &j, "dneighbors"));
+    return dneigh(rt, i, j);
+}
+
+tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t i, j;
+    ARC_TRYI(loc2(rt, a[0], &i, &j, "ineighbors"));
+    return ineigh(rt, i, j);
+}
+
+tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t i, j;
+    ARC_TRYI(loc2(rt, a[0], &i, &j, "neighbors"));
+    tdm_arc_val *d = dneigh(rt, i, j), *n = d ? ineigh(rt, i, j) : NULL;
+    ARC_TRY(n);
+    return arc_set_union(rt, d, n);
+}
+
+static tdm_arc_val *connect(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj) {
+    int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    if (ai == bi) {
+        for (int64_t j = sj; j <= ej; j++)
+            if (arc_set_add(rt, s, arc_ipair(rt, ai, j))) return NULL;
+    } else if (aj == bj) {
+        for (int64_t i = si; i <= ei; i++)
+            if (arc_set_add(rt, s, arc_ipair(rt, i, aj))) return NULL;
+    } else if (bi - ai == bj - aj) {
+        for (int64_t k = 0; k <= ei - si; k++)
+            if (arc_set_add(rt, s, arc_ipair(rt, si + k, sj + k))) return NULL;
+    } else if (bi - ai == aj - bj) {
+        for (int64_t k = 0; k <= ei - si; k++)
+            if (arc_set_add(rt, s, arc_ipair(rt, si + k, ej - k))) return NULL;
+    }
+    return s;
+}
+
+tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t ai, aj, bi, bj;
+    ARC_TRYI(arc_get_ipair(rt, a[0], &ai, &aj, "connect"));
+    ARC_TRYI(arc_get_ipair(rt, a[1], &bi, &bj, "connect"));
+    if (ai - bi > 100000 || bi - ai > 100000 || aj - bj > 100000 || bj - aj > 100000)
+        return arc_fail(rt, "connect: a line over 100000 cells is more than the port allows");
+    return connect(rt, ai, aj, bi, bj);
+}
+
+tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t si, sj, di, dj;
+    ARC_TRYI(loc2(rt, a[0], &si, &sj, "shoot"));
+    ARC_TRYI(loc2(rt, a[1], &di, &dj, "shoot"));
+    if (di > 1000 || di < -1000 || dj > 1000 || dj < -1000)
+        return arc_fail(rt, "shoot: a direction this long is more than the port allows");
+    return connect(rt, si, sj, si + 42 * di, sj + 42 * dj);
+}
+
+static tdm_arc_val *frontier(tdm_arc_rt *rt, tdm_arc_val *loc, int vertical) {
+    if (!arc_is_tuple(loc)) return arc_fail(rt, "frontier: '%s' object is not subscriptable", arc_type_name(loc));
+    if (loc->n < (vertical ? 2u : 1u)) return arc_fail(rt, "frontier: tuple index out of range");
+    tdm_arc_val *fixed = loc->u.items[vertical ? 1 : 0], *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (int64_t k = 0; k < 30; k++) {
+        tdm_arc_val *kv = arc_int(rt, k);
+        if (arc_set_add(rt, s, vertical ? arc_pair(rt, kv, fixed) : arc_pair(rt, fixed, kv))) return NULL;
+    }
+    return s;
+}
+
+tdm_arc_val *arc_p_vfrontier(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier(rt, a[0], 1); }
+tdm_arc_val *arc_p_hfrontier(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier(rt, a[0], 0); }
+
+tdm_arc_val *arc_p_corners(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "corners"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    if (!n) {
+        /* each corner of an empty patch is () */
+        if (arc_set_add(rt, s, arc_tuple(rt, 0))) return NULL;
+        return arc_set_copy(rt, s);
+    }
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    int64_t c[8] = {u, l, u, r, d, l, d, r};
+    return four(rt, c);
+}
+
+static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, "backdrop"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    if (!n) return s;
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    if ((d - u + 1) * (r - l + 1) > 4000000) return arc_fail(rt, "backdrop: bounding box too large for the port");
+    for (int64_t i = u; i <= d; i++)
+        for (int64_t j = l; j <= r; j++)
+            if (arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;
+    return s;
+}
+
+tdm_arc_val *arc_p_backdrop(tdm_arc_rt *rt, tdm_arc_val **a) { return backdrop(rt, a[0]); }
+
+tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int kind = arc_patch_kind(rt, a[0], "delta");
+    ARC_TRYI(kind);
+    if (kind == 2) return arc_set_new(rt);
+    tdm_arc_val *b = backdrop(rt, a[0]), *ti = b ? arc_toindices(rt, a[0]) : NULL;
+    ARC_TRY(ti);
+    if (!arc_is_set(ti)) return arc_fail(rt, "delta: unsupported operand types for -: 'frozenset' and '%s'", arc_type_name(ti));
+    return arc_set_minus(rt, b, ti);
+}
+
+/* The outline of rows si..ei x columns sj..ej, built as the reference builds it (spec §4.7). */
+static tdm_arc_val *outline(tdm_arc_rt *rt, int64_t si, int64_t sj, int64_t ei, int64_t ej) {
+    if (ei - si > 100000 || ej - sj > 100000) return arc_fail(rt, "box: outline too large for the port");
+    tdm_arc_val *L = arc_set_new(rt), *R = arc_set_new(rt), *T = arc_set_new(rt), *B = arc_set_new(rt);
+    ARC_TRY(L && R && T && B);
+    for (int64_t i = si; i <= ei; i++)
+        if (arc_set_add(rt, L, arc_ipair(rt, i, sj)) || arc_set_add(rt, R, arc_ipair(rt, i, ej))) return NULL;
+    for (int64_t j = sj; j <= ej; j++)
+        if (arc_set_add(rt, T, arc_ipair(rt, si, j)) || arc_set_add(rt, B, arc_ipair(rt, ei, j))) return NULL;
+    tdm_arc_val *v = arc_set_union(rt, L, R), *h = v ? arc_set_union(rt, T, B) : NULL, *all = h ? arc_set_union(rt, v, h) : NULL;
+    ARC_TRY(all);
+    return arc_set_copy(rt, all);
+}
+
+/* box (grow 0), inbox (grow -1), outbox (grow +1). */
+static tdm_arc_val *boxlike(tdm_arc_rt *rt, tdm_arc_val *patch, int grow, const char *who) {
+    arc_pos *p;
+    uint32_t n;
+    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
+    if (!n) {
+        if (!grow) return patch;
+        return arc_fail(rt, "%s: min() arg is an empty sequence", who);
+    }
+    int64_t u, l, d, r;
+    arc_bbox(p, n, &u, &l, &d, &r);
+    int64_t ai = u - grow, aj = l - grow, bi = d + grow, bj = r + grow;
+    int64_t si = ai < bi ? ai : bi, sj = aj < bj ? aj : bj, ei = ai < bi ? bi : ai, ej = aj < bj ? bj : aj;
+    return outline(rt, si, sj, ei, ej);
+}
+
+tdm_arc_val *arc_p_box(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 0, "box"); }
+tdm_arc_val *arc_p_inbox(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], -1, "inbox"); }
+tdm_arc_val *arc_p_outbox(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 1, "outbox"); }

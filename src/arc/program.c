@@ -1,0 +1,375 @@
+/* program.c: the solver-program parser and interpreter (spec §5). A file holds straight-line functions
+ * `def solve_<task>(I):` whose lines are `v = callee(arg, ...)` with variables, primitive names, the
+ * constants of constants.py and I as arguments, ending in `return O`. Parsing resolves every name once
+ * (slots for variables, ids for primitives and constants) and reports the file, line, column and token
+ * of the first problem; running evaluates every line in order, as Python would (dead lines included),
+ * and reports the line whose call raised. */
+#include "arc_internal.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <string.h>
+
+enum { ARG_VAR, ARG_PRIM, ARG_CONST, ARG_INPUT };
+
+typedef struct {
+    uint8_t kind;
+    int32_t idx;
+} prog_arg;
+
+typedef struct {
+    int line, target, nargs;
+    prog_arg callee, args[4];
+    char *text; /* the line as written, for messages */
+} prog_instr;
+
+typedef struct {
+    char *task;
+    prog_instr *ins;
+    int n, nslots, result;
+} prog;
+
+struct tdm_arc_programs {
+    prog *p;
+    size_t n, cap;
+};
+
+/* ---- parsing ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name; /* file name for messages */
+    int line;
+    const char *ls, *le; /* current line */
+    const char *p;       /* cursor */
+    /* the function being parsed */
+    char **vars;
+    int nvars, capvars;
+} parser;
+
+static int perr(parser *ps, const char *at, size_t toklen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int perr(parser *ps, const char *at, size_t toklen, const char *fmt, ...) {
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    int col = (int)(at - ps->ls) + 1;
+    if (at >= ps->le) return tdm_error(TDM_E_PARSE, "%s:%d:%d: %s '<end of line>'", ps->name, ps->line, col, what);
+    if (!toklen) {
+        const char *e = at;
+        while (e < ps->le && !isspace((unsigned char)*e)) e++;
+        toklen = (size_t)(e - at);
+    }
+    if (toklen > 40) toklen = 40;
+    return tdm_error(TDM_E_PARSE, "%s:%d:%d: %s '%.*s'", ps->name, ps->line, col, what, (int)toklen, at);
+}
+
+static void skip_ws(parser *ps) {
+    while (ps->p < ps->le && (*ps->p == ' ' || *ps->p == '\t')) ps->p++;
+}
+
+/* An identifier at the cursor: its start and length (0 if none). */
+static size_t ident(parser *ps, const char **start) {
+    skip_ws(ps);
+    *start = ps->p;
+    if (ps->p >= ps->le || !(isalpha((unsigned char)*ps->p) || *ps->p == '_')) return 0;
+    while (ps->p < ps->le && (isalnum((unsigned char)*ps->p) || *ps->p == '_')) ps->p++;
+    return (size_t)(ps->p - *start);
+}
+
+static int expect(parser *ps, char c, const char *what) {
+    skip_ws(ps);
+    if (ps->p >= ps->le || *ps->p != c) {
+        return perr(ps, ps->p, 1, "expected %s, found", what);
+    }
+    ps->p++;
+    return 0;
+}
+
+static int var_find(parser *ps, const char *s, size_t n) {
+    for (int k = 0; k < ps->nvars; k++)
+        if (strlen(ps->vars[k]) == n && !memcmp(ps->vars[k], s, n)) return k;
+    return -1;
+}
+
+static int name_is(const char *s, size_t n, const char *lit) { return strlen(lit) == n && !memcmp(s, lit, n); }
+
+static int prim_find(const char *s, size_t n, int *id) {
+    char buf[64];
+    if (n >= sizeof buf) return -1;
+    memcpy(buf, s, n), buf[n] = '\0';
+    return tdm_arc_prim_lookup(buf, id) == TDM_OK ? 0 : -1;
+}
+
+static int const_find(const char *s, size_t n) {
+    char buf[64];
+    if (n >= sizeof buf) return -1;
+    memcpy(buf, s, n), buf[n] = '\0';
+    return arc_const_lookup(buf);
+}
+
+/* Resolves an argument name: variable, primitive, constant or I. */
+static int resolve(parser *ps, const char *s, size_t n, prog_arg *out) {
+    int id, k;
+    if ((k = var_find(ps, s, n)) >= 0) return out->kind = ARG_VAR, out->idx = k, 0;
+    if (name_is(s, n, "I")) return out->kind = ARG_INPUT, out->idx = 0, 0;
+    if (!prim_find(s, n, &id)) return out->kind = ARG_PRIM, out->idx = id, 0;
+    if ((k = const_find(s, n)) >= 0) return out->kind = ARG_CONST, out->idx = k, 0;
+    return perr(ps, s, n, "unknown name (not an earlier variable, a primitive, a constant or I)");
+}
+
+static int add_var(parser *ps, const char *s, size_t n) {
+    if (ps->nvars == ps->capvars) {
+        int cap = ps->capvars ? 2 * ps->capvars : 32;
+        char **v = tdm_realloc(ps->vars, (size_t)cap * sizeof *v);
+        if (!v) return tdm_error(TDM_E_NOMEM, "no memory for program variables");
+        ps->vars = v, ps->capvars = cap;
+    }
+    if (!(ps->vars[ps->nvars] = tdm_strndup(s, n))) return tdm_error(TDM_E_NOMEM, "no memory for program variables");
+    return ps->nvars++;
+}
+
+static void clear_vars(parser *ps) {
+    for (int k = 0; k < ps->nvars; k++) tdm_free(ps->vars[k]);
+    ps->nvars = 0;
+}
+
+/* One assignment line `target = callee(a, b, ...)` into ins. */
+static int parse_assign(parser *ps, prog_instr *ins) {
+    const char *ts, *cs;
+    size_t tn = ident(ps, &ts);
+    if (!tn) return perr(ps, ts, 0, "expected 'variable = callee(arguments)' or 'return O', found");
+    int id;
+    if (!prim_find(ts, tn, &id)) return perr(ps, ts, tn, "a primitive's name cannot be assigned");
+    if (const_find(ts, tn) >= 0 || name_is(ts, tn, "I")) return perr(ps, ts, tn, "a constant or I cannot be assigned");
+    if (var_find(ps, ts, tn) >= 0) return perr(ps, ts, tn, "variable assigned twice");
+    int rc;
+    if ((rc = expect(ps, '=', "'='"))) return rc;
+    size_t cn = ident(ps, &cs);
+    if (!cn) return perr(ps, cs, 0, "expected a callee (primitive or variable), found");
+    if ((rc = resolve(ps, cs, cn, &ins->callee))) return rc;
+    if (ins->callee.kind == ARG_CONST || ins->callee.kind == ARG_INPUT) return perr(ps, cs, cn, "not callable");
+    if ((rc = expect(ps, '(', "'('"))) return rc;
+    ins->nargs = 0;
+    for (;;) {
+        const char *as;
+        size_t an = ident(ps, &as);
+        if (!an) return perr(ps, as, 0, "expected an argument name, found");
+        if (ins->nargs == 4) return perr(ps, as, an, "more than 4 arguments at");
+        if ((rc = resolve(ps, as, an, &ins->args[ins->nargs]))) return rc;
+        ins->nargs++;
+        skip_ws(ps);
+        if (ps->p < ps->le && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if ((rc = expect(ps, ')', "',' or ')'"))) return rc;
+        break;
+    }
+    skip_ws(ps);
+    if (ps->p < ps->le && *ps->p != '#') return perr(ps, ps->p, 0, "unexpected text after the call");
+    if (ins->callee.kind == ARG_PRIM && tdm_arc_prim_arity(ins->callee.idx) != ins->nargs)
+        return perr(ps, cs, cn, "takes %d arguments, %d given:", tdm_arc_prim_arity(ins->callee.idx), ins->nargs);
+    int slot = add_var(ps, ts, tn);
+    if (slot < 0) return slot;
+    ins->target = slot;
+    return 0;
+}
+
+static int blank_or_comment(const char *s, const char *e) {
+    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+    return s == e || *s == '#';
+}
+
+void tdm_arc_programs_free(tdm_arc_programs *p) {
+    if (!p) return;
+    for (size_t k = 0; k < p->n; k++) {
+        for (int i = 0; i < p->p[k].n; i++) tdm_free(p->p[k].ins[i].text);
+        tdm_free(p->p[k].ins);
+        tdm_free(p->p[k].task);
+    }
+    tdm_free(p->p);
+    tdm_free(p);
+}
+
+int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_arc_programs **out) {
+    if (!src || !out) return tdm_error(TDM_E_INVAL, "tdm_arc_programs_parse: NULL argument");
+    tdm_arc_programs *ps_out = tdm_calloc(1, sizeof *ps_out);
+    if (!ps_out) return tdm_error(TDM_E_NOMEM, "no memory for programs");
+    parser ps = {.name = name ? name : "<programs>"};
+    prog *cur = NULL;
+    int rc = 0, capins = 0;
+    const char *s = src, *end = src + len;
+    while (!rc && s < end) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        ps.line++, ps.ls = s, ps.le = e, ps.p = s;
+        while (ps.le > ps.ls && ps.le[-1] == '\r') ps.le--;
+        const char *next = e < end ? e + 1 : end;
+        if (blank_or_comment(s, ps.le)) {
+            s = next;
+            continue;
+        }
+        int indented = *s == ' ' || *s == '\t';
+        if (!cur) {
+            const char *is;
+            size_t n = ident(&ps, &is);
+            if (name_is(is, n, "from") || name_is(is, n, "import")) {
+                s = next;
+                continue;
+            }
+            if (indented || !name_is(is, n, "def")) {
+                rc = perr(&ps, is, 0, "expected 'def solve_<task>(I):', found");
+                break;
+            }
+            n = ident(&ps, &is);
+            if (n <= 6 || strncmp(is, "solve_", 6)) {
+                rc = perr(&ps, is, n, "a solver's name must be solve_<task>, found");
+                break;
+            }
+            const char *ai;
+            size_t an;
+            if ((rc = expect(&ps, '(', "'('"))) break;
+            an = ident(&ps, &ai);
+            if (!name_is(ai, an, "I")) {
+                rc = perr(&ps, ai, an, "the solver's parameter must be I, found");
+                break;
+            }
+            if ((rc = expect(&ps, ')', "')'")) || (rc = expect(&ps, ':', "':'"))) break;
+            for (size_t k = 0; k < ps_out->n; k++)
+                if (strlen(ps_out->p[k].task) == n - 6 && !memcmp(ps_out->p[k].task, is + 6, n - 6)) {
+                    rc = perr(&ps, is, n, "a second solver for the same task:");
+                    break;
+                }
+            if (rc) break;
+            if (ps_out->n == ps_out->cap) {
+                size_t cap = ps_out->cap ? 2 * ps_out->cap : 64;
+                prog *np = tdm_realloc(ps_out->p, cap * sizeof *np);
+                if (!np) {
+                    rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
+                    break;
+                }
+                ps_out->p = np, ps_out->cap = cap;
+            }
+            cur = &ps_out->p[ps_out->n++];
+            memset(cur, 0, sizeof *cur);
+            capins = 0;
+            if (!(cur->task = tdm_strndup(is + 6, n - 6))) rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
+            clear_vars(&ps);
+            s = next;
+            continue;
+        }
+        if (!indented) {
+            rc = perr(&ps, s, 0, "solver ends without 'return O' before");
+            break;
+        }
+        const char *ks;
+        const char *save = ps.p;
+        size_t kn = ident(&ps, &ks);
+        if (name_is(ks, kn, "return")) {
+            const char *vs;
+            size_t vn = ident(&ps, &vs);
+            int slot = vn ? var_find(&ps, vs, vn) : -1;
+            if (slot < 0) {
+                rc = perr(&ps, vs, vn, "return of a name that was not assigned:");
+                break;
+            }
+            skip_ws(&ps);
+            if (ps.p < ps.le && *ps.p != '#') {
+                rc = perr(&ps, ps.p, 0, "unexpected text after return");
+                break;
+            }
+            if (!cur->n) {
+                rc = perr(&ps, ks, kn, "a solver needs at least one assignment before");
+                break;
+            }
+            cur->result = slot, cur->nslots = ps.nvars;
+            cur = NULL;
+            s = next;
+            continue;
+        }
+        ps.p = save;
+        if (cur->n == capins) {
+            int cap = capins ? 2 * capins : 16;
+            prog_instr *ni = tdm_realloc(cur->ins, (size_t)cap * sizeof *ni);
+            if (!ni) {
+                rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
+                break;
+            }
+            cur->ins = ni, capins = cap;
+        }
+        prog_instr *ins = &cur->ins[cur->n];
+        memset(ins, 0, sizeof *ins);
+        if ((rc = parse_assign(&ps, ins))) break;
+        const char *t = s;
+        while (t < ps.le && (*t == ' ' || *t == '\t')) t++;
+        ins->line = ps.line;
+        if (!(ins->text = tdm_strndup(t, (size_t)(ps.le - t)))) {
+            rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
+            break;
+        }
+        cur->n++;
+        s = next;
+    }
+    if (!rc && cur) {
+        ps.ls = ps.le = ps.p = end;
+        rc = tdm_error(TDM_E_PARSE, "%s:%d: solver solve_%s ends without 'return O'", ps.name, ps.line, cur->task);
+    }
+    clear_vars(&ps);
+    tdm_free(ps.vars);
+    if (rc) {
+        tdm_arc_programs_free(ps_out);
+        return rc;
+    }
+    *out = ps_out;
+    return TDM_OK;
+}
+
+size_t tdm_arc_programs_count(const tdm_arc_programs *p) { return p ? p->n : 0; }
+const char *tdm_arc_programs_task(const tdm_arc_programs *p, size_t k) { return p && k < p->n ? p->p[k].task : NULL; }
+
+int tdm_arc_programs_find(const tdm_arc_programs *p, const char *task, size_t *k) {
+    for (size_t i = 0; p && task && i < p->n; i++)
+        if (!strcmp(p->p[i].task, task)) {
+            if (k) *k = i;
+            return TDM_OK;
+        }
+    return tdm_error(TDM_E_NOTFOUND, "no solver for task '%s'", task ? task : "(null)");
+}
+
+/* ---- running ------------------------------------------------------------------------------------------ */
+
+static tdm_arc_val *arg_value(tdm_arc_rt *rt, const prog_arg *a, tdm_arc_val **slots, tdm_arc_val *input) {
+    switch (a->kind) {
+    case ARG_VAR: return slots[a->idx];
+    case ARG_PRIM: return arc_prim_val(a->idx);
+    case ARG_CONST: return arc_const_value(rt, a->idx);
+    default: return input;
+    }
+}
+
+int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
+                        const tdm_arc_val **out) {
+    if (!rt || !p || !grid || !out || k >= p->n) return tdm_error(TDM_E_INVAL, "tdm_arc_program_run: bad arguments");
+    const prog *pr = &p->p[k];
+    rt->failed = 0, rt->err[0] = '\0', rt->depth = 0;
+    tdm_arc_val **slots = arc_alloc(rt, (size_t)pr->nslots * sizeof *slots);
+    if (!slots) return tdm_error(TDM_E_NOMEM, "solve_%s: %s", pr->task, rt->err);
+    for (int i = 0; i < pr->n; i++) {
+        const prog_instr *ins = &pr->ins[i];
+        tdm_arc_val *args[4], *fn = arg_value(rt, &ins->callee, slots, (tdm_arc_val *)grid), *r = NULL;
+        int ok = fn != NULL;
+        for (int a = 0; ok && a < ins->nargs; a++) ok = (args[a] = arg_value(rt, &ins->args[a], slots, (tdm_arc_val *)grid)) != NULL;
+        if (ok) r = arc_call(rt, fn, ins->nargs, args);
+        if (!r) {
+            char msg[sizeof rt->err];
+            snprintf(msg, sizeof msg, "%s", rt->failed ? rt->err : "call failed");
+            int st = rt->failed ? rt->status : TDM_E_ARC_RAISE;
+            snprintf(rt->err, sizeof rt->err, "line %d: %.60s: %.160s", ins->line, ins->text, msg);
+            return tdm_error(st, "%s", rt->err);
+        }
+        slots[ins->target] = r;
+    }
+    *out = slots[pr->result];
+    return TDM_OK;
+}

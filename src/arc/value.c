@@ -1,0 +1,532 @@
+/* value.c: the ARC DSL's values: the per-run arena that owns them, ints (small ones interned), tuples,
+ * function values, CPython 3.11's hashes (spec §4.4), Python's == and ordering, len, repr, and the dense
+ * grid view the grid primitives work on. Values are immutable once built; only a cached hash is written
+ * later, which is why a runtime belongs to one thread at a time. */
+#include "arc_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ------------------------------------------------------------------------------------------- */
+
+struct arc_chunk {
+    arc_chunk *next;
+    size_t size;
+    max_align_t data[];
+};
+
+#define ARC_CHUNK_MIN (256u * 1024u)
+
+void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
+    bytes = (bytes + 15) & ~(size_t)15;
+    if ((size_t)(rt->end - rt->cur) < bytes) {
+        size_t size = bytes > ARC_CHUNK_MIN ? bytes : ARC_CHUNK_MIN;
+        arc_chunk *c = tdm_malloc(sizeof *c + size);
+        if (!c) {
+            if (!rt->failed) {
+                rt->failed = 1, rt->status = TDM_E_NOMEM;
+                snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
+            }
+            return NULL;
+        }
+        c->next = rt->chunks, c->size = size;
+        rt->chunks = c;
+        rt->bytes += size;
+        rt->cur = (char *)c->data, rt->end = rt->cur + size;
+    }
+    void *p = rt->cur;
+    rt->cur += bytes;
+    return p;
+}
+
+static void vfail(tdm_arc_rt *rt, const char *fmt, va_list ap) {
+    if (rt->failed) return;
+    rt->failed = 1, rt->status = TDM_E_ARC_RAISE;
+    vsnprintf(rt->err, sizeof rt->err, fmt, ap);
+}
+
+void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(rt, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(rt, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int tdm_arc_rt_new(tdm_arc_rt **out) {
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_arc_rt_new: out is NULL");
+    tdm_arc_rt *rt = tdm_calloc(1, sizeof *rt);
+    if (!rt) return tdm_error(TDM_E_NOMEM, "tdm_arc_rt_new: no memory");
+    *out = rt;
+    return TDM_OK;
+}
+
+static void free_chunks(arc_chunk *c) {
+    while (c) {
+        arc_chunk *n = c->next;
+        tdm_free(c);
+        c = n;
+    }
+}
+
+void tdm_arc_rt_free(tdm_arc_rt *rt) {
+    if (!rt) return;
+    free_chunks(rt->chunks);
+    tdm_free(rt->stats);
+    tdm_free(rt);
+}
+
+void tdm_arc_rt_reset(tdm_arc_rt *rt) {
+    if (!rt) return;
+    /* Keep the newest chunk (usually the largest working set) so steady runs do not call malloc. */
+    arc_chunk *keep = rt->chunks;
+    if (keep) {
+        free_chunks(keep->next);
+        keep->next = NULL;
+        rt->cur = (char *)keep->data, rt->end = rt->cur + keep->size;
+        rt->bytes = keep->size;
+    }
+    rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
+}
+
+const char *tdm_arc_rt_error(const tdm_arc_rt *rt) { return rt ? rt->err : ""; }
+size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt) { return rt ? rt->bytes : 0; }
+
+/* ---- ints, bools, None ------------------------------------------------------------------------------- */
+
+/* Interned ints: grids and coordinates use small values over and over, so most ints cost no memory. */
+#define ARC_INT_LO (-256)
+#define ARC_INT_HI 1023
+static tdm_arc_val small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+static tdm_arc_val bool_vals[2];
+tdm_arc_val arc_none_val;
+tdm_arc_val arc_dummy_key;
+
+static int64_t int_hash(int64_t n) {
+    /* CPython: sign(n) * (|n| mod (2^61 - 1)), and -1 becomes -2. */
+    const uint64_t M = ((uint64_t)1 << 61) - 1;
+    uint64_t a = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    int64_t h = (int64_t)(a % M);
+    if (n < 0) h = -h;
+    return h == -1 ? -2 : h;
+}
+
+__attribute__((constructor(101))) static void init_static_values(void) {
+    for (int64_t v = ARC_INT_LO; v <= ARC_INT_HI; v++) {
+        tdm_arc_val *x = &small_ints[v - ARC_INT_LO];
+        x->kind = TDM_ARC_INT, x->u.i = v, x->hash = int_hash(v), x->hashed = 1;
+    }
+    for (int b = 0; b < 2; b++) bool_vals[b].kind = TDM_ARC_BOOL, bool_vals[b].u.i = b, bool_vals[b].hash = b, bool_vals[b].hashed = 1;
+    /* None hashes by address in CPython; any fixed value will do (spec §4.10: never inside a set). */
+    arc_none_val.kind = TDM_ARC_NONE, arc_none_val.hash = 0x4e6f6e65, arc_none_val.hashed = 1;
+    arc_dummy_key.kind = TDM_ARC_NONE;
+}
+
+tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v) {
+    if (v >= ARC_INT_LO && v <= ARC_INT_HI) return &small_ints[v - ARC_INT_LO];
+    tdm_arc_val *x = arc_alloc(rt, sizeof *x);
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->kind = TDM_ARC_INT, x->u.i = v;
+    return x;
+}
+
+tdm_arc_val *arc_bool(int v) { return &bool_vals[v != 0]; }
+
+/* ---- tuples and functions ----------------------------------------------------------------------------- */
+
+tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
+    tdm_arc_val *x = arc_alloc(rt, sizeof *x + (size_t)n * sizeof(tdm_arc_val *));
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->kind = TDM_ARC_TUPLE, x->n = n;
+    x->u.items = (tdm_arc_val **)(x + 1);
+    return x;
+}
+
+/* Interned positions (i, j) for i, j in POS_LO..POS_HI and cells (c, (i, j)) for colours 0..9 at those
+ * positions: the pairs every patch is made of. Shared by all runtimes, immutable and hashed at start, so
+ * building a patch allocates and hashes nothing and set lookups end at the pointer test. */
+#define POS_LO (-2)
+#define POS_HI 32
+#define POS_N (POS_HI - POS_LO + 1)
+static tdm_arc_val pos_vals[POS_N * POS_N], cell_vals[10 * POS_N * POS_N];
+static tdm_arc_val *pos_items[POS_N * POS_N][2], *cell_items[10 * POS_N * POS_N][2];
+
+__attribute__((constructor(200))) static void init_pairs(void) {
+    for (int i = 0; i < POS_N; i++)
+        for (int j = 0; j < POS_N; j++) {
+            int k = i * POS_N + j;
+            tdm_arc_val *p = &pos_vals[k];
+            pos_items[k][0] = &small_ints[i + POS_LO - ARC_INT_LO], pos_items[k][1] = &small_ints[j + POS_LO - ARC_INT_LO];
+            p->kind = TDM_ARC_TUPLE, p->n = 2, p->u.items = pos_items[k];
+            arc_hash(p);
+            for (int c = 0; c < 10; c++) {
+                tdm_arc_val *x = &cell_vals[c * POS_N * POS_N + k];
+                cell_items[c * POS_N * POS_N + k][0] = &small_ints[c - ARC_INT_LO], cell_items[c * POS_N * POS_N + k][1] = p;
+                x->kind = TDM_ARC_TUPLE, x->n = 2, x->u.items = cell_items[c * POS_N * POS_N + k];
+                arc_hash(x);
+            }
+        }
+}
+
+static inline int is_pos(const tdm_arc_val *b) { return b >= pos_vals && b < pos_vals + POS_N * POS_N; }
+
+tdm_arc_val *arc_pair(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b) {
+    if (!a || !b) return NULL;
+    if (a->kind == TDM_ARC_INT) {
+        if (is_pos(b) && a->u.i >= 0 && a->u.i <= 9) return &cell_vals[a->u.i * POS_N * POS_N + (b - pos_vals)];
+        if (b->kind == TDM_ARC_INT && a->u.i >= POS_LO && a->u.i <= POS_HI && b->u.i >= POS_LO && b->u.i <= POS_HI)
+            return &pos_vals[(a->u.i - POS_LO) * POS_N + (b->u.i - POS_LO)];
+    }
+    tdm_arc_val *t = arc_tuple(rt, 2);
+    if (!t) return NULL;
+    t->u.items[0] = a, t->u.items[1] = b;
+    return t;
+}
+
+tdm_arc_val *arc_ipair(tdm_arc_rt *rt, int64_t a, int64_t b) {
+    if (a >= POS_LO && a <= POS_HI && b >= POS_LO && b <= POS_HI) return &pos_vals[(a - POS_LO) * POS_N + (b - POS_LO)];
+    return arc_pair(rt, arc_int(rt, a), arc_int(rt, b));
+}
+
+tdm_arc_val *arc_cell(tdm_arc_rt *rt, int64_t c, int64_t i, int64_t j) {
+    return arc_pair(rt, arc_int(rt, c), arc_ipair(rt, i, j));
+}
+
+tdm_arc_val *arc_closure(tdm_arc_rt *rt, int fkind, int arity, tdm_arc_val *a, tdm_arc_val *b, tdm_arc_val *c) {
+    tdm_arc_val *x = arc_alloc(rt, sizeof *x);
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->kind = TDM_ARC_FUNC, x->fkind = (uint8_t)fkind, x->arity = (uint8_t)arity;
+    x->u.fn.prim = ++rt->serial;
+    x->u.fn.cap[0] = a, x->u.fn.cap[1] = b, x->u.fn.cap[2] = c;
+    return x;
+}
+
+/* ---- hashing ------------------------------------------------------------------------------------------ */
+
+static uint64_t rotl31(uint64_t x) { return (x << 31) | (x >> 33); }
+
+int64_t arc_hash(tdm_arc_val *v) {
+    if (v->hashed) return v->hash;
+    int64_t h;
+    switch (v->kind) {
+    case TDM_ARC_INT:
+    case TDM_ARC_BOOL: h = int_hash(v->u.i); break;
+    case TDM_ARC_TUPLE: {
+        const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
+        uint64_t acc = P5;
+        for (uint32_t k = 0; k < v->n; k++) {
+            acc += (uint64_t)arc_hash(v->u.items[k]) * P2;
+            acc = rotl31(acc);
+            acc *= P1;
+        }
+        acc += (uint64_t)v->n ^ (P5 ^ 3527539ull);
+        h = acc == UINT64_MAX ? 1546275796 : (int64_t)acc;
+        break;
+    }
+    case TDM_ARC_FSET: {
+        uint64_t acc = 0;
+        for (uint32_t s = 0; s <= v->u.set.mask; s++) {
+            tdm_arc_val *k = v->u.set.slots[s].key;
+            if (!k || k == ARC_DUMMY) continue;
+            uint64_t x = (uint64_t)v->u.set.slots[s].hash;
+            acc ^= ((x ^ 89869747ull) ^ (x << 16)) * 3644798167ull;
+        }
+        acc ^= ((uint64_t)v->n + 1) * 1927868237ull;
+        acc ^= (acc >> 11) ^ (acc >> 25);
+        acc = acc * 69069u + 907133923ull;
+        h = acc == UINT64_MAX ? 590923713 : (int64_t)acc;
+        break;
+    }
+    case TDM_ARC_FUNC:
+        /* CPython hashes functions by address; a serial number is as good and the same on every run. */
+        h = v->fkind == ARC_FN_PRIM ? 1000003 + v->u.fn.prim : 2000003 + (int64_t)v->u.fn.prim * 7919;
+        break;
+    default: h = 0x4e6f6e65; break;
+    }
+    v->hash = h, v->hashed = 1;
+    return h;
+}
+
+/* ---- equality and ordering ------------------------------------------------------------------------- */
+
+int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
+    if (a == b) return 1;
+    if (arc_is_int(a) && arc_is_int(b)) return a->u.i == b->u.i;
+    if (a->kind != b->kind) return 0;
+    switch (a->kind) {
+    case TDM_ARC_TUPLE:
+        if (a->n != b->n) return 0;
+        for (uint32_t k = 0; k < a->n; k++)
+            if (!arc_eq(a->u.items[k], b->u.items[k])) return 0;
+        return 1;
+    case TDM_ARC_FSET:
+        if (a->n != b->n) return 0;
+        if (a->hashed && b->hashed && a->hash != b->hash) return 0;
+        for (uint32_t s = 0; s <= a->u.set.mask; s++) {
+            tdm_arc_val *k = a->u.set.slots[s].key;
+            if (k && k != ARC_DUMMY && !arc_set_contains(b, k)) return 0;
+        }
+        return 1;
+    case TDM_ARC_NONE: return 1;
+    default: return 0; /* functions: identity only */
+    }
+}
+
+const char *arc_type_name(const tdm_arc_val *v) {
+    switch (v->kind) {
+    case TDM_ARC_INT: return "int";
+    case TDM_ARC_BOOL: return "bool";
+    case TDM_ARC_NONE: return "NoneType";
+    case TDM_ARC_TUPLE: return "tuple";
+    case TDM_ARC_FSET: return "frozenset";
+    default: return "function";
+    }
+}
+
+/* a is a subset of b */
+static int subset(tdm_arc_val *a, tdm_arc_val *b) {
+    if (a->n > b->n) return 0;
+    for (uint32_t s = 0; s <= a->u.set.mask; s++) {
+        tdm_arc_val *k = a->u.set.slots[s].key;
+        if (k && k != ARC_DUMMY && !arc_set_contains(b, k)) return 0;
+    }
+    return 1;
+}
+
+int arc_cmp(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, int gt) {
+    if (arc_is_int(a) && arc_is_int(b)) return gt ? a->u.i > b->u.i : a->u.i < b->u.i;
+    if (arc_is_tuple(a) && arc_is_tuple(b)) {
+        /* Python: the first position whose items differ under == decides, by that items' comparison. */
+        uint32_t n = a->n < b->n ? a->n : b->n;
+        for (uint32_t k = 0; k < n; k++)
+            if (!arc_eq(a->u.items[k], b->u.items[k])) return arc_cmp(rt, a->u.items[k], b->u.items[k], gt);
+        return gt ? a->n > b->n : a->n < b->n;
+    }
+    if (arc_is_set(a) && arc_is_set(b)) return gt ? (a->n > b->n && subset(b, a)) : (a->n < b->n && subset(a, b));
+    return arc_failf(rt, "'%s' not supported between instances of '%s' and '%s'", gt ? ">" : "<", arc_type_name(a),
+                     arc_type_name(b));
+}
+
+int arc_truthy(const tdm_arc_val *v) {
+    switch (v->kind) {
+    case TDM_ARC_INT:
+    case TDM_ARC_BOOL: return v->u.i != 0;
+    case TDM_ARC_NONE: return 0;
+    case TDM_ARC_TUPLE:
+    case TDM_ARC_FSET: return v->n != 0;
+    default: return 1;
+    }
+}
+
+int64_t arc_len(tdm_arc_rt *rt, const tdm_arc_val *v) {
+    if (v->kind == TDM_ARC_TUPLE || v->kind == TDM_ARC_FSET) return v->n;
+    return arc_failf(rt, "object of type '%s' has no len()", arc_type_name(v));
+}
+
+int arc_get_int(tdm_arc_rt *rt, const tdm_arc_val *v, int64_t *out, const char *who) {
+    if (!arc_is_int(v)) return arc_failf(rt, "%s: expected an int, got %s", who, arc_type_name(v));
+    *out = v->u.i;
+    return 0;
+}
+
+int arc_get_ipair(tdm_arc_rt *rt, const tdm_arc_val *v, int64_t *a, int64_t *b, const char *who) {
+    if (!arc_is_tuple(v) && !arc_is_set(v)) return arc_failf(rt, "%s: cannot unpack non-iterable %s", who, arc_type_name(v));
+    if (v->n != 2) return arc_failf(rt, "%s: expected 2 values to unpack, got %u", who, v->n);
+    tdm_arc_val *x, *y;
+    if (arc_is_tuple(v)) {
+        x = v->u.items[0], y = v->u.items[1];
+    } else {
+        tdm_arc_val *e[2];
+        int k = 0;
+        for (uint32_t s = 0; s <= v->u.set.mask && k < 2; s++)
+            if (v->u.set.slots[s].key && v->u.set.slots[s].key != ARC_DUMMY) e[k++] = v->u.set.slots[s].key;
+        x = e[0], y = e[1];
+    }
+    if (arc_get_int(rt, x, a, who) || arc_get_int(rt, y, b, who)) return -1;
+    return 0;
+}
+
+int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
+    if (arc_is_tuple(c)) {
+        out->v = c->u.items, out->n = c->n;
+        return 0;
+    }
+    if (!arc_is_set(c)) return arc_failf(rt, "%s: '%s' object is not iterable", who, arc_type_name(c));
+    out->n = c->n;
+    out->v = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *out->v);
+    if (!out->v) return -1;
+    uint32_t k = 0;
+    for (uint32_t s = 0; s <= c->u.set.mask; s++) {
+        tdm_arc_val *key = c->u.set.slots[s].key;
+        if (key && key != ARC_DUMMY) out->v[k++] = key;
+    }
+    return 0;
+}
+
+tdm_arc_val *arc_first(tdm_arc_val *c) {
+    if (arc_is_tuple(c)) return c->n ? c->u.items[0] : NULL;
+    for (uint32_t s = 0; s <= c->u.set.mask; s++) {
+        tdm_arc_val *key = c->u.set.slots[s].key;
+        if (key && key != ARC_DUMMY) return key;
+    }
+    return NULL;
+}
+
+/* ---- grids -------------------------------------------------------------------------------------------- */
+
+int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
+    if (!arc_is_tuple(v)) return arc_failf(rt, "%s: expected a grid (tuple of rows), got %s", who, arc_type_name(v));
+    g->h = (int)v->n, g->w = 0, g->c = NULL;
+    if (!v->n) return 0;
+    tdm_arc_val *r0 = v->u.items[0];
+    if (!arc_is_tuple(r0)) return arc_failf(rt, "%s: grid row 0 is a %s, not a tuple", who, arc_type_name(r0));
+    g->w = (int)r0->n;
+    g->c = arc_alloc(rt, (size_t)g->h * (size_t)(g->w ? g->w : 1) * sizeof *g->c);
+    if (!g->c) return -1;
+    for (int i = 0; i < g->h; i++) {
+        tdm_arc_val *r = v->u.items[i];
+        if (!arc_is_tuple(r) || (int)r->n != g->w)
+            return arc_failf(rt, "%s: grid rows differ in length (not supported by the port)", who);
+        for (int j = 0; j < g->w; j++) {
+            tdm_arc_val *c = r->u.items[j];
+            if (!arc_is_int(c)) return arc_failf(rt, "%s: grid cell (%d, %d) is a %s (not supported by the port)", who, i, j, arc_type_name(c));
+            g->c[(size_t)i * g->w + j] = c->u.i;
+        }
+    }
+    return 0;
+}
+
+int arc_read_grid0(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
+    if (arc_read_grid(rt, v, g, who)) return -1;
+    if (!g->h) return arc_failf(rt, "%s: tuple index out of range (empty grid)", who);
+    return 0;
+}
+
+tdm_arc_val *arc_make_grid(tdm_arc_rt *rt, int h, int w, const int64_t *c) {
+    tdm_arc_val *g = arc_tuple(rt, (uint32_t)h);
+    if (!g) return NULL;
+    for (int i = 0; i < h; i++) {
+        tdm_arc_val *r = arc_tuple(rt, (uint32_t)w);
+        if (!r) return NULL;
+        for (int j = 0; j < w; j++)
+            if (!(r->u.items[j] = arc_int(rt, c[(size_t)i * w + j]))) return NULL;
+        g->u.items[i] = r;
+    }
+    return g;
+}
+
+tdm_arc_val *arc_grid_rows0(tdm_arc_rt *rt, int h) {
+    tdm_arc_val *g = arc_tuple(rt, (uint32_t)h), *e = arc_tuple(rt, 0);
+    if (!g || !e) return NULL;
+    for (int i = 0; i < h; i++) g->u.items[i] = e;
+    return g;
+}
+
+/* ---- public accessors --------------------------------------------------------------------------------- */
+
+tdm_arc_kind tdm_arc_val_kind(const tdm_arc_val *v) { return (tdm_arc_kind)v->kind; }
+int64_t tdm_arc_val_int(const tdm_arc_val *v) { return arc_is_int(v) ? v->u.i : 0; }
+size_t tdm_arc_val_len(const tdm_arc_val *v) { return arc_is_tuple(v) || arc_is_set(v) ? v->n : 0; }
+
+size_t tdm_arc_val_items(const tdm_arc_val *v, const tdm_arc_val **out, size_t cap) {
+    if (arc_is_tuple(v)) {
+        for (size_t k = 0; k < v->n && k < cap; k++) out[k] = v->u.items[k];
+        return v->n;
+    }
+    if (!arc_is_set(v)) return 0;
+    size_t k = 0;
+    for (uint32_t s = 0; s <= v->u.set.mask; s++) {
+        const tdm_arc_val *key = v->u.set.slots[s].key;
+        if (key && key != ARC_DUMMY) {
+            if (k < cap) out[k] = key;
+            k++;
+        }
+    }
+    return k;
+}
+
+int tdm_arc_val_equal(const tdm_arc_val *a, const tdm_arc_val *b) {
+    return arc_eq((tdm_arc_val *)a, (tdm_arc_val *)b);
+}
+int64_t tdm_arc_val_hash(const tdm_arc_val *v) { return arc_hash((tdm_arc_val *)v); }
+
+void tdm_arc_val_print(FILE *out, const tdm_arc_val *v) {
+    switch (v->kind) {
+    case TDM_ARC_INT: fprintf(out, "%lld", (long long)v->u.i); break;
+    case TDM_ARC_BOOL: fputs(v->u.i ? "True" : "False", out); break;
+    case TDM_ARC_NONE: fputs("None", out); break;
+    case TDM_ARC_TUPLE:
+        fputc('(', out);
+        for (uint32_t k = 0; k < v->n; k++) {
+            if (k) fputs(", ", out);
+            tdm_arc_val_print(out, v->u.items[k]);
+        }
+        fputs(v->n == 1 ? ",)" : ")", out);
+        break;
+    case TDM_ARC_FSET: {
+        if (!v->n) {
+            fputs("frozenset()", out);
+            break;
+        }
+        fputs("frozenset({", out);
+        int k = 0;
+        for (uint32_t s = 0; s <= v->u.set.mask; s++) {
+            const tdm_arc_val *key = v->u.set.slots[s].key;
+            if (!key || key == ARC_DUMMY) continue;
+            if (k++) fputs(", ", out);
+            tdm_arc_val_print(out, key);
+        }
+        fputs("})", out);
+        break;
+    }
+    default:
+        if (v->fkind == ARC_FN_PRIM) fprintf(out, "<function %s>", tdm_arc_prim_name(v->u.fn.prim));
+        else fprintf(out, "<function <lambda> #%d>", v->u.fn.prim);
+    }
+}
+
+int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {
+    if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
+    tdm_arc_val *g = arc_tuple(rt, (uint32_t)h);
+    for (int i = 0; g && i < h; i++) {
+        tdm_arc_val *r = arc_tuple(rt, (uint32_t)w);
+        if (!r) g = NULL;
+        for (int j = 0; r && j < w; j++)
+            if (!(r->u.items[j] = arc_int(rt, cells[(size_t)i * w + j]))) g = NULL, r = NULL;
+        if (g) g->u.items[i] = r;
+    }
+    if (!g) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
+    *out = g;
+    return TDM_OK;
+}
+
+int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t cap) {
+    if (!v || !arc_is_tuple(v)) return tdm_error(TDM_E_INVAL, "not a grid: not a tuple");
+    int hh = (int)v->n, ww = hh ? (arc_is_tuple(v->u.items[0]) ? (int)v->u.items[0]->n : -1) : 0;
+    if (ww < 0) return tdm_error(TDM_E_INVAL, "not a grid: row 0 is not a tuple");
+    for (int i = 0; i < hh; i++) {
+        const tdm_arc_val *r = v->u.items[i];
+        if (!arc_is_tuple(r) || (int)r->n != ww) return tdm_error(TDM_E_INVAL, "not a grid: row %d differs", i);
+        for (int j = 0; j < ww; j++) {
+            const tdm_arc_val *c = r->u.items[j];
+            if (!arc_is_int(c) || c->u.i < INT32_MIN || c->u.i > INT32_MAX)
+                return tdm_error(TDM_E_INVAL, "not a grid: cell (%d, %d) is not an int", i, j);
+            if (cells && (size_t)hh * ww <= cap) cells[(size_t)i * ww + j] = (int)c->u.i;
+        }
+    }
+    if (h) *h = hh;
+    if (w) *w = ww;
+    return TDM_OK;
+}

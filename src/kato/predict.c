@@ -1,0 +1,394 @@
+/* predict.c: KATO's prediction pipeline for one STM (spec/kato.md section 3). The STM is encoded against
+ * the knowledge base's vocabulary; one symbol takes the single-symbol fast path (patterns that start with
+ * it), more take the full path: the sequence engine finds every pattern whose similarity reaches the
+ * recall threshold (exact prefilters, CPU or GPU), then each candidate gets KATO's Ratcliff/Obershelp
+ * extraction (matches, past/present/future, missing/extras, fragmentation, evidence, confidence, snr),
+ * and ensemble.c computes the metrics that depend on the whole candidate set. Candidates are taken in
+ * pattern-name order, which fixes every order-dependent sum that KATO leaves to set iteration. */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t and clock_gettime under -std=c11 */
+#include "kato/predict_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <omp.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void kato_sym_bytes(const kato_pred *p, uint32_t id, const char **s, size_t *len) {
+    if (id < p->vocab_n) tdm_seq_vocab_get(p->vocab, id, s, len);
+    else *s = p->unk[id - p->vocab_n], *len = p->unk_len[id - p->vocab_n];
+}
+
+double kato_weight(const kato_pred *p, uint32_t id) {
+    if (id >= p->vocab_n || id >= p->kb->capsym) return 0.01;
+    const kato_aff *a = &p->kb->aff[id];
+    double aff = 0.0;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->keys[i] == p->aff_key) aff = a->sums[i];
+    uint64_t f = p->kb->freq[id];
+    if (!f || aff == 0.0) return 0.01;
+    return fabs(aff) / (double)f + 0.01;
+}
+
+const uint32_t *kato_event_sizes(const kato_pred *p, uint32_t pid, uint32_t *nevents) {
+    *nevents = p->kb->pats[pid].nevents;
+    return p->kb->pats[pid].event_sizes;
+}
+
+/* ---- STM encoding ------------------------------------------------------------------------------------- */
+
+static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
+    size_t n = 0;
+    for (size_t e = 0; e < nevents; e++) {
+        if (stm[e].n && (!stm[e].syms || !stm[e].lens)) return tdm_error(TDM_E_INVAL, "STM event %zu: NULL symbols", e);
+        n += stm[e].n;
+    }
+    if (n >= UINT32_MAX / 2 || nevents >= UINT32_MAX) return tdm_error(TDM_E_OVERFLOW, "STM of %zu symbols", n);
+    p->S = tdm_malloc((n + 1) * sizeof *p->S);
+    p->stm_sizes = tdm_malloc((nevents + 1) * sizeof *p->stm_sizes);
+    p->unk = tdm_malloc((n + 1) * sizeof *p->unk);
+    p->unk_len = tdm_malloc((n + 1) * sizeof *p->unk_len);
+    if (!p->S || !p->stm_sizes || !p->unk || !p->unk_len) return tdm_error(TDM_E_NOMEM, "predict: no memory for the STM");
+    for (size_t e = 0; e < nevents; e++) {
+        p->stm_sizes[p->nstm++] = (uint32_t)stm[e].n;
+        for (size_t i = 0; i < stm[e].n; i++) {
+            const char *s = stm[e].syms[i] ? stm[e].syms[i] : "";
+            size_t len = stm[e].lens[i];
+            if (tdm_seq_utf8_check(s, len)) return tdm_error(TDM_E_UTF8, "STM event %zu symbol %zu is not valid UTF-8", e, i);
+            uint32_t id;
+            if (tdm_seq_vocab_find(p->vocab, s, len, &id) || id >= p->vocab_n) {
+                uint32_t k = 0; /* unknown: one id per distinct string, so equal strings compare equal */
+                while (k < p->nunk && !(p->unk_len[k] == len && !memcmp(p->unk[k], s, len))) k++;
+                if (k == p->nunk) p->unk[k] = s, p->unk_len[k] = len, p->nunk++;
+                id = p->vocab_n + k;
+            }
+            p->S[p->ns++] = id;
+        }
+    }
+    tdm_clear_error();
+    return TDM_OK;
+}
+
+/* ---- per-candidate extraction (spec 3.4, 3.5) -------------------------------------------------------- */
+
+/* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
+ * positive threshold). m has S as its second sequence; c->matches has room for min(|P|, |S|) symbols. */
+static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
+    const tdm_seq_block *bl;
+    size_t nb;
+    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, NULL);
+    if (rc) return rc;
+    *keep = 1;
+    if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
+    c->nblocks = (uint32_t)nb;
+    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
+    for (size_t k = 0; k < nb; k++)
+        for (uint32_t t = 0; t < bl[k].n; t++) c->matches[c->nm++] = p->S[bl[k].j + t];
+    size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
+    if (nb) past_len = bl[0].i, pres_len = bl[nb - 1].i + bl[nb - 1].n - bl[0].i;
+    /* flat extras: S elements not covered by the blocks of (present_flat, S) */
+    c->extras_flat = 0;
+    if (pres_len) {
+        size_t nb2, m2;
+        const tdm_seq_block *b2;
+        if ((rc = tdm_seq_matcher_blocks(m, c->P + past_len, pres_len, &b2, &nb2, &m2))) return rc;
+        c->extras_flat = (uint32_t)(p->ns - m2);
+    }
+    c->evidence = c->np > 0 ? (double)c->nm / (double)c->np : 0.0;
+    double den = 2.0 * (double)c->nm + (double)c->extras_flat;
+    c->snr = den > 0 ? (2.0 * (double)c->nm - (double)c->extras_flat) / den : 0.0;
+    c->frag = (double)nb - 1.0;
+    /* flat spans to events: an event partly in past counts as past (prediction.py) */
+    uint32_t nev;
+    const uint32_t *sizes = kato_event_sizes(p, c->pid, &nev);
+    size_t c1 = past_len, c2 = 0;
+    uint32_t ev = 0;
+    while (c2 < c1) c2 += sizes[ev++];
+    uint32_t e1 = ev;
+    c1 += pres_len;
+    while (c2 < c1) c2 += sizes[ev++];
+    c->pb = e1, c->pe = ev;
+    /* fix-up: the first match inside the last past event moves that event into present */
+    if (c->pb > 0) {
+        uint32_t off = 0;
+        for (uint32_t e = 0; e + 1 < c->pb; e++) off += sizes[e];
+        for (uint32_t t = 0; t < sizes[c->pb - 1]; t++)
+            if (c->P[off + t] == c->matches[0]) {
+                c->pb--;
+                break;
+            }
+    }
+    /* confidence over the present events */
+    uint32_t plen = 0;
+    for (uint32_t e = c->pb; e < c->pe; e++) plen += sizes[e];
+    c->confidence = plen > 0 ? (double)c->nm / (double)plen : 0.0;
+    /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)) */
+    if (p->affinity) {
+        double wm = 0.0, ws = 0.0, wp = 0.0;
+        for (uint32_t i = 0; i < c->nm; i++) wm += kato_weight(p, c->matches[i]);
+        for (uint32_t i = 0; i < p->ns; i++) ws += kato_weight(p, p->S[i]);
+        for (uint32_t i = 0; i < c->np; i++) wp += kato_weight(p, c->P[i]);
+        if (ws + wp != 0.0) c->weighted_similarity = 2.0 * wm / (ws + wp), c->has_wsim = 1;
+    }
+    return TDM_OK;
+}
+
+static int cmp_cand_name(const void *a, const void *b, void *kb) {
+    const kato_cand *x = a, *y = b;
+    return kato_name_cmp(kb, x->pid, y->pid);
+}
+
+/* qsort with a context, portable: names are compared through a file-level pointer under the kb's read
+ * lock; several predictions may run at once, so the pointer is thread-local. */
+static _Thread_local const tdm_kato_kb *sort_kb;
+static int cmp_name_tls(const void *a, const void *b) { return cmp_cand_name(a, b, (void *)sort_kb); }
+
+void kato_sort_by_name(kato_pred *p) {
+    sort_kb = p->kb;
+    qsort(p->c, p->nc, sizeof *p->c, cmp_name_tls);
+}
+
+/* ---- the single-symbol fast path (spec 3.2) ---------------------------------------------------------- */
+
+static int fast_path(kato_pred *p) {
+    uint32_t s = p->S[0];
+    uint32_t count = (uint32_t)p->kb->npats;
+    if (s >= p->vocab_n) return TDM_OK; /* an unknown symbol starts no pattern */
+    size_t cap = 0;
+    if (!(p->match_arena = tdm_malloc(((size_t)count + 1) * sizeof *p->match_arena)))
+        return tdm_error(TDM_E_NOMEM, "predict: no memory");
+    for (uint32_t pid = 0; pid < count; pid++) {
+        if (p->kb->first[pid] != s) continue; /* KATO: first_token == s and pattern_data[0][0] == s */
+        const uint32_t *P;
+        size_t np;
+        tdm_seq_store_get(p->store, pid, &P, &np);
+        if (tdm_grow((void **)&p->c, &cap, p->nc + 1, sizeof *p->c)) return tdm_error(TDM_E_NOMEM, "predict: no memory");
+        kato_cand *c = &p->c[p->nc++];
+        memset(c, 0, sizeof *c);
+        c->pid = pid, c->P = P, c->np = (uint32_t)np, c->group = UINT32_MAX;
+        if (p->cfg->use_token_matching) {
+            c->sim = 2.0 * 1.0 / (double)(np + 1); /* no x100/100 round trip on this path */
+        } else {
+            size_t L, la, lb;
+            int rc = tdm_seq_char_lcs(p->vocab, P, np, &s, 1, &L, &la, &lb);
+            if (rc) return rc;
+            c->sim = tdm_seq_char_ratio(L, la, lb);
+        }
+        c->matches = &p->match_arena[p->nc - 1];
+        c->matches[0] = s, c->nm = 1, c->nblocks = 1;
+        c->evidence = 1.0 / (double)np;
+        c->confidence = 1.0;
+        c->snr = 1.0; /* m/(m+e) with e = 0 */
+        c->frag = 0.0;
+        c->potential = (c->evidence + c->confidence) * c->snr + 1.0 / (c->frag + 1.0);
+        if (p->affinity) {
+            double wm = kato_weight(p, s), ws = wm, wp = 0.0;
+            for (size_t i = 0; i < np; i++) wp += kato_weight(p, P[i]);
+            c->weighted_similarity = 2.0 * wm / (ws + wp), c->has_wsim = 1;
+        }
+    }
+    kato_sort_by_name(p);
+    return kato_rank(p, TDM_KATO_RANK_POTENTIAL);
+}
+
+/* ---- extraction of every candidate -------------------------------------------------------------------
+ * Two passes keep memory small when the threshold admits most of a large store: the first extracts every
+ * hit in parallel but keeps only a 32-byte summary (its pruning key _pre_potential, name key, pattern,
+ * similarity); when more than 3 x max_predictions survive, the summaries are ranked (KATO's nlargest over
+ * the name-ordered list) and cut there. The second pass extracts the survivors again in full. Extraction
+ * is a pure function of (pattern, STM), so both passes agree. */
+
+typedef struct {
+    double pre, sim;
+    uint64_t nk;
+    uint32_t pid;
+} kato_brief;
+
+#define KATO_PARALLEL_MIN 4096
+
+static _Thread_local const tdm_kato_kb *brief_kb;
+static int cmp_brief(const void *a, const void *b) {
+    const kato_brief *x = a, *y = b;
+    if (x->pre > y->pre) return -1;
+    if (x->pre < y->pre) return 1;
+    if (x->nk != y->nk) return x->nk < y->nk ? -1 : 1;
+    return strcmp(brief_kb->pats[x->pid].name, brief_kb->pats[y->pid].name);
+}
+
+/* Extracts candidates (pid, sim) = br[0..n) into c[0..n) (full = 1: matches into arena slots) or only
+ * their summaries (full = 0, keep[i] says whether KATO keeps candidate i). */
+static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_cand *c, uint32_t *arena, const size_t *slot,
+                        uint8_t *keep) {
+    /* one extraction takes about a microsecond: below a few thousand candidates a parallel region costs
+     * more than it saves (and on a busy machine a descheduled worker stalls the others) */
+    int threads = tdm_ctx_threads(p->kb->ctx), err = TDM_OK;
+    if (n < KATO_PARALLEL_MIN) threads = 1;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        tdm_seq_matcher *m = NULL;
+        uint32_t *mbuf = full ? NULL : tdm_malloc(((size_t)p->ns + 1) * sizeof *mbuf);
+        int lrc = tdm_seq_matcher_new(&m);
+        if (!lrc && !full && !mbuf) lrc = TDM_E_NOMEM;
+        if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+#pragma omp for schedule(dynamic, 64)
+        for (size_t h = 0; h < n; h++) {
+            if (lrc) continue;
+            kato_cand local, *x = full ? &c[h] : &local;
+            size_t np;
+            memset(x, 0, sizeof *x);
+            x->pid = br[h].pid, x->sim = br[h].sim, x->group = UINT32_MAX;
+            tdm_seq_store_get(p->store, x->pid, &x->P, &np);
+            x->np = (uint32_t)np;
+            x->matches = full ? arena + slot[h] : mbuf;
+            int k = 0;
+            lrc = extract(p, m, x, &k);
+            if (!full) {
+                keep[h] = (uint8_t)(!lrc && k);
+                double t = x->frag == -1.0 ? 0.0 : 1.0 / (x->frag + 1.0);
+                br[h].pre = (x->evidence + x->confidence) * x->snr + t;
+            }
+        }
+        tdm_seq_matcher_free(m);
+        tdm_free(mbuf);
+        if (lrc) {
+#pragma omp critical(kato_extract_err)
+            if (!err) err = lrc;
+        }
+    }
+    if (err) return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
+    return TDM_OK;
+}
+
+static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict_stats *st) {
+    size_t n = res->n, limit = 3 * (size_t)p->cfg->max_predictions;
+    kato_brief *br = tdm_malloc((n + 1) * sizeof *br);
+    uint8_t *keep = tdm_calloc(n + 1, 1);
+    size_t *slot = NULL;
+    int rc = TDM_OK;
+    if (!br || !keep) {
+        rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
+        goto out;
+    }
+    for (size_t h = 0; h < n; h++) br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0;
+    if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep))) goto out;
+    size_t k = 0;
+    for (size_t h = 0; h < n; h++)
+        if (keep[h]) br[k] = br[h], br[k].nk = p->kb->pats[br[h].pid].name_key, k++;
+    st->candidates = k;
+    if (k > limit) { /* pruning (spec 3.6 step 0): the best 3 x max_predictions, in that order */
+        brief_kb = p->kb;
+        qsort(br, k, sizeof *br, cmp_brief);
+        k = limit;
+        p->pruned = 1;
+    }
+    p->c = tdm_calloc(k + 1, sizeof *p->c);
+    slot = tdm_malloc((k + 1) * sizeof *slot);
+    size_t total = 0;
+    for (size_t i = 0; slot && i < k; i++) {
+        const uint32_t *P;
+        size_t np;
+        tdm_seq_store_get(p->store, br[i].pid, &P, &np);
+        slot[i] = total, total += np < p->ns ? np : p->ns;
+    }
+    p->match_arena = slot ? tdm_malloc((total + 1) * sizeof *p->match_arena) : NULL;
+    if (!p->c || !slot || !p->match_arena) {
+        rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", k);
+        goto out;
+    }
+    if ((rc = extract_pass(p, br, k, 1, p->c, p->match_arena, slot, NULL))) goto out;
+    for (size_t i = 0; i < k; i++) p->c[i].pre_potential = br[i].pre;
+    p->nc = k;
+out:
+    tdm_free(br), tdm_free(keep), tdm_free(slot);
+    return rc;
+}
+
+/* ---- the full path (spec 3.3-3.7) --------------------------------------------------------------------- */
+
+static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
+    tdm_seq_stm q = {0};
+    int rc;
+    /* the engine's STM: unknown symbols keep their place and never match */
+    const char **syms = tdm_malloc((p->ns + 1) * sizeof *syms);
+    size_t *lens = tdm_malloc((p->ns + 1) * sizeof *lens);
+    if (!syms || !lens) {
+        tdm_free(syms), tdm_free(lens);
+        return tdm_error(TDM_E_NOMEM, "predict: no memory");
+    }
+    for (uint32_t i = 0; i < p->ns; i++) kato_sym_bytes(p, p->S[i], &syms[i], &lens[i]);
+    rc = tdm_seq_stm_encode(p->vocab, syms, lens, p->ns, &q);
+    tdm_free(syms), tdm_free(lens);
+    if (rc) return rc;
+    tdm_seq_query_opts o;
+    tdm_seq_query_opts_init(&o);
+    o.metric = p->cfg->use_token_matching ? TDM_SEQ_LCS : TDM_SEQ_CHAR;
+    o.threshold = p->cfg->recall_threshold;
+    tdm_seq_result res = {0};
+    double t0 = now_ms();
+    rc = tdm_seq_engine_query(p->kb->engine, &q, &o, &res);
+    tdm_seq_stm_clear(&q);
+    st->search_ms = now_ms() - t0;
+    if (rc) return rc;
+    t0 = now_ms();
+    rc = extract_all(p, &res, st);
+    tdm_seq_result_clear(&res);
+    st->extract_ms = now_ms() - t0;
+    if (rc) return rc;
+    t0 = now_ms();
+    rc = kato_ensemble(p);
+    st->ensemble_ms = now_ms() - t0;
+    return rc;
+}
+
+static void pred_free(kato_pred *p) {
+    tdm_free(p->match_arena);
+    tdm_free(p->c), tdm_free(p->S), tdm_free(p->stm_sizes), tdm_free(p->unk), tdm_free(p->unk_len);
+    tdm_free(p->group_first), tdm_free(p->group_w), tdm_free(p->group_count);
+    tdm_free(p->group_pid), tdm_free(p->group_pe);
+}
+
+int tdm_kato_predict(tdm_kato_kb *kb, const tdm_kato_event *stm, size_t nevents, const tdm_kato_config *cfg,
+                     tdm_kato_result **out) {
+    if (!kb || !out || (nevents && !stm)) return tdm_error(TDM_E_INVAL, "tdm_kato_predict: NULL argument");
+    int rc = tdm_kato_config_check(cfg);
+    if (rc) return rc;
+    kato_pred p = {0};
+    tdm_kato_predict_stats st = {0};
+    pthread_rwlock_rdlock(&kb->lock);
+    p.kb = kb, p.cfg = cfg;
+    p.store = tdm_seq_engine_store(kb->engine);
+    p.vocab = tdm_seq_store_vocab_const(p.store);
+    p.vocab_n = tdm_seq_vocab_size(p.vocab);
+    if (cfg->affinity_emotive && cfg->affinity_emotive[0]) {
+        /* KATO weighs as soon as an affinity emotive is configured; one never recorded gives every symbol
+         * the floor weight 0.01 */
+        p.affinity = 1;
+        p.aff_key = kato_emokey_find(kb, cfg->affinity_emotive);
+    }
+    rc = encode_stm(&p, stm, nevents);
+    if (!rc && p.ns == 1) p.fast = st.fast_path = 1, rc = fast_path(&p), st.candidates = p.nc;
+    else if (!rc && p.ns > 1) rc = full_path(&p, &st);
+    st.pruned = p.pruned;
+    if (!rc) rc = kato_result_build(&p, &st, out);
+    pthread_rwlock_unlock(&kb->lock);
+    pred_free(&p);
+    return rc;
+}
+
+int tdm_kato_stm_predict(const tdm_kato_stm *s, tdm_kato_kb *kb, const tdm_kato_config *cfg, tdm_kato_result **out) {
+    if (!s) return tdm_error(TDM_E_INVAL, "tdm_kato_stm_predict: STM is NULL");
+    size_t n = tdm_kato_stm_nevents(s);
+    tdm_kato_event *ev = tdm_malloc((n + 1) * sizeof *ev);
+    if (!ev) return tdm_error(TDM_E_NOMEM, "predict: no memory");
+    for (size_t i = 0; i < n; i++) tdm_kato_stm_event(s, i, &ev[i]);
+    int rc = tdm_kato_predict(kb, ev, n, cfg, out);
+    tdm_free(ev);
+    return rc;
+}

@@ -1,0 +1,331 @@
+/* kato_cli.c: shared parts of `tandem kato`: JSON patterns, STMs, emotives and metadata in; predictions
+ * out in KATO's JSON field order and names (spec/kato.md 3.7), with 17 significant digits per double so
+ * that the oracle test can compare bits. */
+#define _POSIX_C_SOURCE 200809L /* strdup, strndup */
+#include "kato_cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kcli_events_free(kcli_events *e) {
+    free(e->ev), free(e->syms), free(e->lens);
+    memset(e, 0, sizeof *e);
+}
+
+int kcli_events_from_json(const json_t *arr, const char *src, unsigned long lineno, const char *field, kcli_events *out) {
+    memset(out, 0, sizeof *out);
+    if (!json_is_array(arr)) return cli_fail("%s: line %lu: %s: expected a list of events (lists of strings)", src, lineno, field), -1;
+    size_t ne = json_array_size(arr), ns = 0;
+    for (size_t e = 0; e < ne; e++) {
+        const json_t *ev = json_array_get(arr, e);
+        if (!json_is_array(ev)) return cli_fail("%s: line %lu: %s[%zu]: expected a list of strings", src, lineno, field, e), -1;
+        for (size_t i = 0; i < json_array_size(ev); i++)
+            if (!json_is_string(json_array_get(ev, i)))
+                return cli_fail("%s: line %lu: %s[%zu][%zu]: expected a string", src, lineno, field, e, i), -1;
+        ns += json_array_size(ev);
+    }
+    out->ev = calloc(ne + 1, sizeof *out->ev);
+    out->syms = calloc(ns + 1, sizeof *out->syms);
+    out->lens = calloc(ns + 1, sizeof *out->lens);
+    if (!out->ev || !out->syms || !out->lens) return kcli_events_free(out), cli_fail("out of memory"), -1;
+    size_t at = 0;
+    for (size_t e = 0; e < ne; e++) {
+        const json_t *ev = json_array_get(arr, e);
+        out->ev[e].syms = out->syms + at, out->ev[e].lens = out->lens + at, out->ev[e].n = json_array_size(ev);
+        for (size_t i = 0; i < json_array_size(ev); i++, at++) {
+            const json_t *s = json_array_get(ev, i);
+            out->syms[at] = json_string_value(s), out->lens[at] = json_string_length(s);
+        }
+    }
+    out->n = ne;
+    return 0;
+}
+
+static void *own(kcli_dicts *d, void *p) {
+    if (!p) return NULL;
+    void **o = realloc(d->owned, (d->nowned + 1) * sizeof *o);
+    if (!o) return free(p), NULL;
+    d->owned = o;
+    return d->owned[d->nowned++] = p;
+}
+
+void kcli_dicts_free(kcli_dicts *d) {
+    for (size_t i = 0; i < d->nowned; i++) free(d->owned[i]);
+    free(d->owned), free(d->emo), free(d->meta);
+    memset(d, 0, sizeof *d);
+}
+
+/* Python's repr() of a float (shortest round-trip digits, fixed notation for exponents -5 < e < 16). */
+static void py_float_repr(double x, char *out, size_t cap) {
+    char tmp[40];
+    int p = 1;
+    for (; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, x);
+        if (strtod(tmp, NULL) == x) break;
+    }
+    char *e = strchr(tmp, 'e');
+    int exp10 = atoi(e + 1);
+    *e = '\0';
+    char digits[24];
+    size_t nd = 0;
+    for (char *c = tmp; *c; c++)
+        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
+    digits[nd] = '\0';
+    const char *sign = signbit(x) ? "-" : "";
+    if (exp10 >= 16 || exp10 <= -5) {
+        snprintf(out, cap, "%s%c%s%s%se%c%02d", sign, digits[0], nd > 1 ? "." : "", nd > 1 ? digits + 1 : "", "",
+                 exp10 < 0 ? '-' : '+', abs(exp10));
+    } else if (exp10 < 0) {
+        snprintf(out, cap, "%s0.%0*d%s", sign, -exp10 - 1, 0, digits);
+        if (exp10 == -1) snprintf(out, cap, "%s0.%s", sign, digits);
+    } else if ((size_t)exp10 + 1 >= nd) {
+        snprintf(out, cap, "%s%s%0*d.0", sign, digits, (int)((size_t)exp10 + 1 - nd), 0);
+        if ((size_t)exp10 + 1 == nd) snprintf(out, cap, "%s%s.0", sign, digits);
+    } else {
+        snprintf(out, cap, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
+    }
+}
+
+/* Python's str() of a JSON scalar; NULL for lists and objects. */
+static char *py_str(const json_t *v) {
+    char buf[64];
+    switch (json_typeof(v)) {
+    case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)); break;
+    case JSON_REAL: py_float_repr(json_real_value(v), buf, sizeof buf); break;
+    case JSON_TRUE: return strdup("True");
+    case JSON_FALSE: return strdup("False");
+    case JSON_NULL: return strdup("None");
+    default: return NULL;
+    }
+    return strdup(buf);
+}
+
+int kcli_dicts_from_json(const json_t *emotives, const json_t *metadata, const char *src, unsigned long lineno, kcli_dicts *d) {
+    memset(d, 0, sizeof *d);
+    if (emotives && !json_is_array(emotives)) return cli_fail("%s: line %lu: emotives: expected a list of objects", src, lineno), -1;
+    if (metadata && !json_is_array(metadata)) return cli_fail("%s: line %lu: metadata: expected a list of objects", src, lineno), -1;
+    size_t ne = emotives ? json_array_size(emotives) : 0, nm = metadata ? json_array_size(metadata) : 0;
+    d->emo = calloc(ne + 1, sizeof *d->emo);
+    d->meta = calloc(nm + 1, sizeof *d->meta);
+    if (!d->emo || !d->meta) return kcli_dicts_free(d), cli_fail("out of memory"), -1;
+    for (size_t i = 0; i < ne; i++) {
+        const json_t *o = json_array_get(emotives, i);
+        if (!json_is_object(o)) return kcli_dicts_free(d), cli_fail("%s: line %lu: emotives[%zu]: expected an object", src, lineno, i), -1;
+        tdm_kato_emotive *items = own(d, calloc(json_object_size(o) + 1, sizeof *items));
+        if (!items) return kcli_dicts_free(d), cli_fail("out of memory"), -1;
+        const char *k;
+        json_t *v;
+        size_t n = 0;
+        json_object_foreach((json_t *)o, k, v) {
+            if (!json_is_number(v))
+                return kcli_dicts_free(d), cli_fail("%s: line %lu: emotives[%zu].%s: expected a number", src, lineno, i, k), -1;
+            items[n].key = k, items[n++].value = json_number_value(v);
+        }
+        d->emo[d->nemo].items = items, d->emo[d->nemo++].n = n;
+    }
+    for (size_t i = 0; i < nm; i++) {
+        const json_t *o = json_array_get(metadata, i);
+        if (!json_is_object(o)) return kcli_dicts_free(d), cli_fail("%s: line %lu: metadata[%zu]: expected an object", src, lineno, i), -1;
+        tdm_kato_meta *items = own(d, calloc(json_object_size(o) + 1, sizeof *items));
+        if (!items) return kcli_dicts_free(d), cli_fail("out of memory"), -1;
+        const char *k;
+        json_t *v;
+        size_t n = 0;
+        json_object_foreach((json_t *)o, k, v) {
+            char *s = own(d, py_str(v));
+            if (!s)
+                return kcli_dicts_free(d), cli_fail("%s: line %lu: metadata[%zu].%s: expected a string, number, boolean or null", src, lineno, i, k), -1;
+            items[n].key = k, items[n++].value = s;
+        }
+        d->meta[d->nmeta].items = items, d->meta[d->nmeta++].n = n;
+    }
+    return 0;
+}
+
+int kcli_learn_file(tdm_kato_kb *kb, const char *path, uint32_t persistence, FILE *names, int json, unsigned long *lines) {
+    FILE *f = cli_open_in(path);
+    if (!f) return 1;
+    char *buf = NULL;
+    size_t cap = 0;
+    long len;
+    unsigned long lineno = 0;
+    int rc = 0;
+    while (!rc && (len = cli_read_line(f, &buf, &cap)) >= 0) {
+        lineno++;
+        if (len == 0) continue;
+        json_t *j = cli_parse_json_line(path, lineno, buf, (size_t)len);
+        if (!j) {
+            rc = 1;
+            break;
+        }
+        const json_t *events = json_is_object(j) ? json_object_get(j, "events") : j;
+        kcli_events ev;
+        kcli_dicts dicts = {0};
+        if (kcli_events_from_json(events, path, lineno, "events", &ev)) rc = 1;
+        else if (json_is_object(j) && kcli_dicts_from_json(json_object_get(j, "emotives"), json_object_get(j, "metadata"), path, lineno, &dicts)) rc = 1;
+        if (!rc) {
+            char name[TDM_KATO_NAME_LEN + 1];
+            int learned, st = tdm_kato_kb_learn(kb, ev.ev, ev.n, dicts.emo, dicts.nemo, dicts.meta, dicts.nmeta, persistence, name, &learned);
+            if (st) rc = cli_fail("%s: line %lu: %s: %s", path, lineno, tdm_strerror(st), tdm_last_error());
+            else if (names && json) fprintf(names, "{\"name\": \"%s\", \"learned\": %s}\n", learned ? name : "", learned ? "true" : "false");
+            else if (names) fprintf(names, "%s\n", learned ? name : "");
+        }
+        kcli_events_free(&ev);
+        kcli_dicts_free(&dicts);
+        json_decref(j);
+    }
+    free(buf);
+    cli_close(f);
+    if (lines) *lines = lineno;
+    return rc;
+}
+
+int kcli_config_from_json(const json_t *obj, const char *src, unsigned long lineno, tdm_kato_config *cfg) {
+    if (!obj) return 0;
+    if (!json_is_object(obj)) return cli_fail("%s: line %lu: config: expected an object", src, lineno), -1;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        if (!strcmp(k, "recall_threshold") && json_is_number(v)) cfg->recall_threshold = json_number_value(v);
+        else if (!strcmp(k, "max_predictions") && json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 1000000)
+            cfg->max_predictions = (uint32_t)json_integer_value(v);
+        else if (!strcmp(k, "use_token_matching") && json_is_boolean(v)) cfg->use_token_matching = json_is_true(v);
+        else if (!strcmp(k, "rank_sort_algo") && json_is_string(v)) {
+            tdm_kato_rank r;
+            if (tdm_kato_rank_parse(json_string_value(v), &r)) return cli_fail("%s: line %lu: %s", src, lineno, tdm_last_error()), -1;
+            cfg->rank_sort_algo = r;
+        } else if (!strcmp(k, "affinity_emotive") && (json_is_string(v) || json_is_null(v)))
+            cfg->affinity_emotive = json_is_null(v) ? NULL : json_string_value(v);
+        else return cli_fail("%s: line %lu: config key \"%s\": unknown key or wrong type", src, lineno, k), -1;
+    }
+    if (tdm_kato_config_check(cfg)) return cli_fail("%s: line %lu: %s", src, lineno, tdm_last_error()), -1;
+    return 0;
+}
+
+/* ---- output ------------------------------------------------------------------------------------------- */
+
+static void put_sym(FILE *out, const tdm_kato_result *r, tdm_kato_sym s) {
+    const char *str;
+    size_t len;
+    tdm_kato_result_symbol(r, s, &str, &len);
+    cli_put_json_string(out, str, len);
+}
+
+static void put_events(FILE *out, const tdm_kato_result *r, const tdm_kato_events *ev) {
+    size_t k = 0;
+    if (ev->flat) {
+        fputc('[', out);
+        for (uint32_t i = 0; i < ev->nsyms; i++) fputs(i ? ", " : "", out), put_sym(out, r, ev->syms[i]);
+        fputc(']', out);
+        return;
+    }
+    fputc('[', out);
+    for (uint32_t e = 0; e < ev->nevents; e++) {
+        fputs(e ? ", [" : "[", out);
+        for (uint32_t i = 0; i < ev->sizes[e]; i++, k++) fputs(i ? ", " : "", out), put_sym(out, r, ev->syms[k]);
+        fputc(']', out);
+    }
+    fputc(']', out);
+}
+
+static void put_num(FILE *out, const char *key, double x) {
+    fprintf(out, ", \"%s\": ", key);
+    cli_put_double(out, x);
+}
+
+static void put_opt(FILE *out, const char *key, int has, double x) {
+    if (has) put_num(out, key, x);
+    else fprintf(out, ", \"%s\": null", key);
+}
+
+static void put_prediction(FILE *out, const tdm_kato_result *r, const tdm_kato_prediction *p) {
+    int full = p->flags & TDM_KATO_HAS_ENSEMBLE;
+    fprintf(out, "{%s\"name\": \"%s\", ", full ? "\"type\": \"prototypical\", " : "", p->name);
+    if (!full) { /* the single-symbol path's dict also carries the pattern itself */
+        fputs("\"pattern_data\": ", out), put_events(out, r, &p->sequence);
+        fprintf(out, ", \"length\": %u, ", p->sequence.nsyms);
+    }
+    fprintf(out, "\"frequency\": %llu, \"emotives\": {", (unsigned long long)p->frequency);
+    for (uint32_t i = 0; i < p->nemotives; i++) {
+        fputs(i ? ", " : "", out);
+        put_sym(out, r, p->emotive_keys[i]);
+        fputs(": ", out);
+        cli_put_double(out, p->emotive_values[i]);
+    }
+    fputs("}, \"matches\": [", out);
+    for (uint32_t i = 0; i < p->nmatches; i++) fputs(i ? ", " : "", out), put_sym(out, r, p->matches[i]);
+    fputs("], \"past\": ", out), put_events(out, r, &p->past);
+    fputs(", \"present\": ", out), put_events(out, r, &p->present);
+    fputs(", \"future\": ", out), put_events(out, r, &p->future);
+    fputs(", \"missing\": ", out), put_events(out, r, &p->missing);
+    fputs(", \"extras\": ", out), put_events(out, r, &p->extras);
+    fputs(", \"anomalies\": []", out);
+    put_num(out, "similarity", p->similarity);
+    put_num(out, "evidence", p->evidence);
+    put_num(out, "confidence", p->confidence);
+    put_num(out, "snr", p->snr);
+    put_num(out, "fragmentation", p->fragmentation);
+    put_num(out, "potential", p->potential);
+    put_opt(out, "weighted_similarity", p->flags & TDM_KATO_HAS_WEIGHTED_SIMILARITY, p->weighted_similarity);
+    put_opt(out, "weighted_evidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_evidence);
+    put_opt(out, "weighted_confidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_confidence);
+    put_opt(out, "weighted_snr", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_snr);
+    if (full) {
+        put_num(out, "confluence", p->confluence);
+        put_num(out, "predictive_information", p->predictive_information);
+        fputs(", \"sequence\": ", out), put_events(out, r, &p->sequence);
+        put_num(out, "entropy", p->entropy);
+        put_num(out, "normalized_entropy", p->normalized_entropy);
+        put_num(out, "global_normalized_entropy", p->global_normalized_entropy);
+        put_num(out, "itfdf_similarity", p->itfdf_similarity);
+        put_num(out, "tfidf_score", p->tfidf_score);
+        put_num(out, "pattern_probability", p->pattern_probability);
+        put_num(out, "weighted_strength", p->weighted_strength);
+        put_num(out, "bayesian_posterior", p->bayesian_posterior);
+        put_num(out, "bayesian_prior", p->bayesian_prior);
+        put_num(out, "bayesian_likelihood", p->bayesian_likelihood);
+        if (p->flags & TDM_KATO_HAS_PRE_POTENTIAL) put_num(out, "_pre_potential", p->pre_potential);
+    }
+    fputc('}', out);
+}
+
+void kcli_put_result(FILE *out, const tdm_kato_result *r) {
+    size_t n = tdm_kato_result_count(r), nf = tdm_kato_result_future_count(r);
+    fputs("{\"predictions\": [", out);
+    for (size_t i = 0; i < n; i++) fputs(i ? ", " : "", out), put_prediction(out, r, tdm_kato_result_get(r, i));
+    fputs("], \"future_potentials\": ", out);
+    if (tdm_kato_result_stats(r)->fast_path) fputs("null", out);
+    else {
+        fputc('[', out);
+        for (size_t i = 0; i < nf; i++) {
+            const tdm_kato_future_potential *f = tdm_kato_result_future(r, i);
+            fputs(i ? ", {\"future\": " : "{\"future\": ", out);
+            put_events(out, r, &f->future);
+            put_num(out, "aggregate_potential", f->aggregate_potential);
+            fprintf(out, ", \"supporting_patterns\": %u", f->supporting_patterns);
+            put_num(out, "total_weighted_frequency", f->total_weighted_frequency);
+            fputc('}', out);
+        }
+        fputc(']', out);
+    }
+    fprintf(out, ", \"count\": %zu}", n);
+}
+
+void kcli_put_table(FILE *out, const tdm_kato_result *r) {
+    size_t n = tdm_kato_result_count(r);
+    const tdm_kato_predict_stats *st = tdm_kato_result_stats(r);
+    fprintf(out, "%zu prediction%s (%llu candidate%s%s%s; search %.2f ms, extraction %.2f ms, ensemble %.2f ms)\n", n,
+            n == 1 ? "" : "s", (unsigned long long)st->candidates, st->candidates == 1 ? "" : "s",
+            st->fast_path ? ", single-symbol path" : "", st->pruned ? ", pruned" : "", st->search_ms, st->extract_ms,
+            st->ensemble_ms);
+    if (n) fprintf(out, "%4s  %-12s %5s %10s %10s %10s  %s\n", "rank", "name", "freq", "similarity", "potential", "evidence", "future");
+    for (size_t i = 0; i < n; i++) {
+        const tdm_kato_prediction *p = tdm_kato_result_get(r, i);
+        fprintf(out, "%4zu  %.12s %5llu %10.6f %10.6f %10.6f  ", i + 1, p->name, (unsigned long long)p->frequency, p->similarity,
+                p->potential, p->evidence);
+        put_events(out, r, &p->future);
+        fputc('\n', out);
+    }
+}
