@@ -41,6 +41,8 @@ if command -v compute-sanitizer >/dev/null; then
   step memcheck-seq env TANDEM_TEST_CASES=6 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_cuda_seq
   step racecheck-seq env TANDEM_TEST_CASES=6 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_cuda_seq
   step memcheck-cross compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_seq_cross --cases 3
+  # The profiler's device spans (event pool, anchor, pool attributes).
+  step memcheck-prof compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_prof_cuda
 fi
 # More random cases than CI's machine can run.
 step cuda-seq-many env TANDEM_TEST_CASES=300 build-gpu/tests/test_cuda_seq
@@ -61,5 +63,10 @@ if [ "$status" = 0 ] && [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/
   step bench-router build-gpu/bench/bench_router --max-patterns 4096000
   step bench-router-difflib build-gpu/bench/bench_router --max-patterns 4096000 --metric difflib --decisions 100000
   tail -30 "$OUT/bench-router.log" "$OUT/bench-router-difflib.log"
+fi
+# The profiler's overhead (§6.5 budget, GPU record included); cheap, so it runs whenever the checks passed.
+if [ "$status" = 0 ] && [ "${GPU_CHECK_BENCH:-1}" = 1 ] && [ -x build-gpu/bench/bench_prof ]; then
+  step bench-prof build-gpu/bench/bench_prof
+  cat "$OUT/bench-prof.log"
 fi
 exit $status

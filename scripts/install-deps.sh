@@ -17,6 +17,8 @@ packages=(
   libmicrohttpd-dev # the HTTP service
   libopenblas-dev  # CBLAS for the lattice engine's matrix operations
 )
+# Optional, not installed here (large): `chromium` lets tests/prof/test_prof_render.py render the profiler's
+# HTML report headless; without it that test is reported as skipped.
 
 missing=()
 for p in "${packages[@]}"; do

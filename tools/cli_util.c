@@ -47,6 +47,7 @@ int cli_dispatch(const char *prog, const cli_command *table, size_t n, int argc,
         printf("usage: %s <command> [options]\n\ncommands:\n", prog);
         for (size_t i = 0; i < n; i++) printf("  %-8s %s\n", table[i].name, table[i].summary);
         printf("\nRun '%s <command> --help' for a command's options.\n", prog);
+        printf("Every command also takes --profile FILE (Chrome trace JSON) and --profile-html FILE (report).\n");
         return argc < 1 ? 2 : 0;
     }
     for (size_t i = 0; i < n; i++)

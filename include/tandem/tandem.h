@@ -162,6 +162,11 @@ typedef struct {
     int sp_cache;              /* TANDEM_SP_CACHE: 0..2^20 shortest paths kept per context (0 = off); 1024 */
     int test_fail_at_step;     /* TANDEM_TEST_FAIL_AT_STEP: 0 = off, else catalytic programs fail after this
                                   many steps (fault-injection tests of the undo path) */
+    int profile;              /* TANDEM_PROFILE: bool; tdm_init starts the profiler (include/tandem/prof.h) */
+    const char *profile_out;  /* TANDEM_PROFILE_OUT: path prefix; tdm_destroy writes <prefix>.trace.json and
+                                 <prefix>.html; default unset (empty) */
+    int profile_capacity;     /* TANDEM_PROFILE_CAPACITY: 1024..2^26 records kept; default 262144 */
+    int nvtx;                 /* TANDEM_NVTX: bool; mirror profiler scopes as NVTX ranges */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
     unsigned char sources[32];

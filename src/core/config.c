@@ -71,6 +71,11 @@ static const var vars[] = {
     {"TANDEM_SP_CACHE", V_INT, F(sp_cache), "1024", 0, 1 << 20, "an integer in 0..1048576 (0 = no path cache)"},
     {"TANDEM_TEST_FAIL_AT_STEP", V_INT, F(test_fail_at_step), "0", 0, INT_MAX,
      "an integer in 0..2147483647 (0 = no fault injection)"},
+    {"TANDEM_PROFILE", V_BOOL, F(profile), "0", 0, 0, "a boolean (1/0, true/false, yes/no, on/off)"},
+    {"TANDEM_PROFILE_OUT", V_STR, F(profile_out), "", 0, 0, "a path prefix"},
+    {"TANDEM_PROFILE_CAPACITY", V_INT, F(profile_capacity), "262144", 1024, 1 << 26,
+     "an integer in 1024..67108864 (records)"},
+    {"TANDEM_NVTX", V_BOOL, F(nvtx), "0", 0, 0, "a boolean (1/0, true/false, yes/no, on/off)"},
 };
 #undef F
 #define NVARS (sizeof vars / sizeof vars[0])

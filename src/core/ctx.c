@@ -2,8 +2,10 @@
  * context is independent (no process-wide singleton whose first caller's configuration wins). */
 #include "core/internal.h"
 #include "runtime/router_internal.h"
+#include "runtime/prof_internal.h"
 
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,15 +23,29 @@ int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
         return rc;
     }
     tdm_log_set_level((tdm_log_level)ctx->cfg.log_level);
+    if (ctx->cfg.profile && !tdm_prof_running()) {
+        /* Started before the backends so that their initialisation is on the record. */
+        tdm_prof_opts po = {.capacity = (uint32_t)ctx->cfg.profile_capacity, .nvtx = ctx->cfg.nvtx};
+        rc = tdm_prof_start(&po);
+        if (rc) {
+            tdm_free(ctx);
+            return rc;
+        }
+        ctx->prof_owner = 1;
+    }
     ctx->threads = ctx->cfg.threads > 0 ? ctx->cfg.threads : omp_get_num_procs();
+    /* Backends and the CUDA module's start-up are the context's init span ("init" in the report). */
+    TDM_PROF_OP_BEGIN(init, "init.backends", TDM_PROF_CAT_INIT);
     rc = tdm_backend_cpu_create(&ctx->backends[0]);
     if (rc) {
+        TDM_PROF_OP_END(init, rc);
         tdm_free(ctx);
         return rc;
     }
     ctx->nbackends = 1;
     if (ctx->cfg.device != TDM_DEVICE_CPU)
         tdm_cuda_register(ctx);
+    TDM_PROF_OP_END(init, TDM_OK);
     if (ctx->cfg.device == TDM_DEVICE_CUDA && ctx->nbackends == 1) {
         if (ctx->cfg.strict) {
             tdm_destroy(ctx);
@@ -49,8 +65,24 @@ int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
     return TDM_OK;
 }
 
+/* TANDEM_PROFILE_OUT: the owner context writes both reports when it ends (device spans are flushed while
+ * the backends still exist). */
+static void write_profile(const tdm_ctx *ctx) {
+    const char *prefix = ctx->cfg.profile_out;
+    if (!prefix || !*prefix) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s.trace.json", prefix);
+    if (tdm_prof_export_trace(path)) tdm_log(TDM_LOG_WARN, "profile not written: %s", tdm_last_error());
+    snprintf(path, sizeof path, "%s.html", prefix);
+    if (tdm_prof_export_html(path)) tdm_log(TDM_LOG_WARN, "profile report not written: %s", tdm_last_error());
+}
+
 void tdm_destroy(tdm_ctx *ctx) {
     if (!ctx) return;
+    if (ctx->prof_owner) {
+        write_profile(ctx);
+        tdm_prof_stop();
+    }
     for (int i = ctx->nbackends - 1; i >= 0; i--)
         if (ctx->backends[i] && ctx->backends[i]->destroy) ctx->backends[i]->destroy(ctx->backends[i]);
     tdm_router_free(ctx); /* after the backends: their monitors live here */

@@ -22,6 +22,11 @@ struct tdm_ctx {
 /* Frees the lattice engine's path cache (accepts NULL); tdm_destroy calls it. */
 void tdm_lat_cache_free(struct tdm_lat_cache *c);
 
+    int prof_owner;                           /* this context started the profiler (TANDEM_PROFILE=1) */
+};
+
+/* The CPU model from /proc/cpuinfo ("unknown CPU" when it cannot be read). */
+void tdm_cpu_model(char *buf, size_t cap);
 /* Creates the CPU backend (src/runtime/backend_cpu.c). */
 int tdm_backend_cpu_create(tdm_backend **out);
 /* Loads the CUDA module and registers one backend per usable device (src/runtime/cuda_loader.c).

@@ -202,9 +202,14 @@ static int cu_copy(const tdm_backend *b, void *dst, const void *src, size_t byte
                        : kind == TDM_COPY_D2H ? cudaMemcpyDeviceToHost
                                               : cudaMemcpyDeviceToDevice;
     cudaError_t e = cudaSetDevice(c->dev);
+    tdm_cuda_mark m0 = tdm_cuda_prof_mark(c->prof);
     if (e == cudaSuccess) e = cudaMemcpyAsync(dst, src, bytes, k, c->stream);
+    tdm_cuda_mark m1 = tdm_cuda_prof_mark(c->prof);
     if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
     if (e != cudaSuccess) return fail(e, "cudaMemcpyAsync");
+    if (kind != TDM_COPY_D2D)
+        tdm_cuda_prof_span(c->prof, m0, m1, "copy", kind == TDM_COPY_H2D ? TDM_PROF_CAT_H2D : TDM_PROF_CAT_D2H,
+                           kind == TDM_COPY_H2D ? bytes : 0, kind == TDM_COPY_D2H ? bytes : 0, 0);
     return TDM_OK;
 }
 
@@ -218,6 +223,7 @@ static void cu_destroy(tdm_backend *b) {
     if (!b) return;
     cuda_impl *c = (cuda_impl *)b->impl;
     if (c) {
+        tdm_cuda_prof_free(c->prof); /* its spans are flushed to the core first */
         cudaSetDevice(c->dev);
         cudaStreamSynchronize(c->stream);
         cudaStreamDestroy(c->stream);
@@ -283,6 +289,11 @@ static int mod_backend_create(int dev, tdm_backend **out) {
         return fail(e, "device setup");
     }
     snprintf(c->name, sizeof c->name, "cuda:%d", dev);
+    /* Device spans for the profiler on this stream; a profiler that cannot start here only loses them. */
+    if (tdm_cuda_prof_new(dev, c->stream, c->name, &c->prof)) {
+        H->log(TDM_LOG_WARN, "cuda:%d: no device spans for the profiler", dev);
+        c->prof = NULL;
+    }
     b->name = c->name;
     b->kind = TDM_BACKEND_CUDA;
     b->device = dev;
@@ -308,6 +319,14 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)p.uuid.bytes[i]);
     snprintf(b->identity, sizeof b->identity, "uuid %s driver %d runtime %d", uuid, drv, rt);
     b->lattice = &tdm_cuda_lattice_ops;
+    if (H->prof_set_device_info) {
+        int drv = 0, rt = 0;
+        cudaDriverGetVersion(&drv);
+        cudaRuntimeGetVersion(&rt);
+        char ver[64];
+        snprintf(ver, sizeof ver, "CUDA driver %d.%d, runtime %d.%d", drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+        H->prof_set_device_info(b->description, ver);
+    }
     *out = b;
     return TDM_OK;
 }

@@ -7,10 +7,29 @@
 
 #include <cuda_runtime.h>
 
+/* Device spans for the profiler (prof_cuda.cu): marks are events recorded on a stream, spans join two
+ * marks, the core's export resolves them. Every function accepts a NULL profiler (does nothing). */
+typedef struct tdm_cuda_prof tdm_cuda_prof;
+typedef struct {
+    int idx;      /* -1: no mark (profiler off, pool full) */
+    unsigned gen; /* the flush epoch it belongs to */
+} tdm_cuda_mark;
+/* One per stream; registers its flush with the core. *out stays NULL when the core has no profiler table. */
+int tdm_cuda_prof_new(int dev, cudaStream_t stream, const char *backend, tdm_cuda_prof **out);
+void tdm_cuda_prof_free(tdm_cuda_prof *p);
+/* Records an event on the stream when the profiler is on (no synchronisation). */
+tdm_cuda_mark tdm_cuda_prof_mark(tdm_cuda_prof *p);
+/* A span from mark from to mark to, category cat (tdm_prof_cat), parented to this thread's open scope. */
+void tdm_cuda_prof_span(tdm_cuda_prof *p, tdm_cuda_mark from, tdm_cuda_mark to, const char *name, int cat,
+                        uint64_t h2d, uint64_t d2h, uint64_t work);
+/* Resolves pending spans (synchronises the stream once); the core calls it through the source table. */
+void tdm_cuda_prof_flush(void *user);
+
 typedef struct {
     int dev;
     cudaStream_t stream;
     cudaMemPool_t pool; /* the library's own pool (NULL where the device has no memory pools) */
+    tdm_cuda_prof *prof; /* device spans of this stream; NULL when the core has no profiler */
     int sms; /* multiprocessors, to size persistent grids */
     char name[16];
 } cuda_impl;

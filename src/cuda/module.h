@@ -4,12 +4,13 @@
 #define TANDEM_CUDA_MODULE_H
 
 #include "tandem/backend.h"
+#include "tandem/prof.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 6 /* 4: memory accounting, pool statistics, trim; 5: ARC entry points; 6: lattice entry points */
+#define TDM_CUDA_MODULE_ABI 7 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
@@ -25,6 +26,16 @@ typedef struct {
     void (*mem_unreserve)(struct tdm_mem_monitor *m, size_t bytes);
     size_t (*mem_relieve)(struct tdm_mem_monitor *m, size_t wanted);
     void (*mem_failed)(struct tdm_mem_monitor *m);
+    /* The profiler (include/tandem/prof.h): the module records device spans as CUDA event pairs and
+     * reports them when the core flushes its sources (ABI 7). */
+    int (*prof_on)(void);
+    uint32_t (*prof_intern)(const char *name);
+    uint64_t (*prof_now)(void);
+    uint64_t (*prof_current)(void);
+    void (*prof_record)(const tdm_prof_span *s);
+    int (*prof_source_add)(tdm_prof_flush_fn fn, void *user);
+    void (*prof_source_remove)(tdm_prof_flush_fn fn, void *user);
+    void (*prof_set_device_info)(const char *device, const char *driver);
 } tdm_cuda_host;
 
 typedef struct {

@@ -352,7 +352,7 @@ static double now_ms(void) {
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 /* Builds the query tables in pinned memory and uploads them in one copy. */
-static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, int *W) {
+static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, int *W, size_t *up_bytes) {
     size_t m = q->m, words = m ? (m + 63) / 64 : 1;
     int w = words <= 1 ? 1 : words <= 2 ? 2 : words <= 4 ? 4 : words <= 8 ? 8 : words <= 16 ? 16 : 0;
     size_t kw = w ? (size_t)w : words, tcap = 16;
@@ -400,6 +400,7 @@ static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, 
         }
     }
     CK(cudaMemcpyAsync(d->q.p, d->h_q, total, cudaMemcpyHostToDevice, d->stream), "uploading the query");
+    *up_bytes = total;
     char *dq = (char *)d->q.p;
     p->masks = (const uint64_t *)(dq + o_masks);
     p->hkeys = (const uint32_t *)(dq + o_keys);
@@ -538,11 +539,16 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     CK(cudaSetDevice(d->dev), "cudaSetDevice");
     double t0 = now_ms();
     CK(cudaEventRecord(d->ev[0], d->stream), "event");
+    /* Profiler marks: upload (H2D), scoring to packed rows (GPU), rows back (D2H); resolved at export. */
+    tdm_cuda_prof *prof = ((const cuda_impl *)d->backend->impl)->prof;
+    tdm_cuda_mark pm0 = tdm_cuda_prof_mark(prof);
     qparams p;
     memset(&p, 0, sizeof p);
-    int W = 1, rc = upload_query(d, q, &p, &W);
+    size_t up_bytes = 0;
+    int W = 1, rc = upload_query(d, q, &p, &W, &up_bytes);
     if (rc) return rc;
     CK(cudaEventRecord(d->ev[1], d->stream), "event");
+    tdm_cuda_mark pm1 = tdm_cuda_prof_mark(prof);
     uint32_t limit = q->limit < d->patterns ? q->limit : (uint32_t)d->patterns;
     p.tiles = d->d_tiles, p.ids = d->d_ids, p.lens = d->d_lens, p.chunks = d->d_chunk, p.ntiles = d->ntiles;
     p.m = (uint32_t)q->m, p.metric = q->metric, p.autojunk = q->autojunk, p.stm_first = q->stm_first;
@@ -643,13 +649,18 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         if (e == cudaSuccess) d->h_rows_bytes = row_bytes + row_bytes / 4;
     }
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[3], d->stream);
+    tdm_cuda_mark pm2 = tdm_cuda_prof_mark(prof);
     if (e == cudaSuccess && keep) e = cudaMemcpyAsync(staged ? d->h_rows : (void *)out, d->hits.p, row_bytes, cudaMemcpyDeviceToHost, d->stream);
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[4], d->stream);
+    tdm_cuda_mark pm3 = tdm_cuda_prof_mark(prof);
     if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
     if (e != cudaSuccess) {
         H->free(out);
         return tdm_cuda_fail(e, "selecting and copying result rows");
     }
+    tdm_cuda_prof_span(prof, pm0, pm1, "seq.query", TDM_PROF_CAT_H2D, up_bytes, 0, 0);
+    tdm_cuda_prof_span(prof, pm1, pm2, "seq.query", TDM_PROF_CAT_GPU, 0, 0, limit);
+    tdm_cuda_prof_span(prof, pm2, pm3, "seq.query", TDM_PROF_CAT_D2H, 0, row_bytes, keep);
     double t3 = now_ms();
     if (staged) spread_copy(out, d->h_rows, row_bytes);
     double host_copy = staged ? now_ms() - t3 : 0.0;

@@ -222,7 +222,9 @@ static int store_append(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t 
         d->chunk[d->nchunks + i] = fresh[i];
         d->chunk_cap[d->nchunks + i] = new_cap[i];
     }
-    /* Upload: symbols chunk by chunk, then the tables. */
+    /* Upload: symbols chunk by chunk, then the tables (one H2D span for the profiler). */
+    tdm_cuda_prof *prof = ((const cuda_impl *)d->backend->impl)->prof;
+    tdm_cuda_mark m0 = tdm_cuda_prof_mark(prof);
     at = 0;
     for (uint32_t t = 0; t < nt && e == cudaSuccess;) {
         uint32_t t2 = t;
@@ -236,7 +238,11 @@ static int store_append(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t 
     if (e == cudaSuccess) e = cudaMemcpyAsync(d->d_ids + (size_t)d->ntiles * TILE, ids, (size_t)nt * TILE * 4, cudaMemcpyHostToDevice, d->stream);
     if (e == cudaSuccess) e = cudaMemcpyAsync(d->d_lens + (size_t)d->ntiles * TILE, lens, (size_t)nt * TILE * 4, cudaMemcpyHostToDevice, d->stream);
     if (e == cudaSuccess) e = cudaMemcpyAsync(d->d_chunk, d->chunk, (size_t)want_chunks * sizeof(uint32_t *), cudaMemcpyHostToDevice, d->stream);
+    tdm_cuda_mark m1 = tdm_cuda_prof_mark(prof);
     if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
+    if (e == cudaSuccess)
+        tdm_cuda_prof_span(prof, m0, m1, "seq.store_append", TDM_PROF_CAT_H2D,
+                           (uint64_t)total * 4 + (uint64_t)nt * (sizeof *tiles + 2 * TILE * 4) + (uint64_t)want_chunks * 8, 0, n);
     uint64_t last_used = tiles[nt - 1].off + (uint64_t)tiles[nt - 1].width * tiles[nt - 1].maxlen;
     free(tiles), free(stage), free(ids), free(lens);
     if (e != cudaSuccess) {

@@ -1,6 +1,7 @@
 /* backend.c: the backend registry and placement. tdm_backend_select is the single point where an engine
  * learns where an operation runs and why; the measured cost model (runtime issue) plugs in here. */
 #include "core/internal.h"
+#include "tandem/prof.h"
 
 const char *tdm_op_name(tdm_op op) {
     switch (op) {
@@ -68,6 +69,8 @@ int tdm_backend_select(const tdm_ctx *ctx, tdm_op op, tdm_device_pref pref, cons
     } else {
         why = any_gpu ? TDM_ROUTE_NO_GPU_IMPL : TDM_ROUTE_ONLY_CPU;
     }
+    /* The profiler's routing instant; it also tags the op's open scope with the decision. */
+    if (TANDEM_PROF_ON()) tdm_prof_route(tdm_op_name(op), chosen->name, tdm_route_reason_name(why), 0, 0);
     if (ctx->cfg.debug_router)
         tdm_log(TDM_LOG_WARN, "router: %s -> %s (%s)", tdm_op_name(op), chosen->name, tdm_route_reason_name(why));
     *out = chosen;

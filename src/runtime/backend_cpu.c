@@ -37,8 +37,8 @@ static int cpu_sync(const tdm_backend *b) { return TDM_OK; }
 
 static void cpu_destroy(tdm_backend *b) { tdm_free(b); }
 
-/* The CPU model from /proc/cpuinfo, for descriptions and benchmark reports. */
-static void cpu_model(char *buf, size_t cap) {
+/* The CPU model from /proc/cpuinfo, for descriptions, benchmark reports and the profiler's trace. */
+void tdm_cpu_model(char *buf, size_t cap) {
     snprintf(buf, cap, "unknown CPU");
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;
@@ -61,7 +61,7 @@ int tdm_backend_cpu_create(tdm_backend **out) {
     b->name = "cpu";
     b->kind = TDM_BACKEND_CPU;
     b->device = -1;
-    cpu_model(b->description, sizeof b->description);
+    tdm_cpu_model(b->description, sizeof b->description);
     b->supports = cpu_supports;
     b->mem_info = cpu_mem_info;
     b->alloc = cpu_alloc;

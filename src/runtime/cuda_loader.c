@@ -11,8 +11,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static const tdm_cuda_host host = {tdm_error, tdm_log, tdm_malloc, tdm_free, tdm_mem_monitor_reserve,
-                                   tdm_mem_monitor_unreserve, tdm_mem_monitor_relieve, tdm_mem_monitor_count_failure};
+static const tdm_cuda_host host = {tdm_error,
+                                   tdm_log,
+                                   tdm_malloc,
+                                   tdm_free,
+                                   tdm_mem_monitor_reserve,
+                                   tdm_mem_monitor_unreserve,
+                                   tdm_mem_monitor_relieve,
+                                   tdm_mem_monitor_count_failure,
+                                   tdm_prof_on,
+                                   tdm_prof_intern,
+                                   tdm_prof_now,
+                                   tdm_prof_current,
+                                   tdm_prof_record,
+                                   tdm_prof_source_add,
+                                   tdm_prof_source_remove,
+                                   tdm_prof_set_device_info};
 
 static void *try_open(const char *path, char *why, size_t cap) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

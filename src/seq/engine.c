@@ -7,6 +7,7 @@
  * are in engine_sync.c. */
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include "seq/engine_internal.h"
+#include "runtime/prof_internal.h"
 
 #include "runtime/router_internal.h"
 
@@ -168,22 +169,30 @@ static int learned(tdm_seq_engine *e, int rc, uint32_t got, uint32_t count, uint
 
 int tdm_seq_engine_learn(tdm_seq_engine *e, const uint32_t *syms, size_t n, uint32_t *id) {
     if (!e) return tdm_error(TDM_E_INVAL, "tdm_seq_engine_learn: engine is NULL");
+    TDM_PROF_OP_BEGIN(ps, "seq.learn", TDM_PROF_CAT_OP);
+    if (ps.id) tdm_prof_annotate("cpu", n, 0, 0);
     uint32_t got;
     pthread_rwlock_wrlock(&e->lock);
     int rc = tdm_seq_store_add(e->store, syms, n, &got);
     uint32_t count = e->store->count;
     pthread_rwlock_unlock(&e->lock);
-    return learned(e, rc, got, count, id);
+    rc = learned(e, rc, got, count, id); /* an inline sync it triggers nests inside */
+    TDM_PROF_OP_END(ps, rc);
+    return rc;
 }
 
 int tdm_seq_engine_learn_strings(tdm_seq_engine *e, const char *const *syms, const size_t *lens, size_t n, uint32_t *id) {
     if (!e) return tdm_error(TDM_E_INVAL, "tdm_seq_engine_learn_strings: engine is NULL");
+    TDM_PROF_OP_BEGIN(ps, "seq.learn", TDM_PROF_CAT_OP);
+    if (ps.id) tdm_prof_annotate("cpu", n, 0, 0);
     uint32_t got;
     pthread_rwlock_wrlock(&e->lock);
     int rc = tdm_seq_store_add_strings(e->store, syms, lens, n, &got);
     uint32_t count = e->store->count;
     pthread_rwlock_unlock(&e->lock);
-    return learned(e, rc, got, count, id);
+    rc = learned(e, rc, got, count, id);
+    TDM_PROF_OP_END(ps, rc);
+    return rc;
 }
 
 /* ---- queries ------------------------------------------------------------------------------------------ */
@@ -234,6 +243,9 @@ static int place(tdm_seq_engine *e, tdm_seq_metric metric, uint32_t dev_count, p
     } else {
         p->why = TDM_ROUTE_SMALL_INPUT;
     }
+    /* The engine refined the router's choice (size rule, missing or failed device tier): on the record. */
+    if (!p->device && TANDEM_PROF_ON())
+        tdm_prof_route(tdm_op_name(metric_op(metric)), "cpu", tdm_route_reason_name(p->why), 0, 0);
     if (!p->device && tdm_ctx_config(e->ctx)->debug_router)
         tdm_log(TDM_LOG_WARN, "router: %s -> cpu (%s; device tier %u patterns, TANDEM_SEQ_GPU_MIN %llu)",
                 tdm_op_name(metric_op(metric)), tdm_route_reason_name(p->why), dev_count,
@@ -298,6 +310,11 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
                  ? tdm_error(TDM_E_DEVICE_OOM, "the device tier was dropped under memory pressure during the query")
                  : e->ops->query(e->dstore, &q, r);
     if (!rc) rc = check_dresult(r, limit, o->top_k);
+    /* The bytes this query moved (STM and need table up, rows down); the device's pool figures come with
+     * the module's device spans. */
+    if (TANDEM_PROF_ON())
+        tdm_prof_annotate(e->dev->name, limit, stm->n * sizeof *stm->ids + n_need * sizeof *need,
+                          rc ? 0 : r->n * sizeof *r->hits);
     /* Out of device memory (after the monitor's trim, eviction and retry) is not a broken device: this
      * query falls back to the CPU and the tier stays on for the next. */
     if (rc && rc != TDM_E_DEVICE_OOM && !atomic_exchange(&e->failed, 1)) *fresh = 1;
@@ -351,7 +368,7 @@ static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const
     return TDM_OK;
 }
 
-static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
+static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     tdm_seq_store *s = e->store;
     double t0 = tdm_seq_tier_now_ms();
     tdm_seq_result recent = {0};
@@ -409,6 +426,7 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
                 e->dev->name, msg);
     }
     count_query(e, 0, 1, 1);
+    tdm_prof_fallback("seq.query", e->dev->name, "cpu", tdm_status_name(rc));
     if (e->pref == TDM_DEVICE_CUDA && e->strict) {
         tdm_seq_result_clear(&recent);
         return tdm_error(rc, "%s: %s (TANDEM_STRICT)", e->dev->name, msg);
@@ -424,6 +442,15 @@ static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_qu
     }
     tdm_seq_result_clear(&recent);
     if (!rc) cpu_stats(&out->stats, oom ? TDM_ROUTE_OOM_FALLBACK : TDM_ROUTE_DEVICE_ERROR, c);
+    return rc;
+}
+
+/* One engine query, profiled as "seq.query": the backend that answered is the one in its stats. */
+static int query_one(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
+    TDM_PROF_OP_BEGIN(ps, "seq.query", TDM_PROF_CAT_OP);
+    int rc = query_tiers(e, stm, o, out);
+    if (ps.id) tdm_prof_annotate(!rc && out->stats.device_patterns ? e->dev->name : "cpu", 0, 0, 0);
+    TDM_PROF_OP_END(ps, rc);
     return rc;
 }
 

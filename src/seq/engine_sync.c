@@ -7,6 +7,7 @@
  * goes in (an append is all or nothing: a batch the device refuses is halved and retried). */
 #define _GNU_SOURCE /* pthread_condattr_setclock under -std=c11 */
 #include "seq/engine_internal.h"
+#include "runtime/prof_internal.h"
 
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,8 @@ static int append_batch(tdm_seq_engine *e, const uint32_t *syms, const uint64_t 
         pthread_mutex_lock(&e->dev_mu);
         rc = e->ops->store_append(e->dstore, syms + (off[k] - off[0]), off + k, first + k, step);
         if (!rc) atomic_store(&e->dev_count, first + k + step);
+        if (!rc && TANDEM_PROF_ON()) /* symbols and offsets went up */
+            tdm_prof_annotate(e->dev->name, step, (off[k + step] - off[k]) * sizeof *syms + (step + 1ull) * sizeof *off, 0);
         pthread_mutex_unlock(&e->dev_mu);
         if (!rc) k += step;
         else if (rc == TDM_E_DEVICE_OOM && step > 1) step /= 2;
@@ -124,7 +127,9 @@ int tdm_seq_tier_load(tdm_seq_engine *e) {
     double t0 = tdm_seq_tier_now_ms();
     uint64_t moved;
     int dev_rc;
+    TDM_PROF_OP_BEGIN(ps, "seq.load", TDM_PROF_CAT_SYNC);
     move_patterns(e, e->store->count, 1, &moved, &dev_rc); /* direct: no staging, cannot fail on the host */
+    TDM_PROF_OP_END(ps, dev_rc);
     double ms = tdm_seq_tier_now_ms() - t0;
     e->st.synced_patterns += moved; /* no other thread yet */
     e->st.sync_ms += ms;
@@ -158,7 +163,10 @@ int tdm_seq_tier_sync(tdm_seq_engine *e, tdm_seq_sync_trigger trigger) {
     }
     double t0 = tdm_seq_tier_now_ms();
     uint64_t moved;
+    TDM_PROF_OP_BEGIN(ps, "seq.sync", TDM_PROF_CAT_SYNC);
     int dev_rc, rc = move_patterns(e, upto, 0, &moved, &dev_rc);
+    TDM_PROF_OP_END(ps, rc ? rc : dev_rc);
+    if (dev_rc) tdm_prof_fallback("seq.sync", e->dev->name, "cpu", tdm_status_name(dev_rc)); /* patterns stay on the host */
     double ms = tdm_seq_tier_now_ms() - t0;
     pthread_mutex_lock(&e->st_mu);
     e->st.syncs[trigger]++;

@@ -6,6 +6,7 @@
  * metric's own monotone formula, so a pattern is dropped only when even the bound fails: filtered and
  * unfiltered queries return the same results. Work is split into chunks spread over OpenMP threads; the
  * final order is similarity descending, then id ascending, whatever the thread count. */
+#include "runtime/prof_internal.h"
 #include "seq/seq_internal.h"
 
 #include <math.h>
@@ -595,12 +596,10 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
 
 int tdm_seq_query_check(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o) { return check_opts(s, stm, o); }
 
-int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t lo,
-                        uint32_t hi, tdm_seq_result *out) {
-    int rc = check_opts(s, stm, o);
-    if (rc) return rc;
-    if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_query: out is NULL");
-    if (lo > hi || hi > s->count) return tdm_error(TDM_E_RANGE, "tdm_seq_query: id range %u..%u outside 0..%u", lo, hi, s->count);
+/* The CPU scan of ids lo..hi-1 (arguments checked by tdm_seq_query_range). */
+static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t lo,
+                      uint32_t hi, tdm_seq_result *out) {
+    int rc;
     const tdm_backend *cpu = tdm_backend_get(s->ctx, 0);
     double t0 = now_ms();
     prepared p = {.s = s, .stm = stm, .o = o, .lo = lo, .hi = hi};
@@ -680,12 +679,28 @@ int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const td
     return TDM_OK;
 }
 
+int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t lo,
+                        uint32_t hi, tdm_seq_result *out) {
+    int rc = check_opts(s, stm, o);
+    if (rc) return rc;
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_query: out is NULL");
+    if (lo > hi || hi > s->count) return tdm_error(TDM_E_RANGE, "tdm_seq_query: id range %u..%u outside 0..%u", lo, hi, s->count);
+    /* Profiled as one CPU op; work = patterns in the range. */
+    TDM_PROF_OP_BEGIN(ps, "seq.scan", TDM_PROF_CAT_OP);
+    if (ps.id) tdm_prof_annotate("cpu", hi - lo, 0, 0);
+    rc = scan_range(s, stm, o, lo, hi, out);
+    TDM_PROF_OP_END(ps, rc);
+    return rc;
+}
+
 int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t n, const tdm_seq_query_opts *o,
                         tdm_seq_result *out) {
     if (!s || !o || !out || (n && !stms)) return tdm_error(TDM_E_INVAL, "tdm_seq_query_batch: NULL argument");
     memset(out, 0, n * sizeof *out);
     int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
     int rc = TDM_OK;
+    TDM_PROF_OP_BEGIN(ps, "seq.query_batch", TDM_PROF_CAT_OP);
+    if (ps.id) tdm_prof_annotate("cpu", n, 0, 0);
     if (n >= (size_t)threads && threads > 1) {
         /* Enough queries to fill every thread: one query per thread at a time. */
         tdm_seq_query_opts one = *o;
@@ -705,5 +720,6 @@ int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t 
     }
     if (rc)
         for (size_t i = 0; i < n; i++) tdm_seq_result_clear(&out[i]);
+    TDM_PROF_OP_END(ps, rc);
     return rc;
 }
