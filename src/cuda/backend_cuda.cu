@@ -320,9 +320,6 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     snprintf(b->identity, sizeof b->identity, "uuid %s driver %d runtime %d", uuid, drv, rt);
     b->lattice = &tdm_cuda_lattice_ops;
     if (H->prof_set_device_info) {
-        int drv = 0, rt = 0;
-        cudaDriverGetVersion(&drv);
-        cudaRuntimeGetVersion(&rt);
         char ver[64];
         snprintf(ver, sizeof ver, "CUDA driver %d.%d, runtime %d.%d", drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
         H->prof_set_device_info(b->description, ver);
