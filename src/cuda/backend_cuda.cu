@@ -290,7 +290,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     }
     snprintf(c->name, sizeof c->name, "cuda:%d", dev);
     /* Device spans for the profiler on this stream; a profiler that cannot start here only loses them. */
-    if (tdm_cuda_prof_new(dev, c->stream, c->name, &c->prof)) {
+    if (tdm_cuda_prof_new(dev, c->stream, c->pool, c->name, &c->prof)) {
         H->log(TDM_LOG_WARN, "cuda:%d: no device spans for the profiler", dev);
         c->prof = NULL;
     }

@@ -15,7 +15,7 @@ typedef struct {
     unsigned gen; /* the flush epoch it belongs to */
 } tdm_cuda_mark;
 /* One per stream; registers its flush with the core. *out stays NULL when the core has no profiler table. */
-int tdm_cuda_prof_new(int dev, cudaStream_t stream, const char *backend, tdm_cuda_prof **out);
+int tdm_cuda_prof_new(int dev, cudaStream_t stream, cudaMemPool_t pool, const char *backend, tdm_cuda_prof **out);
 void tdm_cuda_prof_free(tdm_cuda_prof *p);
 /* Records an event on the stream when the profiler is on (no synchronisation). */
 tdm_cuda_mark tdm_cuda_prof_mark(tdm_cuda_prof *p);

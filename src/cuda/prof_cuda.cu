@@ -28,7 +28,7 @@ struct tdm_cuda_prof {
     pthread_mutex_t mu;
     int dev, sid;
     cudaStream_t stream;
-    cudaMemPool_t pool; /* the device's default pool, which the backend allocates from */
+    cudaMemPool_t pool; /* the library's pool, which the backend allocates from (or NULL) */
     const char *backend;
     cudaEvent_t *ev, anchor;
     int nev, used;
@@ -43,7 +43,7 @@ struct tdm_cuda_prof {
 
 static int next_sid; /* stream pseudo-thread numbers, unique in the process (atomic) */
 
-int tdm_cuda_prof_new(int dev, cudaStream_t stream, const char *backend, tdm_cuda_prof **out) {
+int tdm_cuda_prof_new(int dev, cudaStream_t stream, cudaMemPool_t pool, const char *backend, tdm_cuda_prof **out) {
     *out = NULL;
     if (!H->prof_on) return TDM_OK; /* a core without the profiler table */
     tdm_cuda_prof *p = (tdm_cuda_prof *)calloc(1, sizeof *p);
@@ -55,10 +55,7 @@ int tdm_cuda_prof_new(int dev, cudaStream_t stream, const char *backend, tdm_cud
     p->sid = __atomic_fetch_add(&next_sid, 1, __ATOMIC_RELAXED);
     cudaError_t e = cudaSetDevice(dev);
     if (e == cudaSuccess) e = cudaEventCreate(&p->anchor);
-    if (e == cudaSuccess && cudaDeviceGetDefaultMemPool(&p->pool, dev) != cudaSuccess) {
-        cudaGetLastError();
-        p->pool = NULL; /* spans then carry no pool figures */
-    }
+    p->pool = pool; /* NULL where the device has no pools: spans then carry no pool figures */
     if (e != cudaSuccess) {
         pthread_mutex_destroy(&p->mu);
         free(p);
