@@ -156,7 +156,10 @@ static void test_query_spans(void **state) {
         cats |= 1 << r->cat;
         if (r->cat == TDM_PROF_CAT_D2H) {
             assert_true(r->d2h == prof.n * sizeof(tdm_seq_hit));
-            double ms = (double)r->dur / 1e6, ref = prof.stats.copy_ms, tol = ref * 0.05 > 0.003 ? ref * 0.05 : 0.003;
+            /* Two event pairs around one copy: they agree to a few microseconds on an idle device, but ctest
+             * runs other GPU tests beside this one, whose work can land between one pair's events and the
+             * other's (6 us seen on the H100), so the floor is 10 us. */
+            double ms = (double)r->dur / 1e6, ref = prof.stats.copy_ms, tol = ref * 0.05 > 0.010 ? ref * 0.05 : 0.010;
             tu_check(ms >= ref - tol && ms <= ref + tol, "D2H span %.4f ms, the engine's event measurement %.4f ms", ms, ref);
         }
     }
