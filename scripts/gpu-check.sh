@@ -92,7 +92,7 @@ if want bench-seq && bench_ok; then
   cat "$OUT/calibrate.log"
   step bench-router build-gpu/bench/bench_router --max-patterns 4096000
   step bench-router-difflib build-gpu/bench/bench_router --max-patterns 4096000 --metric difflib --decisions 100000
-  tail -30 "$OUT/bench-router.log" "$OUT/bench-router-difflib.log"
+  tail -n 30 "$OUT/bench-router.log" "$OUT/bench-router-difflib.log"
 fi
 if want bench-rest && bench_ok; then
   step bench-kato build-gpu/bench/bench_kato --require-gpu --threads "$threads" --sizes 10000,100000,1000000 --budget 4
