@@ -206,111 +206,14 @@ int kcli_config_from_json(const json_t *obj, const char *src, unsigned long line
 
 /* ---- output ------------------------------------------------------------------------------------------- */
 
-static void put_sym(FILE *out, const tdm_kato_result *r, tdm_kato_sym s) {
-    const char *str;
-    size_t len;
-    tdm_kato_result_symbol(r, s, &str, &len);
-    cli_put_json_string(out, str, len);
-}
-
-static void put_events(FILE *out, const tdm_kato_result *r, const tdm_kato_events *ev) {
-    size_t k = 0;
-    if (ev->flat) {
-        fputc('[', out);
-        for (uint32_t i = 0; i < ev->nsyms; i++) fputs(i ? ", " : "", out), put_sym(out, r, ev->syms[i]);
-        fputc(']', out);
-        return;
-    }
-    fputc('[', out);
-    for (uint32_t e = 0; e < ev->nevents; e++) {
-        fputs(e ? ", [" : "[", out);
-        for (uint32_t i = 0; i < ev->sizes[e]; i++, k++) fputs(i ? ", " : "", out), put_sym(out, r, ev->syms[k]);
-        fputc(']', out);
-    }
-    fputc(']', out);
-}
-
-static void put_num(FILE *out, const char *key, double x) {
-    fprintf(out, ", \"%s\": ", key);
-    cli_put_double(out, x);
-}
-
-static void put_opt(FILE *out, const char *key, int has, double x) {
-    if (has) put_num(out, key, x);
-    else fprintf(out, ", \"%s\": null", key);
-}
-
-static void put_prediction(FILE *out, const tdm_kato_result *r, const tdm_kato_prediction *p) {
-    int full = p->flags & TDM_KATO_HAS_ENSEMBLE;
-    fprintf(out, "{%s\"name\": \"%s\", ", full ? "\"type\": \"prototypical\", " : "", p->name);
-    if (!full) { /* the single-symbol path's dict also carries the pattern itself */
-        fputs("\"pattern_data\": ", out), put_events(out, r, &p->sequence);
-        fprintf(out, ", \"length\": %u, ", p->sequence.nsyms);
-    }
-    fprintf(out, "\"frequency\": %llu, \"emotives\": {", (unsigned long long)p->frequency);
-    for (uint32_t i = 0; i < p->nemotives; i++) {
-        fputs(i ? ", " : "", out);
-        put_sym(out, r, p->emotive_keys[i]);
-        fputs(": ", out);
-        cli_put_double(out, p->emotive_values[i]);
-    }
-    fputs("}, \"matches\": [", out);
-    for (uint32_t i = 0; i < p->nmatches; i++) fputs(i ? ", " : "", out), put_sym(out, r, p->matches[i]);
-    fputs("], \"past\": ", out), put_events(out, r, &p->past);
-    fputs(", \"present\": ", out), put_events(out, r, &p->present);
-    fputs(", \"future\": ", out), put_events(out, r, &p->future);
-    fputs(", \"missing\": ", out), put_events(out, r, &p->missing);
-    fputs(", \"extras\": ", out), put_events(out, r, &p->extras);
-    fputs(", \"anomalies\": []", out);
-    put_num(out, "similarity", p->similarity);
-    put_num(out, "evidence", p->evidence);
-    put_num(out, "confidence", p->confidence);
-    put_num(out, "snr", p->snr);
-    put_num(out, "fragmentation", p->fragmentation);
-    put_num(out, "potential", p->potential);
-    put_opt(out, "weighted_similarity", p->flags & TDM_KATO_HAS_WEIGHTED_SIMILARITY, p->weighted_similarity);
-    put_opt(out, "weighted_evidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_evidence);
-    put_opt(out, "weighted_confidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_confidence);
-    put_opt(out, "weighted_snr", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_snr);
-    if (full) {
-        put_num(out, "confluence", p->confluence);
-        put_num(out, "predictive_information", p->predictive_information);
-        fputs(", \"sequence\": ", out), put_events(out, r, &p->sequence);
-        put_num(out, "entropy", p->entropy);
-        put_num(out, "normalized_entropy", p->normalized_entropy);
-        put_num(out, "global_normalized_entropy", p->global_normalized_entropy);
-        put_num(out, "itfdf_similarity", p->itfdf_similarity);
-        put_num(out, "tfidf_score", p->tfidf_score);
-        put_num(out, "pattern_probability", p->pattern_probability);
-        put_num(out, "weighted_strength", p->weighted_strength);
-        put_num(out, "bayesian_posterior", p->bayesian_posterior);
-        put_num(out, "bayesian_prior", p->bayesian_prior);
-        put_num(out, "bayesian_likelihood", p->bayesian_likelihood);
-        if (p->flags & TDM_KATO_HAS_PRE_POTENTIAL) put_num(out, "_pre_potential", p->pre_potential);
-    }
-    fputc('}', out);
-}
+static void out_put(void *user, const char *s, size_t n) { fwrite(s, 1, n, (FILE *)user); }
+static void out_str(void *user, const char *s, size_t n) { cli_put_json_string((FILE *)user, s, n); }
+static void out_num(void *user, double x) { cli_put_double((FILE *)user, x); }
 
 void kcli_put_result(FILE *out, const tdm_kato_result *r) {
-    size_t n = tdm_kato_result_count(r), nf = tdm_kato_result_future_count(r);
-    fputs("{\"predictions\": [", out);
-    for (size_t i = 0; i < n; i++) fputs(i ? ", " : "", out), put_prediction(out, r, tdm_kato_result_get(r, i));
-    fputs("], \"future_potentials\": ", out);
-    if (tdm_kato_result_stats(r)->fast_path) fputs("null", out);
-    else {
-        fputc('[', out);
-        for (size_t i = 0; i < nf; i++) {
-            const tdm_kato_future_potential *f = tdm_kato_result_future(r, i);
-            fputs(i ? ", {\"future\": " : "{\"future\": ", out);
-            put_events(out, r, &f->future);
-            put_num(out, "aggregate_potential", f->aggregate_potential);
-            fprintf(out, ", \"supporting_patterns\": %u", f->supporting_patterns);
-            put_num(out, "total_weighted_frequency", f->total_weighted_frequency);
-            fputc('}', out);
-        }
-        fputc(']', out);
-    }
-    fprintf(out, ", \"count\": %zu}", n);
+    const tdm_kato_json_sink sink = {out, out_put, out_str, out_num};
+    tdm_kato_result_write_json(r, TDM_KATO_JSON_OPEN, &sink);
+    fprintf(out, ", \"count\": %zu}", tdm_kato_result_count(r));
 }
 
 void kcli_put_table(FILE *out, const tdm_kato_result *r) {
@@ -325,7 +228,8 @@ void kcli_put_table(FILE *out, const tdm_kato_result *r) {
         const tdm_kato_prediction *p = tdm_kato_result_get(r, i);
         fprintf(out, "%4zu  %.12s %5llu %10.6f %10.6f %10.6f  ", i + 1, p->name, (unsigned long long)p->frequency, p->similarity,
                 p->potential, p->evidence);
-        put_events(out, r, &p->future);
+        const tdm_kato_json_sink sink = {out, out_put, out_str, out_num};
+        tdm_kato_events_write_json(r, &p->future, &sink);
         fputc('\n', out);
     }
 }

@@ -306,6 +306,26 @@ const tdm_kato_future_potential *tdm_kato_result_future(const tdm_kato_result *r
 void tdm_kato_result_symbol(const tdm_kato_result *r, tdm_kato_sym s, const char **str, size_t *len);
 const tdm_kato_predict_stats *tdm_kato_result_stats(const tdm_kato_result *r);
 
+/* Where tdm_kato_result_write_json sends its text: put appends bytes, str a JSON string literal for a
+ * symbol's bytes (valid UTF-8), num a JSON number (or null) for a double; each caller keeps its own target,
+ * escaping and number format. */
+typedef struct {
+    void *user;
+    void (*put)(void *user, const char *s, size_t n);
+    void (*str)(void *user, const char *s, size_t n);
+    void (*num)(void *user, double x);
+} tdm_kato_json_sink;
+
+enum {
+    TDM_KATO_JSON_LIST = 0, /* [prediction, ...] */
+    TDM_KATO_JSON_OPEN = 1  /* {"predictions": [...], "future_potentials": [...] or null  (left open for the
+                               caller's own fields and the closing brace) */
+};
+/* Writes r's predictions as KATO's JSON objects, fields in KATO's order (spec 3.5-3.7). */
+void tdm_kato_result_write_json(const tdm_kato_result *r, int form, const tdm_kato_json_sink *s);
+/* One list of events of r (past, future, ...) as JSON: [["a", "b"], ["c"]], or ["a", "b"] when flat. */
+void tdm_kato_events_write_json(const tdm_kato_result *r, const tdm_kato_events *ev, const tdm_kato_json_sink *s);
+
 /* ---- export and restore (what the durable store, src/store, needs) -------------------------------------
  * A learn changes one pattern, the statistics of that pattern's distinct symbols and the totals; these
  * functions read those pieces out after a learn and put them back into an empty knowledge base at start-up,

@@ -156,136 +156,18 @@ void sb_json(sbuf *b, const json_t *j) {
 
 /* ---- predictions --------------------------------------------------------------------------------------- */
 
-static void put_sym(sbuf *b, const tdm_kato_result *r, tdm_kato_sym s) {
-    const char *str;
-    size_t len;
-    tdm_kato_result_symbol(r, s, &str, &len);
-    sb_jstr(b, str, len);
-}
-
-static void put_events(sbuf *b, const tdm_kato_result *r, const tdm_kato_events *ev) {
-    sb_put(b, "[", 1);
-    if (ev->flat) {
-        for (uint32_t i = 0; i < ev->nsyms; i++) {
-            if (i) sb_put(b, ", ", 2);
-            put_sym(b, r, ev->syms[i]);
-        }
-    } else {
-        for (uint32_t e = 0, k = 0; e < ev->nevents; e++) {
-            sb_puts(b, e ? ", [" : "[");
-            for (uint32_t i = 0; i < ev->sizes[e]; i++, k++) {
-                if (i) sb_put(b, ", ", 2);
-                put_sym(b, r, ev->syms[k]);
-            }
-            sb_put(b, "]", 1);
-        }
-    }
-    sb_put(b, "]", 1);
-}
-
-/* , "key": (keys are plain ASCII literals; no printf on the hot path) */
-static void put_key(sbuf *b, const char *key) {
-    sb_put(b, ", \"", 3);
-    sb_puts(b, key);
-    sb_put(b, "\": ", 3);
-}
-
-static void put_num(sbuf *b, const char *key, double x) {
-    put_key(b, key);
-    sb_double(b, x);
-}
-
-static void put_opt(sbuf *b, const char *key, int has, double x) {
-    put_key(b, key);
-    if (has) sb_double(b, x);
-    else sb_put(b, "null", 4);
-}
-
-static void put_prediction(sbuf *b, const tdm_kato_result *r, const tdm_kato_prediction *p) {
-    int full = p->flags & TDM_KATO_HAS_ENSEMBLE;
-    sb_printf(b, "{%s\"name\": \"%s\", ", full ? "\"type\": \"prototypical\", " : "", p->name);
-    if (!full) { /* the single-symbol path's dict also carries the pattern itself (as tools/kato_cli.c) */
-        sb_puts(b, "\"pattern_data\": ");
-        put_events(b, r, &p->sequence);
-        sb_printf(b, ", \"length\": %u, ", p->sequence.nsyms);
-    }
-    sb_printf(b, "\"frequency\": %llu, \"emotives\": {", (unsigned long long)p->frequency);
-    for (uint32_t i = 0; i < p->nemotives; i++) {
-        if (i) sb_put(b, ", ", 2);
-        put_sym(b, r, p->emotive_keys[i]);
-        sb_put(b, ": ", 2);
-        sb_double(b, p->emotive_values[i]);
-    }
-    sb_puts(b, "}, \"matches\": [");
-    for (uint32_t i = 0; i < p->nmatches; i++) {
-        if (i) sb_put(b, ", ", 2);
-        put_sym(b, r, p->matches[i]);
-    }
-    sb_puts(b, "], \"past\": "), put_events(b, r, &p->past);
-    sb_puts(b, ", \"present\": "), put_events(b, r, &p->present);
-    sb_puts(b, ", \"future\": "), put_events(b, r, &p->future);
-    sb_puts(b, ", \"missing\": "), put_events(b, r, &p->missing);
-    sb_puts(b, ", \"extras\": "), put_events(b, r, &p->extras);
-    sb_puts(b, ", \"anomalies\": []");
-    put_num(b, "similarity", p->similarity);
-    put_num(b, "evidence", p->evidence);
-    put_num(b, "confidence", p->confidence);
-    put_num(b, "snr", p->snr);
-    put_num(b, "fragmentation", p->fragmentation);
-    put_num(b, "potential", p->potential);
-    put_opt(b, "weighted_similarity", p->flags & TDM_KATO_HAS_WEIGHTED_SIMILARITY, p->weighted_similarity);
-    put_opt(b, "weighted_evidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_evidence);
-    put_opt(b, "weighted_confidence", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_confidence);
-    put_opt(b, "weighted_snr", p->flags & TDM_KATO_HAS_WEIGHTED, p->weighted_snr);
-    if (full) {
-        put_num(b, "confluence", p->confluence);
-        put_num(b, "predictive_information", p->predictive_information);
-        sb_puts(b, ", \"sequence\": "), put_events(b, r, &p->sequence);
-        put_num(b, "entropy", p->entropy);
-        put_num(b, "normalized_entropy", p->normalized_entropy);
-        put_num(b, "global_normalized_entropy", p->global_normalized_entropy);
-        put_num(b, "itfdf_similarity", p->itfdf_similarity);
-        put_num(b, "tfidf_score", p->tfidf_score);
-        put_num(b, "pattern_probability", p->pattern_probability);
-        put_num(b, "weighted_strength", p->weighted_strength);
-        put_num(b, "bayesian_posterior", p->bayesian_posterior);
-        put_num(b, "bayesian_prior", p->bayesian_prior);
-        put_num(b, "bayesian_likelihood", p->bayesian_likelihood);
-        if (p->flags & TDM_KATO_HAS_PRE_POTENTIAL) put_num(b, "_pre_potential", p->pre_potential);
-    }
-    sb_put(b, "}", 1);
-}
+static void sink_put(void *user, const char *s, size_t n) { sb_put((sbuf *)user, s, n); }
+static void sink_str(void *user, const char *s, size_t n) { sb_jstr((sbuf *)user, s, n); }
+static void sink_num(void *user, double x) { sb_double((sbuf *)user, x); }
 
 void sb_prediction_list(sbuf *b, const tdm_kato_result *r) {
-    size_t n = tdm_kato_result_count(r);
-    sb_put(b, "[", 1);
-    for (size_t i = 0; i < n; i++) {
-        if (i) sb_put(b, ", ", 2);
-        put_prediction(b, r, tdm_kato_result_get(r, i));
-    }
-    sb_put(b, "]", 1);
+    tdm_kato_json_sink sink = {b, sink_put, sink_str, sink_num};
+    tdm_kato_result_write_json(r, TDM_KATO_JSON_LIST, &sink);
 }
 
 void sb_predictions(sbuf *b, const tdm_kato_result *r) {
-    size_t nf = tdm_kato_result_future_count(r);
-    sb_puts(b, "{\"predictions\": ");
-    sb_prediction_list(b, r);
-    sb_puts(b, ", \"future_potentials\": ");
-    if (tdm_kato_result_stats(r)->fast_path) {
-        sb_puts(b, "null");
-        return;
-    }
-    sb_put(b, "[", 1);
-    for (size_t i = 0; i < nf; i++) {
-        const tdm_kato_future_potential *f = tdm_kato_result_future(r, i);
-        sb_puts(b, i ? ", {\"future\": " : "{\"future\": ");
-        put_events(b, r, &f->future);
-        put_num(b, "aggregate_potential", f->aggregate_potential);
-        sb_printf(b, ", \"supporting_patterns\": %u", f->supporting_patterns);
-        put_num(b, "total_weighted_frequency", f->total_weighted_frequency);
-        sb_put(b, "}", 1);
-    }
-    sb_put(b, "]", 1);
+    tdm_kato_json_sink sink = {b, sink_put, sink_str, sink_num};
+    tdm_kato_result_write_json(r, TDM_KATO_JSON_OPEN, &sink);
 }
 
 /* ---- Python's str() of metadata values ----------------------------------------------------------------- */
