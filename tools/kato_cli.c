@@ -56,44 +56,13 @@ void kcli_dicts_free(kcli_dicts *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* Python's repr() of a float (shortest round-trip digits, fixed notation for exponents -5 < e < 16). */
-static void py_float_repr(double x, char *out, size_t cap) {
-    char tmp[40];
-    int p = 1;
-    for (; p <= 17; p++) {
-        snprintf(tmp, sizeof tmp, "%.*e", p - 1, x);
-        if (strtod(tmp, NULL) == x) break;
-    }
-    char *e = strchr(tmp, 'e');
-    int exp10 = atoi(e + 1);
-    *e = '\0';
-    char digits[24];
-    size_t nd = 0;
-    for (char *c = tmp; *c; c++)
-        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
-    digits[nd] = '\0';
-    const char *sign = signbit(x) ? "-" : "";
-    if (exp10 >= 16 || exp10 <= -5) {
-        snprintf(out, cap, "%s%c%s%s%se%c%02d", sign, digits[0], nd > 1 ? "." : "", nd > 1 ? digits + 1 : "", "",
-                 exp10 < 0 ? '-' : '+', abs(exp10));
-    } else if (exp10 < 0) {
-        snprintf(out, cap, "%s0.%0*d%s", sign, -exp10 - 1, 0, digits);
-        if (exp10 == -1) snprintf(out, cap, "%s0.%s", sign, digits);
-    } else if ((size_t)exp10 + 1 >= nd) {
-        snprintf(out, cap, "%s%s%0*d.0", sign, digits, (int)((size_t)exp10 + 1 - nd), 0);
-        if ((size_t)exp10 + 1 == nd) snprintf(out, cap, "%s%s.0", sign, digits);
-    } else {
-        snprintf(out, cap, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
-    }
-}
-
 /* Python's str() of a JSON scalar; NULL for lists and objects. */
 static char *py_str(const json_t *v) {
     char buf[64];
     switch (json_typeof(v)) {
     case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
     case JSON_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)); break;
-    case JSON_REAL: py_float_repr(json_real_value(v), buf, sizeof buf); break;
+    case JSON_REAL: tdm_kato_py_float(json_real_value(v), buf, sizeof buf); break;
     case JSON_TRUE: return strdup("True");
     case JSON_FALSE: return strdup("False");
     case JSON_NULL: return strdup("None");

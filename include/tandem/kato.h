@@ -325,6 +325,9 @@ enum {
 void tdm_kato_result_write_json(const tdm_kato_result *r, int form, const tdm_kato_json_sink *s);
 /* One list of events of r (past, future, ...) as JSON: [["a", "b"], ["c"]], or ["a", "b"] when flat. */
 void tdm_kato_events_write_json(const tdm_kato_result *r, const tdm_kato_events *ev, const tdm_kato_json_sink *s);
+/* Python's repr() of a float (shortest round-trip digits, exponent form below 1e-4 and from 1e16; nan,
+ * inf), the text KATO keeps for a float metadata value (tdm_kato_meta). out: at least 32 bytes. */
+void tdm_kato_py_float(double x, char *out, size_t cap);
 
 /* ---- export and restore (what the durable store, src/store, needs) -------------------------------------
  * A learn changes one pattern, the statistics of that pattern's distinct symbols and the totals; these

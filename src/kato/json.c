@@ -1,10 +1,13 @@
 /* json.c: KATO's prediction objects as JSON text (kato.h, tdm_kato_result_write_json), in KATO's field
- * order (spec/kato.md 3.5-3.7). The command line and the service both print predictions; the field list,
+ * order (spec/kato.md 3.5-3.7), and Python's repr() of a float for metadata values. The command line
+ * and the service both print predictions; the field list,
  * its order and the optional fields are written once here, while each caller keeps its own output target,
  * string escaping and number format through the sink. */
 #include "tandem/kato.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put(const tdm_kato_json_sink *s, const char *text) { s->put(s->user, text, strlen(text)); }
@@ -135,4 +138,41 @@ void tdm_kato_result_write_json(const tdm_kato_result *r, int form, const tdm_ka
         put(s, "}");
     }
     put(s, "]");
+}
+
+/* repr(float): shortest round-trip digits; exponent form when the exponent is < -4 or >= 16. */
+void tdm_kato_py_float(double x, char *out, size_t cap) {
+    if (isnan(x)) {
+        snprintf(out, cap, "nan");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(out, cap, "%sinf", x < 0 ? "-" : "");
+        return;
+    }
+    char e[40];
+    int p = 1;
+    for (; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p - 1, x);
+        if (strtod(e, NULL) == x) break;
+    }
+    snprintf(e, sizeof e, "%.*e", p - 1, x);
+    /* e = [-]d[.ddd]e(+|-)XX: split into sign, digits and exponent */
+    const char *sign = x < 0 || (x == 0 && signbit(x)) ? "-" : "";
+    char digits[24];
+    size_t nd = 0;
+    char *ep = strchr(e, 'e');
+    for (char *c = e; c < ep; c++)
+        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
+    digits[nd] = '\0';
+    int exp10 = atoi(ep + 1);
+    if (exp10 < -4 || exp10 >= 16) {
+        snprintf(out, cap, "%s%c%s%se%c%02d", sign, digits[0], nd > 1 ? "." : "", digits + 1, exp10 < 0 ? '-' : '+', abs(exp10));
+    } else if (exp10 < 0) {
+        snprintf(out, cap, "%s0.%.*s%s", sign, -exp10 - 1, "0000", digits);
+    } else if ((size_t)exp10 + 1 >= nd) {
+        snprintf(out, cap, "%s%s%.*s.0", sign, digits, (int)((size_t)exp10 + 1 - nd), "0000000000000000");
+    } else {
+        snprintf(out, cap, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
+    }
 }

@@ -172,49 +172,12 @@ void sb_predictions(sbuf *b, const tdm_kato_result *r) {
 
 /* ---- Python's str() of metadata values ----------------------------------------------------------------- */
 
-/* repr(float): shortest round-trip digits; exponent form when the exponent is < -4 or >= 16. */
-static void py_float(double x, char *out, size_t cap) {
-    if (isnan(x)) {
-        snprintf(out, cap, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        snprintf(out, cap, "%sinf", x < 0 ? "-" : "");
-        return;
-    }
-    char e[40];
-    int p = 1;
-    for (; p < 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p - 1, x);
-        if (strtod(e, NULL) == x) break;
-    }
-    snprintf(e, sizeof e, "%.*e", p - 1, x);
-    /* e = [-]d[.ddd]e(+|-)XX: split into sign, digits and exponent */
-    const char *sign = x < 0 || (x == 0 && signbit(x)) ? "-" : "";
-    char digits[24];
-    size_t nd = 0;
-    char *ep = strchr(e, 'e');
-    for (char *c = e; c < ep; c++)
-        if (*c >= '0' && *c <= '9') digits[nd++] = *c;
-    digits[nd] = '\0';
-    int exp10 = atoi(ep + 1);
-    if (exp10 < -4 || exp10 >= 16) {
-        snprintf(out, cap, "%s%c%s%se%c%02d", sign, digits[0], nd > 1 ? "." : "", digits + 1, exp10 < 0 ? '-' : '+', abs(exp10));
-    } else if (exp10 < 0) {
-        snprintf(out, cap, "%s0.%.*s%s", sign, -exp10 - 1, "0000", digits);
-    } else if ((size_t)exp10 + 1 >= nd) {
-        snprintf(out, cap, "%s%s%.*s.0", sign, digits, (int)((size_t)exp10 + 1 - nd), "0000000000000000");
-    } else {
-        snprintf(out, cap, "%s%.*s.%s", sign, exp10 + 1, digits, digits + exp10 + 1);
-    }
-}
-
 char *py_str(const json_t *v) {
     char buf[64];
     switch (json_typeof(v)) {
     case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
     case JSON_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)); break;
-    case JSON_REAL: py_float(json_real_value(v), buf, sizeof buf); break;
+    case JSON_REAL: tdm_kato_py_float(json_real_value(v), buf, sizeof buf); break;
     case JSON_TRUE: return strdup("True");
     case JSON_FALSE: return strdup("False");
     case JSON_NULL: return strdup("None");
