@@ -1,7 +1,8 @@
 /* bench_common.h: what the sequence benchmarks share (bench_seq.c, bench_seq_gpu.c): error exits, timing,
  * the shared generator's patterns and the STMs drawn from them. Both programs must feed the engines
  * exactly the same inputs, so these live once. Header-only, like tests/unit/unit_common.h; define
- * BENCH_NAME (the program's name, for messages) before including it. */
+ * BENCH_NAME (the program's name, for messages) before including it. The helpers are static inline so that
+ * a program using only some of them (bench_lattice) compiles without warnings. */
 #ifndef TANDEM_BENCH_COMMON_H
 #define TANDEM_BENCH_COMMON_H
 
@@ -19,12 +20,12 @@ typedef struct {
     uint32_t n;
 } patterns;
 
-static void die(const char *what, int rc) {
+static inline void die(const char *what, int rc) {
     fprintf(stderr, BENCH_NAME ": %s: %s (%s)\n", what, tdm_strerror(rc), tdm_last_error());
     exit(1);
 }
 
-static void *xmalloc(size_t n) {
+static inline void *xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p) {
         fprintf(stderr, BENCH_NAME ": out of memory (%zu bytes)\n", n);
@@ -33,13 +34,13 @@ static void *xmalloc(size_t n) {
     return p;
 }
 
-static double now_s(void) {
+static inline double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b) {
+static inline int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
@@ -49,7 +50,7 @@ static inline double median(double *v, size_t n) {
     return n ? (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2])) : 0.0;
 }
 
-static tdm_seq_gen *new_gen(uint64_t seed) {
+static inline tdm_seq_gen *new_gen(uint64_t seed) {
     tdm_seq_gen_opts o;
     tdm_seq_gen_opts_init(&o);
     o.seed = seed;
@@ -60,7 +61,7 @@ static tdm_seq_gen *new_gen(uint64_t seed) {
 }
 
 /* The first n patterns of `tandem seq gen --seed seed` (default distribution). */
-static void generate(uint64_t seed, uint32_t n, patterns *p) {
+static inline void generate(uint64_t seed, uint32_t n, patterns *p) {
     tdm_seq_gen_opts o;
     tdm_seq_gen_opts_init(&o);
     tdm_seq_gen *g = new_gen(seed);
@@ -84,7 +85,7 @@ static void generate(uint64_t seed, uint32_t n, patterns *p) {
     tdm_seq_gen_free(g);
 }
 
-static uint32_t **make_stms(uint64_t seed, uint32_t q, const patterns *p, uint32_t pool, size_t **lens_out) {
+static inline uint32_t **make_stms(uint64_t seed, uint32_t q, const patterns *p, uint32_t pool, size_t **lens_out) {
     tdm_seq_gen_opts o;
     tdm_seq_gen_opts_init(&o);
     tdm_seq_gen *g = new_gen(seed + 1);
@@ -116,7 +117,7 @@ static uint32_t **make_stms(uint64_t seed, uint32_t q, const patterns *p, uint32
     return stms;
 }
 
-static int parse_list(const char *s, double *out, int max) {
+static inline int parse_list(const char *s, double *out, int max) {
     int n = 0;
     char *end;
     while (*s && n < max) {
@@ -129,7 +130,7 @@ static int parse_list(const char *s, double *out, int max) {
 }
 
 /* Nearest-rank percentile of sorted v (so p99 of fewer than 100 values is the maximum). */
-static double percentile(const double *v, size_t n, double p) {
+static inline double percentile(const double *v, size_t n, double p) {
     if (!n) return 0.0;
     size_t r = (size_t)ceil(p / 100.0 * (double)n);
     return v[r ? r - 1 : 0];

@@ -3,46 +3,14 @@
  * (CPU; GPU through the CUDA backend's entry points, CSR upload included, when a GPU is present),
  * structure analysis, the catalytic distance, XOR and GEMM. One line per measurement, as JSON with --json.
  * TANDEM_BENCH_QUICK=1 (or --quick) runs smaller sizes and fewer repetitions (a smoke run). */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define BENCH_NAME "bench_lattice"
+#include "bench_common.h" /* die, xmalloc, now_s, median */
 
 #include "lattice/lattice_device.h"
 #include "tandem/backend.h"
 #include "tandem/lattice.h"
 
 static int json, reps = 20;
-
-static void die(const char *what, int rc) {
-    fprintf(stderr, "bench_lattice: %s: %s (%s)\n", what, tdm_strerror(rc), tdm_last_error());
-    exit(1);
-}
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "bench_lattice: out of memory (%zu bytes)\n", n);
-        exit(1);
-    }
-    return p;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void report(const char *what, const char *shape, const char *backend, double *t, int n, double work) {
     double med = median(t, (size_t)n) * 1e3;
