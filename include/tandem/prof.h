@@ -104,17 +104,19 @@ uint64_t tdm_prof_current(void);
 
 #ifndef __cplusplus
 /* User code: TANDEM_PROF_BEGIN(x, "name"); ... TANDEM_PROF_END(x); the name must be a literal or stable
- * string (its id is cached per site). Off: one relaxed load and a branch. */
-#define TANDEM_PROF_BEGIN(var, name)                                                                        \
+ * string (its id is cached per site). Off: one relaxed load and a branch. TANDEM_PROF_BEGIN_CAT gives the
+ * category (the library's own operations use it). */
+#define TANDEM_PROF_BEGIN_CAT(var, name, cat)                                                               \
     tdm_prof_scope var = {0};                                                                              \
     do {                                                                                                   \
         if (TANDEM_PROF_ON()) {                                                                            \
             static atomic_uint tdm_prof_site_id_;                                                          \
             uint32_t tdm_prof_id_ = atomic_load_explicit(&tdm_prof_site_id_, memory_order_relaxed);         \
             if (!tdm_prof_id_) atomic_store(&tdm_prof_site_id_, tdm_prof_id_ = tdm_prof_intern(name));     \
-            var = tdm_prof_begin(tdm_prof_id_, TDM_PROF_CAT_USER);                                          \
+            var = tdm_prof_begin(tdm_prof_id_, (cat));                                                     \
         }                                                                                                  \
     } while (0)
+#define TANDEM_PROF_BEGIN(var, name) TANDEM_PROF_BEGIN_CAT(var, name, TDM_PROF_CAT_USER)
 #define TANDEM_PROF_END(var)                                                                                \
     do {                                                                                                   \
         if ((var).id) tdm_prof_end((var), 0);                                                              \

@@ -60,17 +60,8 @@ void prof_html_text(FILE *f, const char *s);
 /* ns as µs with three decimals ("12.345"): exact, no floating point. */
 void prof_put_us(FILE *f, uint64_t ns);
 
-/* Library operations: like TANDEM_PROF_BEGIN with a category. The id of the name is cached per site. */
-#define TDM_PROF_OP_BEGIN(var, name, cat)                                                                   \
-    tdm_prof_scope var = {0};                                                                              \
-    do {                                                                                                   \
-        if (TANDEM_PROF_ON()) {                                                                            \
-            static atomic_uint tdm_prof_site_id_;                                                          \
-            uint32_t tdm_prof_id_ = atomic_load_explicit(&tdm_prof_site_id_, memory_order_relaxed);         \
-            if (!tdm_prof_id_) atomic_store(&tdm_prof_site_id_, tdm_prof_id_ = tdm_prof_intern(name));     \
-            var = tdm_prof_begin(tdm_prof_id_, (cat));                                                     \
-        }                                                                                                  \
-    } while (0)
+/* Library operations: TANDEM_PROF_BEGIN with a category (prof.h). */
+#define TDM_PROF_OP_BEGIN(var, name, cat) TANDEM_PROF_BEGIN_CAT(var, name, cat)
 #define TDM_PROF_OP_END(var, status)                                                                        \
     do {                                                                                                   \
         if ((var).id) tdm_prof_end((var), (status));                                                       \
