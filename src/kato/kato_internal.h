@@ -84,6 +84,7 @@ uint32_t kato_average_emotives(uint32_t ndicts, const uint32_t *dsize, const uin
  * that room. Write lock held. (kb.c; used by kb_persist.c) */
 int kato_reserve_pattern(tdm_kato_kb *kb);
 void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec);
+int kato_copy_affinity(const tdm_kato_kb *kb, uint32_t id, char ***keys, double **sums, size_t *n);
 /* Index of an emotive key, added when new; -1 without memory. Write lock held. */
 int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out);
 

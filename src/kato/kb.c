@@ -534,20 +534,11 @@ int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, uint32_t index, tdm_kato_symbol *out
     const char *s;
     size_t len;
     tdm_seq_vocab_get(v, index, &s, &len);
-    const kato_aff *a = &kb->aff[index];
     out->sym = tdm_strndup(s, len);
     out->len = len;
     out->frequency = kb->freq[index];
     out->pattern_member_frequency = kb->pmf[index];
-    out->aff_keys = tdm_calloc(a->n + 1, sizeof *out->aff_keys);
-    out->aff_values = tdm_malloc((a->n + 1) * sizeof *out->aff_values);
-    if (!out->sym || !out->aff_keys || !out->aff_values) goto nomem;
-    out->naff = a->n;
-    for (uint32_t i = 0; i < a->n; i++) {
-        const char *k = kb->emokeys[a->keys[i]];
-        if (!(out->aff_keys[i] = tdm_strndup(k, strlen(k)))) goto nomem;
-        out->aff_values[i] = a->sums[i];
-    }
+    if (!out->sym || kato_copy_affinity(kb, index, &out->aff_keys, &out->aff_values, &out->naff)) goto nomem;
     goto out;
 nomem:
     tdm_kato_symbol_free(out);
@@ -721,4 +712,20 @@ void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec) {
     tdm_seq_store_get(tdm_seq_engine_store(kb->engine), pid, &fs, &fn);
     kb->first[pid] = rec->nevents && rec->event_sizes[0] ? fs[0] : UINT32_MAX;
     kb->pats[kb->npats++] = *rec;
+}
+
+/* A copy of symbol id's affinity sums (keys and values, first-seen order), for the two exports (by index,
+ * tdm_kato_kb_symbol_get; by name, the store's tdm_kato_kb_symbol_state_get); the caller holds the lock.
+ * Returns -1 without memory; what was copied so far is in *keys and *sums for the caller's free. */
+int kato_copy_affinity(const tdm_kato_kb *kb, uint32_t id, char ***keys, double **sums, size_t *n) {
+    const kato_aff *a = &kb->aff[id];
+    *keys = tdm_calloc(a->n + 1, sizeof **keys);
+    *sums = tdm_malloc((a->n + 1) * sizeof **sums);
+    if (!*keys || !*sums) return -1;
+    for (uint32_t i = 0; i < a->n; i++, ++*n) {
+        const char *k = kb->emokeys[a->keys[i]];
+        if (!((*keys)[i] = tdm_strndup(k, strlen(k)))) return -1;
+        (*sums)[i] = a->sums[i];
+    }
+    return 0;
 }

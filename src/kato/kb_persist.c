@@ -30,16 +30,8 @@ int tdm_kato_kb_symbol_state_get(tdm_kato_kb *kb, const char *sym, size_t len, t
     uint32_t id;
     int rc = symbol_id(kb, sym ? sym : "", len, &id);
     if (rc) goto out;
-    const kato_aff *a = &kb->aff[id];
     out->frequency = kb->freq[id], out->pattern_member_frequency = kb->pmf[id];
-    out->affinity_keys = tdm_calloc(a->n + 1, sizeof *out->affinity_keys);
-    out->affinity_sums = tdm_malloc((a->n + 1) * sizeof *out->affinity_sums);
-    if (!out->affinity_keys || !out->affinity_sums) goto nomem;
-    for (uint32_t i = 0; i < a->n; i++, out->naffinity++) {
-        const char *k = kb->emokeys[a->keys[i]];
-        if (!(out->affinity_keys[i] = tdm_strndup(k, strlen(k)))) goto nomem;
-        out->affinity_sums[i] = a->sums[i];
-    }
+    if (kato_copy_affinity(kb, id, &out->affinity_keys, &out->affinity_sums, &out->naffinity)) goto nomem;
     goto out;
 nomem:
     tdm_kato_symbol_state_free(out);
