@@ -136,25 +136,76 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     return TDM_OK;
 }
 
-/* find_longest_match for |b| <= 64, bit-parallel. Bit j of D_k(i) says that a run of equal elements of
- * length >= k ends at (i, j) inside the rectangle: D_1(i) = positions of a[i] in b[blo..bhi), and
- * D_k(i) = D_1(i) & (D_{k-1}(i-1) << 1). CPython keeps the first (i, j), in row-then-column order, at
- * which a run longer than the best so far ends: the deepest non-empty level of the first row that beats
- * the best, at its lowest bit. */
-static tdm_seq_block longest_bits(tdm_seq_matcher *m, const uint32_t *a, uint32_t alo, uint32_t ahi,
-                                  uint32_t blo, uint32_t bhi) {
-    const uint64_t *restrict arow = m->arow;
+/* find_longest_match for |b| <= 64, bit-parallel, over arow[i] = the positions in b where a[i] occurs.
+ * Bit j of D_k(i) says that a run of equal elements of length >= k ends at (i, j) inside the rectangle:
+ * D_1(i) = positions of a[i] in b[blo..bhi), and D_k(i) = D_1(i) & (D_{k-1}(i-1) << 1). CPython keeps
+ * the first (i, j), in row-then-column order, at which a run longer than the best so far ends: the
+ * deepest non-empty level of the first row that beats the best, at its lowest bit. */
+static tdm_seq_block longest_bits(const uint64_t *restrict arow, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
     uint64_t in_range = (bhi == 64 ? ~0ull : (1ull << bhi) - 1) & ~((1ull << blo) - 1);
     uint64_t lv[2][65];
     uint32_t nprev = 0, best = 0, end_i = 0, end_j = 0;
     for (uint32_t i = alo; i < ahi; i++) {
+        uint64_t d1 = arow[i] & in_range;
+        if (!d1) {
+            nprev = 0;
+            continue;
+        }
         uint64_t *cur = lv[i & 1];
         const uint64_t *prev = lv[(i & 1) ^ 1];
-        uint32_t ncur = 0;
-        uint64_t d1 = arow[i] & in_range;
-        if (d1) {
+        uint32_t ncur = 1;
+        cur[0] = d1;
+        while (ncur <= nprev) {
+            uint64_t x = d1 & (prev[ncur - 1] << 1);
+            if (!x) break;
+            cur[ncur++] = x;
+        }
+        if (ncur > best) {
+            best = ncur;
+            end_i = i;
+            end_j = (uint32_t)__builtin_ctzll(cur[ncur - 1]);
+        }
+        nprev = ncur;
+    }
+    tdm_seq_block r = {alo, blo, 0};
+    if (best) r = (tdm_seq_block){end_i - best + 1, end_j - best + 1, best};
+    /* The extension loops of CPython only move over autojunk-purged elements: none below 200. */
+    return r;
+}
+
+/* A range of the work list that also knows its rows: entries elo..ehi-1 of the sparse row list. */
+typedef struct {
+    uint32_t alo, ahi, blo, bhi, elo, ehi;
+} erange;
+
+size_t tdm_seq_difflib_count_rows(const uint32_t *restrict pos, const uint64_t *restrict rows, size_t ne, size_t na,
+                                  size_t nb) {
+    /* Each block found uses at least one element of b (<= 64), and the work list holds at most one more
+     * range than blocks found so far. */
+    erange queue[72];
+    uint64_t lv[2][65];
+    size_t nq = 0, total = 0;
+    if (ne) queue[nq++] = (erange){0, (uint32_t)na, 0, (uint32_t)nb, 0, (uint32_t)ne};
+    while (nq) {
+        erange r = queue[--nq];
+        uint64_t in_range = (r.bhi == 64 ? ~0ull : (1ull << r.bhi) - 1) & ~((1ull << r.blo) - 1);
+        /* longest_bits over the listed rows only: a row that is not listed, or has no bit in range,
+         * ends every run (level count 0). */
+        uint32_t nprev = 0, best = 0, end_i = 0, end_j = 0, prev_pos = UINT32_MAX - 1, side = 0;
+        for (uint32_t e = r.elo; e < r.ehi; e++) {
+            uint64_t d1 = rows[e] & in_range;
+            uint32_t i = pos[e];
+            if (i != prev_pos + 1) nprev = 0;
+            prev_pos = i;
+            if (!d1) {
+                nprev = 0;
+                continue;
+            }
+            side ^= 1;
+            uint64_t *cur = lv[side];
+            const uint64_t *prev = lv[side ^ 1];
+            uint32_t ncur = 1;
             cur[0] = d1;
-            ncur = 1;
             while (ncur <= nprev) {
                 uint64_t x = d1 & (prev[ncur - 1] << 1);
                 if (!x) break;
@@ -165,13 +216,18 @@ static tdm_seq_block longest_bits(tdm_seq_matcher *m, const uint32_t *a, uint32_
                 end_i = i;
                 end_j = (uint32_t)__builtin_ctzll(cur[ncur - 1]);
             }
+            nprev = ncur;
         }
-        nprev = ncur;
+        if (!best) continue;
+        total += best;
+        uint32_t bi = end_i - best + 1, bj = end_j - best + 1, el = r.elo, er;
+        while (el < r.ehi && pos[el] < bi) el++;
+        er = el;
+        while (er < r.ehi && pos[er] < bi + best) er++;
+        if (r.alo < bi && r.blo < bj && el > r.elo) queue[nq++] = (erange){r.alo, bi, r.blo, bj, r.elo, el};
+        if (bi + best < r.ahi && bj + best < r.bhi && er < r.ehi) queue[nq++] = (erange){bi + best, r.ahi, bj + best, r.bhi, er, r.ehi};
     }
-    tdm_seq_block r = {alo, blo, 0};
-    if (best) r = (tdm_seq_block){end_i - best + 1, end_j - best + 1, best};
-    /* The extension loops of CPython only move over autojunk-purged elements: none below 200. */
-    return r;
+    return total;
 }
 
 /* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. Hot: the generation counter and the
@@ -251,7 +307,7 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
     m->queue[nq++] = (range){0, (uint32_t)na, 0, (uint32_t)m->nb};
     while (nq) {
         range r = m->queue[--nq];
-        tdm_seq_block x = m->nb <= 64 ? longest_bits(m, a, r.alo, r.ahi, r.blo, r.bhi) : longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
+        tdm_seq_block x = m->nb <= 64 ? longest_bits(m->arow, r.alo, r.ahi, r.blo, r.bhi) : longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
         if (!x.n) continue;
         m->blocks[nbk++] = x;
         if (r.alo < x.i && r.blo < x.j) m->queue[nq++] = (range){r.alo, x.i, r.blo, x.j};

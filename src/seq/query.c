@@ -85,12 +85,16 @@ typedef struct {
     uint16_t *map16;     /* one byte wide when the query has < 256 distinct symbols */
     uint32_t *need;      /* threshold mode with prefilters, token metrics: per pattern length, the fewest */
     size_t n_need;       /* common elements that pass (NEVER if none can) */
+    uint64_t *rowmask;   /* difflib with the STM as b and |STM| <= 64: per slot+1, the STM positions holding */
+                         /* that symbol ([0] = 0, absent), the rows of the bit-parallel matcher */
 } prepared;
 
 typedef struct {
     uint32_t *slots, *cnt, *cps;
     size_t cap_slots, cap_cps;
-    uint64_t *V;
+    uint64_t *V, *arow;
+    uint32_t *apos;
+    size_t cap_arow, cap_apos;
     tdm_seq_matcher *matcher;
     tdm_seq_hit *hits;
     size_t nhits, cap_hits;
@@ -181,10 +185,30 @@ static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n
     return overlap;
 }
 
-/* difflib's matched count for pattern P (of np symbols) and the STM, in the requested argument order. */
-static int difflib_count(const prepared *p, scratch *sc, const uint32_t *P, size_t np, size_t *count) {
+/* difflib's matched count for pattern P (of np symbols) and the STM, in the requested argument order,
+ * given lcs = their LCS length (an upper bound). When autojunk cannot act (it needs b of 200 or more),
+ * difflib matches every common element the LCS can: an LCS of 0 or 1 is the count itself. With the STM
+ * as b and at most 64 long, the rows come from the query's own symbol map and bit sets. */
+static int difflib_count(const prepared *p, scratch *sc, const uint32_t *P, size_t np, size_t lcs, size_t *count) {
     const tdm_seq_block *bl;
-    size_t nbl;
+    size_t nbl, nb = p->o->stm_first ? np : p->stm->n;
+    if (lcs <= 1 && (!p->o->autojunk || nb < 200)) return *count = lcs, 0;
+    if (p->rowmask && (p->map8 || p->map16)) {
+        if (tdm_grow((void **)&sc->arow, &sc->cap_arow, np + 1, sizeof *sc->arow) ||
+            tdm_grow((void **)&sc->apos, &sc->cap_apos, np + 1, sizeof *sc->apos))
+            return -1;
+        uint64_t *restrict arow = sc->arow;
+        uint32_t *restrict apos = sc->apos;
+        const uint64_t *restrict rm = p->rowmask;
+        size_t ne = 0; /* the rows that occur in the STM, listed branch-free */
+        for (size_t t = 0; t < np; t++) {
+            uint32_t sl = p->map8 ? p->map8[P[t]] : p->map16[P[t]];
+            apos[ne] = (uint32_t)t, arow[ne] = rm[sl];
+            ne += sl != 0;
+        }
+        *count = tdm_seq_difflib_count_rows(apos, arow, ne, np, p->stm->n);
+        return 0;
+    }
     if (p->o->stm_first) {
         int rc = tdm_seq_matcher_set_b(sc->matcher, P, np, p->o->autojunk);
         return rc ? rc : tdm_seq_matcher_blocks(sc->matcher, p->stm->ids, p->stm->n, &bl, &nbl, count);
@@ -216,7 +240,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
             sc->st.lcs_pruned++;
             return 0;
         }
-        if (difflib_count(p, sc, P, n, &count)) return -1;
+        if (difflib_count(p, sc, P, n, count, &count)) return -1;
     }
     sc->st.scored++;
     if (count < need) return 0;
@@ -252,7 +276,7 @@ static int visit_any(const prepared *p, scratch *sc, uint32_t id) {
             sc->st.lcs_pruned++;
             return 0;
         }
-        if (difflib_count(p, sc, P, np, &count)) return -1;
+        if (difflib_count(p, sc, P, np, count, &count)) return -1;
     }
 #undef BELOW
     sc->st.scored++;
@@ -271,6 +295,8 @@ static void scratch_free(scratch *sc) {
     tdm_free(sc->cnt);
     tdm_free(sc->cps);
     tdm_free(sc->V);
+    tdm_free(sc->arow);
+    tdm_free(sc->apos);
     tdm_free(sc->hits);
     tdm_seq_matcher_free(sc->matcher);
 }
@@ -483,6 +509,7 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->map8);
     tdm_free(p->map16);
     tdm_free(p->need);
+    tdm_free(p->rowmask);
     tdm_seq_lcsq_clear(&p->q);
 }
 
@@ -549,6 +576,10 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
             if (p->map8) p->map8[stm->ids[i]] = (uint8_t)sl;
             else p->map16[stm->ids[i]] = (uint16_t)sl;
         }
+    }
+    if (o->metric == TDM_SEQ_DIFFLIB && !o->stm_first && stm->n <= 64) {
+        if (!(p->rowmask = tdm_calloc(ns + 1, sizeof *p->rowmask))) return -1;
+        for (uint32_t k = 0; k < ns; k++) p->rowmask[k + 1] = p->q.masks[k];
     }
     uint64_t range = p->hi - p->lo, range_sym = s->off[p->hi] - s->off[p->lo];
     if (o->no_prefilter || o->top_k || char_mode) {

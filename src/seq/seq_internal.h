@@ -127,6 +127,12 @@ int tdm_seq_query_check(const tdm_seq_store *s, const tdm_seq_stm *stm, const td
  * the store's longest pattern (*n_need = max length + 1). m is the STM's length. -1: no memory. */
 int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opts *o, uint32_t **need, size_t *n_need);
 
+/* difflib's matched count (the sum of get_matching_blocks' sizes) for |b| <= 64 with no junk, what
+ * tdm_seq_matcher_blocks computes, without the blocks (difflib.c). The rows of a that occur in b are
+ * listed in ascending order: pos[e] is the row (the position in a, of na) and rows[e] the bit set of the
+ * positions in b (of nb) holding a[pos[e]]; ne entries. */
+size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb);
+
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
 

@@ -10,6 +10,7 @@
 #include "unit_common.h"
 
 #include "tandem/seq.h"
+#include "seq/seq_internal.h"
 
 /* ---- the reference --------------------------------------------------------------------------------- */
 
@@ -177,6 +178,23 @@ static size_t check_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t
     size_t l;
     assert_int_equal(tdm_seq_lcs_length(a, na, b, nb, &l), TDM_OK);
     tu_check(total <= l, "%s %d: %zu matches > LCS %zu", what, iter, total, l);
+    /* What queries rely on: an LCS of 0 or 1 is the count when autojunk cannot act, and for |b| <= 64
+     * the count alone comes from the listed rows of a (tdm_seq_difflib_count_rows). */
+    if (l <= 1 && (!autojunk || nb < 200)) tu_check(total == l, "%s %d: %zu matches, LCS %zu", what, iter, total, l);
+    if (nb <= 64) {
+        uint32_t *pos = malloc((na + 1) * sizeof *pos);
+        uint64_t *rows = malloc((na + 1) * sizeof *rows);
+        size_t ne = 0;
+        for (size_t i = 0; i < na; i++) {
+            uint64_t bits = 0;
+            for (size_t j = 0; j < nb; j++) bits |= (uint64_t)(a[i] == b[j]) << j;
+            if (bits) pos[ne] = (uint32_t)i, rows[ne++] = bits;
+        }
+        size_t got = tdm_seq_difflib_count_rows(pos, rows, ne, na, nb);
+        tu_check(got == total, "%s %d: count_rows %zu, want %zu (|a| %zu |b| %zu)", what, iter, got, total, na, nb);
+        free(pos);
+        free(rows);
+    }
     return total;
 }
 
@@ -246,6 +264,23 @@ static void test_difflib_random_long(void **state) {
         check_pair(b, nb, a, na, 0, "long reversed", iter);
     }
     tu_check(differ > 10, "autojunk changed only %d of 160 long pairs", differ);
+}
+
+/* Long a against b of at most 64 (the query path's count_rows, whose rows list skips absent elements). */
+static void test_difflib_long_a_short_b(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(3);
+    enum { CAP = 420 };
+    uint32_t a[CAP], b[64];
+    for (int iter = 0; iter < 600; iter++) {
+        kind k = (kind)tu_below(&r, 3);
+        uint32_t tiny = 1 + (uint32_t)tu_below(&r, 8);
+        size_t na = (size_t)tu_below(&r, CAP), nb = (size_t)tu_below(&r, 65);
+        fill(&r, a, na, k, tiny);
+        if (tu_below(&r, 2) == 0) nb = fill_related(&r, a, na < 40 ? na : 40, b, 64, k, tiny);
+        else fill(&r, b, nb, k, tiny);
+        check_pair(a, na, b, nb, (int)tu_below(&r, 2), "long a", iter);
+    }
 }
 
 /* The purge threshold itself: n >= 200, count > n // 100 + 1. */
@@ -454,6 +489,7 @@ int main(void) {
         cmocka_unit_test(test_difflib_autojunk_threshold),
         cmocka_unit_test(test_difflib_random_short),
         cmocka_unit_test(test_difflib_random_long),
+        cmocka_unit_test(test_difflib_long_a_short_b),
         cmocka_unit_test(test_difflib_matcher_reuse),
         cmocka_unit_test(test_difflib_present_span),
     };
