@@ -179,7 +179,7 @@ typedef struct {
 } erange;
 
 size_t tdm_seq_difflib_count_rows(const uint32_t *restrict pos, const uint64_t *restrict rows, size_t ne, size_t na,
-                                  size_t nb) {
+                                  size_t nb, size_t cap) {
     /* Each block found uses at least one element of b (<= 64), and the work list holds at most one more
      * range than blocks found so far. */
     erange queue[72];
@@ -219,7 +219,7 @@ size_t tdm_seq_difflib_count_rows(const uint32_t *restrict pos, const uint64_t *
             nprev = ncur;
         }
         if (!best) continue;
-        total += best;
+        if ((total += best) >= cap) return total; /* the rest of the work list cannot add to it */
         uint32_t bi = end_i - best + 1, bj = end_j - best + 1, el = r.elo, er;
         while (el < r.ehi && pos[el] < bi) el++;
         er = el;

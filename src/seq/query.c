@@ -64,10 +64,13 @@ static inline int passes(tdm_seq_metric metric, size_t count, size_t m, size_t n
     return r >= thr * 100.0 - 1e-6 && sim >= thr;
 }
 
-/* A unit of work: positions begin..end of a length bucket's ids, of the candidate list (CANDIDATES), or
- * of the whole store in id order (NO_BUCKET). */
+/* A unit of work: positions begin..end of a length bucket's ids, of the candidate list (CANDIDATES), of
+ * the whole store in id order (NO_BUCKET), or ids begin..end with the index bound applied first (BLOCK). */
 #define NO_BUCKET UINT32_MAX
 #define CANDIDATES (UINT32_MAX - 1)
+#define BLOCK (UINT32_MAX - 2)
+/* Ids per BLOCK unit: its one-byte counters stay in the first-level cache while the postings are added. */
+#define BLOCK_IDS 16384
 #define NEVER UINT32_MAX /* need[] of a length that cannot pass */
 
 typedef struct {
@@ -85,8 +88,8 @@ typedef struct {
     uint16_t *map16;     /* one byte wide when the query has < 256 distinct symbols */
     uint32_t *need;      /* threshold mode with prefilters, token metrics: per pattern length, the fewest */
     size_t n_need;       /* common elements that pass (NEVER if none can) */
-    uint64_t *rowmask;   /* difflib with the STM as b and |STM| <= 64: per slot+1, the STM positions holding */
-                         /* that symbol ([0] = 0, absent), the rows of the bit-parallel matcher */
+    tdm_seq_walk walk;   /* the index bound, for BLOCK units */
+    int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
 } prepared;
 
 typedef struct {
@@ -95,6 +98,8 @@ typedef struct {
     uint64_t *V, *arow;
     uint32_t *apos;
     size_t cap_arow, cap_apos;
+    uint8_t *u;     /* BLOCK units: the counters and the ids that may pass */
+    uint32_t *blk;
     tdm_seq_matcher *matcher;
     tdm_seq_hit *hits;
     size_t nhits, cap_hits;
@@ -152,29 +157,38 @@ static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, c
 }
 
 /* Maps the pattern's elements that occur in the query to their slots, in order, and returns the multiset
- * overlap bound. The symbol-map loops are branch-free: every element is written and the cursor advances
- * only for a hit. cnt is all zero on entry and on return. */
+ * overlap bound; with pos, also their positions in the pattern (difflib's rows). The symbol-map loops are
+ * branch-free: every element is written and the cursor advances only for a hit. cnt is all zero on entry
+ * and on return. */
+#define MAP_LOOP(map)                                                                                              \
+    do {                                                                                                           \
+        if (pos)                                                                                                   \
+            for (size_t t = 0; t < n; t++) {                                                                       \
+                uint32_t sl = (map)[vals[t]];                                                                      \
+                slots[k] = sl - 1, pos[k] = (uint32_t)t;                                                           \
+                k += sl != 0;                                                                                      \
+            }                                                                                                      \
+        else                                                                                                       \
+            for (size_t t = 0; t < n; t++) {                                                                       \
+                uint32_t sl = (map)[vals[t]];                                                                      \
+                slots[k] = sl - 1;                                                                                 \
+                k += sl != 0;                                                                                      \
+            }                                                                                                      \
+    } while (0)
 static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n, uint32_t *restrict slots,
-                      uint32_t *restrict cnt, size_t *nslots) {
+                      uint32_t *restrict pos, uint32_t *restrict cnt, size_t *nslots) {
     size_t k = 0;
     if (p->map8) {
-        const uint8_t *restrict map = p->map8;
-        for (size_t t = 0; t < n; t++) {
-            uint32_t sl = map[vals[t]];
-            slots[k] = sl - 1;
-            k += sl != 0;
-        }
+        MAP_LOOP(p->map8);
     } else if (p->map16) {
-        const uint16_t *restrict map = p->map16;
-        for (size_t t = 0; t < n; t++) {
-            uint32_t sl = map[vals[t]];
-            slots[k] = sl - 1;
-            k += sl != 0;
-        }
+        MAP_LOOP(p->map16);
     } else {
         for (size_t t = 0; t < n; t++) {
             int64_t sl = tdm_seq_valset_find(&p->q.set, vals[t]);
-            if (sl >= 0) slots[k++] = (uint32_t)sl;
+            if (sl >= 0) {
+                if (pos) pos[k] = (uint32_t)t;
+                slots[k++] = (uint32_t)sl;
+            }
         }
     }
     const uint32_t *restrict qc = p->q.count;
@@ -184,29 +198,22 @@ static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n
     *nslots = k;
     return overlap;
 }
+#undef MAP_LOOP
 
 /* difflib's matched count for pattern P (of np symbols) and the STM, in the requested argument order,
- * given lcs = their LCS length (an upper bound). When autojunk cannot act (it needs b of 200 or more),
- * difflib matches every common element the LCS can: an LCS of 0 or 1 is the count itself. With the STM
- * as b and at most 64 long, the rows come from the query's own symbol map and bit sets. */
-static int difflib_count(const prepared *p, scratch *sc, const uint32_t *P, size_t np, size_t lcs, size_t *count) {
+ * given lcs = their LCS length (an upper bound) and the k elements of P found in the STM (their slots
+ * and, when p->rowmask is set, positions, from collect). When autojunk cannot act (it needs b of 200 or
+ * more), difflib matches every common element the LCS can: an LCS of 0 or 1 is the count itself. With
+ * the STM as b and at most 64 long, the rows are the query's own bit sets. */
+static int difflib_count(const prepared *p, scratch *sc, const uint32_t *P, size_t np, size_t lcs, size_t k,
+                         size_t *count) {
     const tdm_seq_block *bl;
     size_t nbl, nb = p->o->stm_first ? np : p->stm->n;
     if (lcs <= 1 && (!p->o->autojunk || nb < 200)) return *count = lcs, 0;
-    if (p->rowmask && (p->map8 || p->map16)) {
-        if (tdm_grow((void **)&sc->arow, &sc->cap_arow, np + 1, sizeof *sc->arow) ||
-            tdm_grow((void **)&sc->apos, &sc->cap_apos, np + 1, sizeof *sc->apos))
-            return -1;
-        uint64_t *restrict arow = sc->arow;
-        uint32_t *restrict apos = sc->apos;
-        const uint64_t *restrict rm = p->rowmask;
-        size_t ne = 0; /* the rows that occur in the STM, listed branch-free */
-        for (size_t t = 0; t < np; t++) {
-            uint32_t sl = p->map8 ? p->map8[P[t]] : p->map16[P[t]];
-            apos[ne] = (uint32_t)t, arow[ne] = rm[sl];
-            ne += sl != 0;
-        }
-        *count = tdm_seq_difflib_count_rows(apos, arow, ne, np, p->stm->n);
+    if (p->rowmask) {
+        if (tdm_grow((void **)&sc->arow, &sc->cap_arow, k + 1, sizeof *sc->arow)) return -1;
+        for (size_t e = 0; e < k; e++) sc->arow[e] = p->q.masks[sc->slots[e]];
+        *count = tdm_seq_difflib_count_rows(sc->apos, sc->arow, k, np, p->stm->n, lcs);
         return 0;
     }
     if (p->o->stm_first) {
@@ -228,8 +235,10 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
         return 0;
     }
     const uint32_t *P = s->arena + o0;
-    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) return -1;
-    size_t k, overlap = collect(p, P, n, sc->slots, sc->cnt, &k);
+    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots) ||
+        (p->rowmask && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
+        return -1;
+    size_t k, overlap = collect(p, P, n, sc->slots, p->rowmask ? sc->apos : NULL, sc->cnt, &k);
     if (overlap < need) {
         sc->st.multiset_pruned++;
         return 0;
@@ -240,7 +249,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
             sc->st.lcs_pruned++;
             return 0;
         }
-        if (difflib_count(p, sc, P, n, count, &count)) return -1;
+        if (difflib_count(p, sc, P, n, count, k, &count)) return -1;
     }
     sc->st.scored++;
     if (count < need) return 0;
@@ -264,8 +273,10 @@ static int visit_any(const prepared *p, scratch *sc, uint32_t id) {
         sc->st.length_pruned++;
         return 0;
     }
-    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) return -1;
-    size_t k, overlap = collect(p, vals, n, sc->slots, sc->cnt, &k);
+    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots) ||
+        (p->rowmask && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
+        return -1;
+    size_t k, overlap = collect(p, vals, n, sc->slots, p->rowmask ? sc->apos : NULL, sc->cnt, &k);
     if (filter && BELOW(overlap)) {
         sc->st.multiset_pruned++;
         return 0;
@@ -276,7 +287,7 @@ static int visit_any(const prepared *p, scratch *sc, uint32_t id) {
             sc->st.lcs_pruned++;
             return 0;
         }
-        if (difflib_count(p, sc, P, np, count, &count)) return -1;
+        if (difflib_count(p, sc, P, np, count, k, &count)) return -1;
     }
 #undef BELOW
     sc->st.scored++;
@@ -297,6 +308,8 @@ static void scratch_free(scratch *sc) {
     tdm_free(sc->V);
     tdm_free(sc->arow);
     tdm_free(sc->apos);
+    tdm_free(sc->u);
+    tdm_free(sc->blk);
     tdm_free(sc->hits);
     tdm_seq_matcher_free(sc->matcher);
 }
@@ -306,6 +319,7 @@ static int scratch_init(const prepared *p, scratch *sc) {
     sc->cnt = tdm_calloc(p->q.set.nslots + 1, sizeof *sc->cnt);
     sc->V = tdm_malloc(p->q.words * sizeof *sc->V);
     if (!sc->cnt || !sc->V) return -1;
+    if (p->walk.usable && (!(sc->u = tdm_malloc(BLOCK_IDS)) || !(sc->blk = tdm_malloc(BLOCK_IDS * sizeof *sc->blk)))) return -1;
     if (p->o->metric == TDM_SEQ_DIFFLIB) {
         if (tdm_seq_matcher_new(&sc->matcher)) return -1;
         if (!p->o->stm_first && tdm_seq_matcher_set_b(sc->matcher, p->stm->ids, p->stm->n, p->o->autojunk)) return -1;
@@ -325,175 +339,6 @@ static int check_opts(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     return TDM_OK;
 }
 
-static int cmp_u32(const void *x, const void *y) {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-static int cmp_u64(const void *x, const void *y) {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* The count bound through the inverted index. For a pattern p, the multiset overlap is at most
- * U(p) = sum of cS(x) over the query's distinct symbols x that p contains (cS = count in the STM). The
- * most frequent symbols F (whose counts add up to less than the smallest need, Lmin) are not walked:
- * U(p) <= U_W(p) + C_F, where U_W sums over the walked symbols' postings and C_F over F. A pattern in no
- * walked posting has U_W = 0 and C_F < Lmin, so it cannot pass; a touched one is kept only if
- * U_W(p) + C_F reaches the need of its own length, checked from the offsets alone, before its symbols
- * are read. Used when walking the postings costs less than a scan; otherwise *cand stays NULL. */
-static int index_candidates(const prepared *p, uint32_t **cand, size_t *ncand) {
-    const tdm_seq_store *s = p->s;
-    size_t lmin = NEVER;
-    for (size_t n = 0; n < p->n_need; n++)
-        if (p->need[n] < lmin) lmin = p->need[n];
-    if (lmin == 0 || lmin == NEVER) return TDM_OK; /* a pattern with nothing in common may pass */
-    /* Distinct known symbols with their STM counts, most frequent in the store first. */
-    const tdm_seq_stm *q = p->stm;
-    uint64_t *key = tdm_malloc((q->n ? q->n : 1) * sizeof *key);
-    if (!key) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
-    size_t known = 0;
-    for (size_t i = 0; i < q->n; i++) {
-        uint32_t sym = q->ids[i];
-        if (sym == TDM_SEQ_UNKNOWN) continue;
-        uint64_t len = sym < s->npost ? s->post[sym].n : 0;
-        key[known++] = (UINT32_MAX - len) << 32 | sym; /* sorts longest postings first, equal symbols together */
-    }
-    qsort(key, known, sizeof *key, cmp_u64);
-    size_t cf = 0, first_walked = 0, d = 0;
-    /* The distinct walked symbols and their STM counts. */
-    uint32_t *wsym = tdm_malloc((known ? known : 1) * sizeof *wsym), *wcnt = tdm_malloc((known ? known : 1) * sizeof *wcnt);
-    if (!wsym || !wcnt) {
-        tdm_free(wsym);
-        tdm_free(wcnt);
-        tdm_free(key);
-        return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
-    }
-    uint64_t cost = 0;
-    for (size_t i = 0; i < known;) {
-        size_t j = i;
-        while (j < known && (uint32_t)key[j] == (uint32_t)key[i]) j++;
-        uint32_t sym = (uint32_t)key[i], c = (uint32_t)(j - i);
-        if (!first_walked && cf + c < lmin) {
-            cf += c; /* skipped: assumed present in every pattern */
-        } else {
-            first_walked = 1;
-            wsym[d] = sym, wcnt[d] = c, d++;
-            cost += s->post[sym].n;
-        }
-        i = j;
-    }
-    /* Walking a posting entry costs about what reading two stored symbols does (postings cover the whole
-     * store, however small the searched range). */
-    if (cost * 2 > s->off[p->hi] - s->off[p->lo]) {
-        tdm_free(key);
-        tdm_free(wsym);
-        tdm_free(wcnt);
-        return TDM_OK;
-    }
-    /* One byte per pattern; 255 means "255 or more" and always makes a candidate, so the bound stays an
-     * upper bound. */
-    uint8_t *u = tdm_calloc(s->count ? s->count : 1, 1);
-    if (u && cost * 16 < s->count) {
-        /* Few postings: add them up, then revisit them (clearing each byte to see each id once) rather
-         * than the whole array, and put the candidates in id order so visits read memory forwards. */
-        size_t n = 0;
-        uint32_t *out = tdm_malloc((cost ? cost : 1) * sizeof *out);
-        for (size_t k = 0; out && k < d; k++)
-            for (uint32_t e = 0; e < s->post[wsym[k]].n; e++) {
-                uint32_t id = s->post[wsym[k]].ids[e], v = u[id] + wcnt[k];
-                u[id] = (uint8_t)(v > 255 ? 255 : v);
-            }
-        for (size_t k = 0; out && k < d; k++)
-            for (uint32_t e = 0; e < s->post[wsym[k]].n; e++) {
-                uint32_t id = s->post[wsym[k]].ids[e];
-                if (!u[id]) continue;
-                size_t len = (size_t)(s->off[id + 1] - s->off[id]);
-                uint32_t need = len < p->n_need ? p->need[len] : NEVER;
-                if (need != NEVER && (u[id] == 255 || (uint64_t)u[id] + cf >= need)) out[n++] = id;
-                u[id] = 0;
-            }
-        if (out) qsort(out, n, sizeof *out, cmp_u32);
-        tdm_free(key);
-        tdm_free(wsym);
-        tdm_free(wcnt);
-        tdm_free(u);
-        if (!out) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
-        *cand = out;
-        *ncand = n;
-        return TDM_OK;
-    }
-    /* Many postings: threads split the ids into ranges, so no two touch the same byte, and each finds
-     * its range in every (ascending) posting list by binary search. */
-    int threads = p->o->threads ? p->o->threads : tdm_ctx_threads(s->ctx);
-    if ((uint64_t)threads > cost / WORK_PER_THREAD + 1) threads = (int)(cost / WORK_PER_THREAD + 1);
-    uint32_t **part = u ? tdm_calloc((size_t)threads, sizeof *part) : NULL;
-    size_t *npart = part ? tdm_calloc((size_t)threads, sizeof *npart) : NULL;
-    if (!npart) {
-        tdm_free(part);
-        tdm_free(u);
-        tdm_free(key);
-        tdm_free(wsym);
-        tdm_free(wcnt);
-        return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
-    }
-    int nomem = 0;
-#pragma omp parallel num_threads(threads) if (threads > 1) reduction(| : nomem)
-    {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        uint32_t lo = (uint32_t)((uint64_t)s->count * t / nt), hi = (uint32_t)((uint64_t)s->count * (t + 1) / nt);
-        for (size_t k = 0; k < d && !nomem; k++) {
-            const tdm_seq_postings *pl = &s->post[wsym[k]];
-            uint32_t c = wcnt[k], a = 0, b = pl->n;
-            while (a < b) { /* first entry >= lo */
-                uint32_t mid = a + (b - a) / 2;
-                if (pl->ids[mid] < lo) a = mid + 1;
-                else b = mid;
-            }
-            for (uint32_t e = a; e < pl->n && pl->ids[e] < hi; e++) {
-                uint32_t v = u[pl->ids[e]] + c;
-                u[pl->ids[e]] = (uint8_t)(v > 255 ? 255 : v);
-            }
-        }
-        size_t cap = 0;
-        for (uint32_t id = lo; id < hi && !nomem; id++) {
-            if (!(id & 7) && id + 8 <= hi) { /* most bytes are zero: skip them eight at a time */
-                uint64_t w;
-                memcpy(&w, u + id, sizeof w);
-                if (!w) {
-                    id += 7;
-                    continue;
-                }
-            }
-            if (!u[id]) continue;
-            size_t len = (size_t)(s->off[id + 1] - s->off[id]);
-            uint32_t need = len < p->n_need ? p->need[len] : NEVER;
-            if (need == NEVER || (u[id] < 255 && (uint64_t)u[id] + cf < need)) continue;
-            if (tdm_grow((void **)&part[t], &cap, npart[t] + 1, sizeof **part)) nomem = 1;
-            else part[t][npart[t]++] = id;
-        }
-    }
-    tdm_free(key);
-    tdm_free(wsym);
-    tdm_free(wcnt);
-    tdm_free(u);
-    size_t n = 0;
-    for (int t = 0; npart && t < threads; t++) n += npart[t];
-    uint32_t *out = nomem ? NULL : tdm_malloc((n ? n : 1) * sizeof *out);
-    size_t at = 0;
-    for (int t = 0; out && t < threads; t++) { /* ranges are in id order: concatenation is sorted */
-        memcpy(out + at, part[t], npart[t] * sizeof *out);
-        at += npart[t];
-    }
-    for (int t = 0; part && t < threads; t++) tdm_free(part[t]);
-    tdm_free(part);
-    tdm_free(npart);
-    if (!out) return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
-    *cand = out;
-    *ncand = n;
-    return TDM_OK;
-}
-
 /* What a query owns besides its results: the plan of work. */
 typedef struct {
     uint32_t *cand;
@@ -509,7 +354,7 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->map8);
     tdm_free(p->map16);
     tdm_free(p->need);
-    tdm_free(p->rowmask);
+    tdm_seq_walk_clear(&p->walk);
     tdm_seq_lcsq_clear(&p->q);
 }
 
@@ -577,10 +422,7 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
             else p->map16[stm->ids[i]] = (uint16_t)sl;
         }
     }
-    if (o->metric == TDM_SEQ_DIFFLIB && !o->stm_first && stm->n <= 64) {
-        if (!(p->rowmask = tdm_calloc(ns + 1, sizeof *p->rowmask))) return -1;
-        for (uint32_t k = 0; k < ns; k++) p->rowmask[k + 1] = p->q.masks[k];
-    }
+    p->rowmask = o->metric == TDM_SEQ_DIFFLIB && !o->stm_first && stm->n <= 64;
     uint64_t range = p->hi - p->lo, range_sym = s->off[p->hi] - s->off[p->lo];
     if (o->no_prefilter || o->top_k || char_mode) {
         pl->work = range_sym;
@@ -598,8 +440,15 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         st->length_pruned = range;
         return 0;
     }
-    if ((rc = index_candidates(p, &pl->cand, &pl->ncand))) return rc;
-    if (pl->cand) {
+    /* The index bound: skipped when walking the postings costs more than a scan (an entry costs about
+     * what reading two stored symbols does, and the postings cover the whole store, however small the
+     * range); a candidate list when the postings are few; otherwise applied block by block in the scan. */
+    tdm_seq_walk w;
+    if ((rc = tdm_seq_walk_plan(s, stm, p->need, p->n_need, &w))) return rc;
+    if (w.usable && w.cost * 2 <= range_sym && w.cost * 16 < s->count) {
+        rc = tdm_seq_walk_candidates(s, &w, p->need, p->n_need, &pl->cand, &pl->ncand);
+        tdm_seq_walk_clear(&w);
+        if (rc) return rc;
         size_t k = 0; /* the postings cover the whole store: keep the range */
         for (size_t i = 0; i < pl->ncand; i++)
             if (pl->cand[i] >= p->lo && pl->cand[i] < p->hi) pl->cand[k++] = pl->cand[i];
@@ -608,6 +457,16 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         pl->work = (uint64_t)pl->ncand * (s->count ? s->nsym / s->count + 1 : 1);
         return add_chunks(pl, CANDIDATES, 0, pl->ncand);
     }
+    if (w.usable && w.cost * 2 <= range_sym) {
+        p->walk = w;
+        pl->work = range_sym / 2;
+        for (uint64_t i = p->lo; i < p->hi; i += BLOCK_IDS) {
+            if (tdm_grow((void **)&pl->chunks, &pl->cap, pl->nchunks + 1, sizeof *pl->chunks)) return -1;
+            pl->chunks[pl->nchunks++] = (chunk){BLOCK, (uint32_t)i, (uint32_t)(i + BLOCK_IDS < p->hi ? i + BLOCK_IDS : p->hi)};
+        }
+        return 0;
+    }
+    tdm_seq_walk_clear(&w);
     if (kept >= range / 4) {
         pl->work = range_sym;
         return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
@@ -658,9 +517,14 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
 #pragma omp for schedule(dynamic, 1)
             for (size_t c = 0; c < pl.nchunks; c++) {
                 uint32_t unit = pl.chunks[c].bucket;
-                const uint32_t *ids = unit == NO_BUCKET ? NULL : unit == CANDIDATES ? pl.cand : s->buckets[unit].ids;
-                uint32_t end = pl.chunks[c].end;
-                for (uint32_t i = pl.chunks[c].begin; i < end && !me->err && !failed; i++) {
+                const uint32_t *ids = unit == NO_BUCKET ? NULL : unit == CANDIDATES ? pl.cand : unit == BLOCK ? me->blk : s->buckets[unit].ids;
+                uint32_t begin = pl.chunks[c].begin, end = pl.chunks[c].end;
+                if (unit == BLOCK && !failed) { /* the ids of the block that pass the index bound */
+                    size_t nb = tdm_seq_walk_block(s, &p.walk, p.need, p.n_need, begin, end - begin, me->u, me->blk);
+                    me->st.index_pruned += end - begin - nb;
+                    begin = 0, end = (uint32_t)nb;
+                }
+                for (uint32_t i = begin; i < end && !me->err && !failed; i++) {
                     if (sparse) { /* wide gaps between ids defeat the hardware prefetcher: offsets, then symbols */
                         if (i + 16 < end) __builtin_prefetch(&s->off[ids[i + 16]]);
                         if (i + 8 < end) __builtin_prefetch(s->arena + s->off[ids[i + 8]]);
@@ -680,6 +544,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
         st.multiset_pruned += sc[t].st.multiset_pruned;
         st.lcs_pruned += sc[t].st.lcs_pruned;
         st.length_pruned += sc[t].st.length_pruned;
+        st.index_pruned += sc[t].st.index_pruned;
         st.scored += sc[t].st.scored;
     }
     if (o->top_k && total > o->top_k) total = o->top_k;
@@ -724,6 +589,22 @@ int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const td
     return rc;
 }
 
+/* Whether a query reads most of the store (no candidate list from the index), so that answering it in
+ * the lanes of query_lanes.c beats answering it alone: lcs, a threshold, an STM the lanes fit. */
+static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, int *lane) {
+    *lane = 0;
+    if (o->metric != TDM_SEQ_LCS || o->top_k || !tdm_seq_lanes_fit(s, stm->n) || !s->count) return TDM_OK;
+    uint32_t *need;
+    size_t n_need;
+    if (tdm_seq_need_table(s, stm->n, o, &need, &n_need)) return tdm_error(TDM_E_NOMEM, "tdm_seq_query_batch: no memory");
+    tdm_seq_walk w;
+    int rc = tdm_seq_walk_plan(s, stm, need, n_need, &w);
+    if (!rc) *lane = !(w.usable && w.cost * 2 <= s->nsym && w.cost * 16 < s->count);
+    tdm_seq_walk_clear(&w);
+    tdm_free(need);
+    return rc;
+}
+
 int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t n, const tdm_seq_query_opts *o,
                         tdm_seq_result *out) {
     if (!s || !o || !out || (n && !stms)) return tdm_error(TDM_E_INVAL, "tdm_seq_query_batch: NULL argument");
@@ -732,13 +613,32 @@ int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t 
     int rc = TDM_OK;
     TDM_PROF_OP_BEGIN(ps, "seq.query_batch", TDM_PROF_CAT_OP);
     if (ps.id) tdm_prof_annotate("cpu", n, 0, 0);
-    if (n >= (size_t)threads && threads > 1) {
+    /* Queries that read most of the store go through the lanes together; the rest one by one. */
+    size_t *alone = tdm_malloc((n ? n : 1) * sizeof *alone), nalone = 0, nlane = 0;
+    const tdm_seq_stm **lstm = tdm_malloc((n ? n : 1) * sizeof *lstm);
+    tdm_seq_result **lout = tdm_malloc((n ? n : 1) * sizeof *lout);
+    if (!alone || !lstm || !lout) rc = tdm_error(TDM_E_NOMEM, "tdm_seq_query_batch: no memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        int lane = 0;
+        if ((rc = check_opts(s, &stms[i], o)) || (rc = lane_query(s, &stms[i], o, &lane))) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", tdm_last_error());
+            tdm_error(rc, "query %zu: %s", i, msg);
+            break;
+        }
+        if (lane) lstm[nlane] = &stms[i], lout[nlane++] = &out[i];
+        else alone[nalone++] = i;
+    }
+    if (!rc && nlane == 1) alone[nalone++] = (size_t)(lout[0] - out), nlane = 0;
+    if (!rc && nlane) rc = tdm_seq_query_lanes(s, lstm, nlane, o, lout);
+    if (!rc && nalone >= (size_t)threads && threads > 1) {
         /* Enough queries to fill every thread: one query per thread at a time. */
         tdm_seq_query_opts one = *o;
         one.threads = 1;
         char msg[512] = "";
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-        for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < nalone; k++) {
+            size_t i = alone[k];
             int r = tdm_seq_query(s, &stms[i], &one, &out[i]);
             if (r) {
 #pragma omp critical(tdm_seq_batch_err)
@@ -747,8 +647,11 @@ int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t 
         }
         if (rc) tdm_error(rc, "%s", msg);
     } else {
-        for (size_t i = 0; i < n && !rc; i++) rc = tdm_seq_query(s, &stms[i], o, &out[i]);
+        for (size_t k = 0; k < nalone && !rc; k++) rc = tdm_seq_query(s, &stms[alone[k]], o, &out[alone[k]]);
     }
+    tdm_free(alone);
+    tdm_free(lstm);
+    tdm_free(lout);
     if (rc)
         for (size_t i = 0; i < n; i++) tdm_seq_result_clear(&out[i]);
     TDM_PROF_OP_END(ps, rc);

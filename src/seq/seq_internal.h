@@ -130,8 +130,41 @@ int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opt
 /* difflib's matched count (the sum of get_matching_blocks' sizes) for |b| <= 64 with no junk, what
  * tdm_seq_matcher_blocks computes, without the blocks (difflib.c). The rows of a that occur in b are
  * listed in ascending order: pos[e] is the row (the position in a, of na) and rows[e] the bit set of the
- * positions in b (of nb) holding a[pos[e]]; ne entries. */
-size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb);
+ * positions in b (of nb) holding a[pos[e]]; ne entries. cap is an upper bound of the count known to the
+ * caller (the LCS length, or SIZE_MAX): the search stops when the count reaches it. */
+size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap);
+
+/* The inverted index's count bound for a threshold query (query_index.c). A walk plan lists the STM's
+ * distinct symbols whose postings are walked (sym, with their STM counts cnt), cf = the STM count of the
+ * frequent symbols assumed present instead, and cost = the postings walked. usable is 0 when some
+ * length needs no common element (then the index cannot exclude anything). */
+typedef struct {
+    uint32_t *sym, *cnt;
+    size_t n;
+    uint64_t cf, cost;
+    uint16_t *tneed; /* per length: the fewest walked counts that may pass (256: none) */
+    int usable;
+} tdm_seq_walk;
+/* Plans the walk for need table need[0..n_need) (tdm_seq_need_table). Status; release with _clear. */
+int tdm_seq_walk_plan(const tdm_seq_store *s, const tdm_seq_stm *q, const uint32_t *need, size_t n_need, tdm_seq_walk *w);
+void tdm_seq_walk_clear(tdm_seq_walk *w);
+/* The ids of the whole store that may pass, ascending, in *cand (caller frees, tdm_free): for walks over
+ * few postings. Status. */
+int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
+                            uint32_t **cand, size_t *ncand);
+/* The ids among lo..lo+n-1 that may pass, ascending, into out (room for n); u is scratch of n bytes.
+ * Returns how many. */
+size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
+                          uint32_t lo, uint32_t n, uint8_t *u, uint32_t *out);
+
+/* lcs threshold queries stms[0..n) (options checked, each fitting the lanes: tdm_seq_lanes_fit) answered
+ * together in groups of sixteen lanes over the whole store (query_lanes.c); *out[i] answers stms[i]
+ * exactly as tdm_seq_query would (its statistics describe the lanes' work). Status; on error the caller
+ * clears every out[i]. */
+#define TDM_SEQ_LANES_TABLE 16384 /* most (length, LCS) pairs a lane tabulates */
+int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m);
+int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t n, const tdm_seq_query_opts *o,
+                        tdm_seq_result *const *out);
 
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);

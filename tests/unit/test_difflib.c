@@ -190,8 +190,10 @@ static size_t check_pair(const uint32_t *a, size_t na, const uint32_t *b, size_t
             for (size_t j = 0; j < nb; j++) bits |= (uint64_t)(a[i] == b[j]) << j;
             if (bits) pos[ne] = (uint32_t)i, rows[ne++] = bits;
         }
-        size_t got = tdm_seq_difflib_count_rows(pos, rows, ne, na, nb);
+        size_t got = tdm_seq_difflib_count_rows(pos, rows, ne, na, nb, SIZE_MAX);
         tu_check(got == total, "%s %d: count_rows %zu, want %zu (|a| %zu |b| %zu)", what, iter, got, total, na, nb);
+        got = tdm_seq_difflib_count_rows(pos, rows, ne, na, nb, l); /* stopped at the LCS, as queries do */
+        tu_check(got == total, "%s %d: count_rows capped at LCS %zu: %zu, want %zu", what, iter, l, got, total);
         free(pos);
         free(rows);
     }
