@@ -89,6 +89,10 @@ typedef struct {
     uint32_t *need;      /* threshold mode with prefilters, token metrics: per pattern length, the fewest */
     size_t n_need;       /* common elements that pass (NEVER if none can) */
     tdm_seq_walk walk;   /* the index bound, for BLOCK units */
+    int one_exact;       /* BLOCK units: a bound count of exactly 1 is the exact common count (no symbol */
+                         /* is left unwalked, and difflib's count equals an LCS of 1) */
+    double *sim;         /* threshold mode with prefilters: sim[n * (m + 1) + count], each value computed */
+                         /* once (NULL when the table would be large: then computed per hit) */
     int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
 } prepared;
 
@@ -129,7 +133,7 @@ static int keep_hit(scratch *sc, const tdm_seq_query_opts *o, tdm_seq_hit hit) {
         heap_sift_down(sc->hits, sc->nhits, 0);
         return 0;
     }
-    if (tdm_grow((void **)&sc->hits, &sc->cap_hits, sc->nhits + 1, sizeof *sc->hits)) return -1;
+    if (sc->nhits == sc->cap_hits && tdm_grow((void **)&sc->hits, &sc->cap_hits, sc->nhits + 1, sizeof *sc->hits)) return -1;
     sc->hits[sc->nhits++] = hit;
     if (o->top_k) { /* sift up */
         for (size_t i = sc->nhits - 1; i > 0;) {
@@ -253,7 +257,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
     }
     sc->st.scored++;
     if (count < need) return 0;
-    return keep_hit(sc, p->o, (tdm_seq_hit){id, value(p->o->metric, count, p->m, n)});
+    return keep_hit(sc, p->o, (tdm_seq_hit){id, p->sim ? p->sim[n * (p->m + 1) + count] : value(p->o->metric, count, p->m, n)});
 }
 
 /* Every other query: the char metric (lengths in code points), top-k (a moving bar: the k-th best
@@ -354,6 +358,7 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->map8);
     tdm_free(p->map16);
     tdm_free(p->need);
+    tdm_free(p->sim);
     tdm_seq_walk_clear(&p->walk);
     tdm_seq_lcsq_clear(&p->q);
 }
@@ -429,6 +434,12 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
     }
     if (tdm_seq_need_table(s, p->m, o, &p->need, &p->n_need)) return -1;
+    if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE) { /* the values a hit can take, once each */
+        size_t row = p->m + 1;
+        if (!(p->sim = tdm_malloc(p->n_need * row * sizeof *p->sim))) return -1;
+        for (size_t n = 0; n < p->n_need; n++)
+            for (size_t c = 0; c < row; c++) p->sim[n * row + c] = value(o->metric, c, p->m, n);
+    }
     uint64_t kept = 0, kept_sym = 0;
     for (size_t b = 0; b < s->nbuckets; b++) {
         if (p->need[s->buckets[b].length] == NEVER) continue;
@@ -459,6 +470,7 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     }
     if (w.usable && w.cost * 2 <= range_sym) {
         p->walk = w;
+        p->one_exact = w.cf == 0 && (o->metric == TDM_SEQ_LCS || (o->metric == TDM_SEQ_DIFFLIB && (!o->autojunk || (!o->stm_first && stm->n < 200))));
         pl->work = range_sym / 2;
         for (uint64_t i = p->lo; i < p->hi; i += BLOCK_IDS) {
             if (tdm_grow((void **)&pl->chunks, &pl->cap, pl->nchunks + 1, sizeof *pl->chunks)) return -1;
@@ -519,12 +531,22 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                 uint32_t unit = pl.chunks[c].bucket;
                 const uint32_t *ids = unit == NO_BUCKET ? NULL : unit == CANDIDATES ? pl.cand : unit == BLOCK ? me->blk : s->buckets[unit].ids;
                 uint32_t begin = pl.chunks[c].begin, end = pl.chunks[c].end;
+                uint32_t block_lo = begin;
                 if (unit == BLOCK && !failed) { /* the ids of the block that pass the index bound */
-                    size_t nb = tdm_seq_walk_block(s, &p.walk, p.need, p.n_need, begin, end - begin, me->u, me->blk);
+                    size_t nb = tdm_seq_walk_block(s, &p.walk, begin, end - begin, me->u, me->blk);
                     me->st.index_pruned += end - begin - nb;
                     begin = 0, end = (uint32_t)nb;
                 }
                 for (uint32_t i = begin; i < end && !me->err && !failed; i++) {
+                    if (unit == BLOCK && p.one_exact && me->u[ids[i] - block_lo] == 1) {
+                        /* one common symbol, once in the STM: the LCS (and difflib's count) is 1 */
+                        uint32_t id = ids[i];
+                        size_t n = (size_t)(s->off[id + 1] - s->off[id]);
+                        me->st.scored++;
+                        if (keep_hit(me, o, (tdm_seq_hit){id, p.sim ? p.sim[n * (p.m + 1) + 1] : value(o->metric, 1, p.m, n)}))
+                            me->err = 1;
+                        continue;
+                    }
                     if (sparse) { /* wide gaps between ids defeat the hardware prefetcher: offsets, then symbols */
                         if (i + 16 < end) __builtin_prefetch(&s->off[ids[i + 16]]);
                         if (i + 8 < end) __builtin_prefetch(s->arena + s->off[ids[i + 8]]);

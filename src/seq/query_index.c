@@ -116,8 +116,8 @@ int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, const
     return TDM_OK;
 }
 
-size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
-                          uint32_t lo, uint32_t n, uint8_t *restrict u, uint32_t *restrict out) {
+size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t lo, uint32_t n, uint8_t *restrict u,
+                          uint32_t *restrict out) {
     memset(u, 0, n);
     uint32_t hi = lo + n;
     for (size_t k = 0; k < w->n; k++) {
@@ -155,6 +155,5 @@ size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, const u
             m += u[j] >= t[off[j + 1] - off[j]];
         }
     }
-    (void)need, (void)n_need;
     return m;
 }

@@ -152,10 +152,9 @@ void tdm_seq_walk_clear(tdm_seq_walk *w);
  * few postings. Status. */
 int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
                             uint32_t **cand, size_t *ncand);
-/* The ids among lo..lo+n-1 that may pass, ascending, into out (room for n); u is scratch of n bytes.
- * Returns how many. */
-size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
-                          uint32_t lo, uint32_t n, uint8_t *u, uint32_t *out);
+/* The ids among lo..lo+n-1 that may pass, ascending, into out (room for n); u (n bytes) receives each
+ * id's walked count (u[id - lo], 255 = 255 or more). Returns how many. */
+size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t lo, uint32_t n, uint8_t *u, uint32_t *out);
 
 /* lcs threshold queries stms[0..n) (options checked, each fitting the lanes: tdm_seq_lanes_fit) answered
  * together in groups of sixteen lanes over the whole store (query_lanes.c); *out[i] answers stms[i]

@@ -255,8 +255,27 @@ static uint64_t pruned(const tdm_seq_query_stats *st) {
 
 /* Which prefilter paths the random queries went through (each must be exercised). */
 static struct {
-    int index, length, multiset, lcs;
+    int index, length, multiset, lcs, block, one;
 } paths;
+
+/* Whether query.c applies the index bound block by block for this query (its plan, recomputed), and
+ * with exact single counts (no symbol left unwalked). */
+static void note_block_path(const tdm_seq_store *s, const tdm_seq_stm *stm, config c, double thr) {
+    if (c.metric == TDM_SEQ_CHAR || !tdm_seq_store_count(s)) return;
+    tdm_seq_query_opts o;
+    tdm_seq_query_opts_init(&o);
+    o.metric = c.metric, o.threshold = thr;
+    uint32_t *need;
+    size_t n_need;
+    assert_int_equal(tdm_seq_need_table(s, stm->n, &o, &need, &n_need), 0);
+    tdm_seq_walk w;
+    assert_int_equal(tdm_seq_walk_plan(s, stm, need, n_need, &w), TDM_OK);
+    int block = w.usable && w.cost * 2 <= tdm_seq_store_total_symbols(s) && w.cost * 16 >= tdm_seq_store_count(s);
+    paths.block += block;
+    paths.one += block && w.cf == 0;
+    tdm_seq_walk_clear(&w);
+    tdm_free(need);
+}
 
 /* Threshold queries of one STM under one configuration against the brute force. */
 static void check_thresholds(const tdm_seq_store *s, const tdm_seq_stm *stm, size_t si, config c, const scored *all,
@@ -297,6 +316,7 @@ static void check_thresholds(const tdm_seq_store *s, const tdm_seq_stm *stm, siz
             tu_check(st->scored >= n, "scored fewer than returned");
         }
         paths.index += f1.stats.index_pruned > 0;
+        note_block_path(s, stm, c, thr[t]);
         paths.length += f1.stats.length_pruned > 0;
         paths.multiset += f1.stats.multiset_pruned > 0;
         paths.lcs += f1.stats.lcs_pruned > 0;
@@ -396,9 +416,9 @@ static void test_query_medium_vocabulary(void **state) {
 static void test_query_large_vocabulary(void **state) {
     (void)state;
     run_store(5, 400, 3000, 30, 10.0, 4, 0, 0.3);
-    tu_check(paths.index > 0 && paths.length > 0 && paths.multiset > 0 && paths.lcs > 0,
-             "prefilter paths not all exercised: index %d length %d multiset %d lcs %d", paths.index, paths.length,
-             paths.multiset, paths.lcs);
+    tu_check(paths.index > 0 && paths.length > 0 && paths.multiset > 0 && paths.lcs > 0 && paths.block > 0 && paths.one > 0,
+             "prefilter paths not all exercised: index %d length %d multiset %d lcs %d block %d one %d", paths.index,
+             paths.length, paths.multiset, paths.lcs, paths.block, paths.one);
 }
 
 /* Batches answer each STM as a single query would, on the parallel and the serial path. */
