@@ -23,8 +23,8 @@ struct tdm_seq_matcher {
     /* per slot: start[s]..start[s+1] in pos are its positions in b, ascending (none if purged) */
     uint32_t *start, *cnt, *pos, *bslot; /* bslot: the slot of each b[j] */
     uint64_t *bmask; /* |b| <= 64: per slot, the bit set of its positions in b */
-    uint64_t *arow;  /* |b| <= 64: per element of a, the positions in b where it occurs */
-    uint32_t *aslot; /* slot of each a[i] in b, UINT32_MAX if absent */
+    uint64_t *arow;  /* |b| <= 64: the elements of a found in b, listed: the positions in b where each occurs */
+    uint32_t *aslot; /* |b| > 64: slot of each a[i] in b, UINT32_MAX if absent; |b| <= 64: the listed rows' i */
     uint32_t *len[2], *stamp[2]; /* j2len rows, indexed by j+1 */
     uint32_t gen;
     tdm_seq_block *blocks;
@@ -136,50 +136,21 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     return TDM_OK;
 }
 
-/* find_longest_match for |b| <= 64, bit-parallel, over arow[i] = the positions in b where a[i] occurs.
- * Bit j of D_k(i) says that a run of equal elements of length >= k ends at (i, j) inside the rectangle:
- * D_1(i) = positions of a[i] in b[blo..bhi), and D_k(i) = D_1(i) & (D_{k-1}(i-1) << 1). CPython keeps
- * the first (i, j), in row-then-column order, at which a run longer than the best so far ends: the
- * deepest non-empty level of the first row that beats the best, at its lowest bit. */
-static tdm_seq_block longest_bits(const uint64_t *restrict arow, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
-    uint64_t in_range = (bhi == 64 ? ~0ull : (1ull << bhi) - 1) & ~((1ull << blo) - 1);
-    uint64_t lv[2][65];
-    uint32_t nprev = 0, best = 0, end_i = 0, end_j = 0;
-    for (uint32_t i = alo; i < ahi; i++) {
-        uint64_t d1 = arow[i] & in_range;
-        if (!d1) {
-            nprev = 0;
-            continue;
-        }
-        uint64_t *cur = lv[i & 1];
-        const uint64_t *prev = lv[(i & 1) ^ 1];
-        uint32_t ncur = 1;
-        cur[0] = d1;
-        while (ncur <= nprev) {
-            uint64_t x = d1 & (prev[ncur - 1] << 1);
-            if (!x) break;
-            cur[ncur++] = x;
-        }
-        if (ncur > best) {
-            best = ncur;
-            end_i = i;
-            end_j = (uint32_t)__builtin_ctzll(cur[ncur - 1]);
-        }
-        nprev = ncur;
-    }
-    tdm_seq_block r = {alo, blo, 0};
-    if (best) r = (tdm_seq_block){end_i - best + 1, end_j - best + 1, best};
-    /* The extension loops of CPython only move over autojunk-purged elements: none below 200. */
-    return r;
-}
-
 /* A range of the work list that also knows its rows: entries elo..ehi-1 of the sparse row list. */
 typedef struct {
     uint32_t alo, ahi, blo, bhi, elo, ehi;
 } erange;
 
-size_t tdm_seq_difflib_count_rows(const uint32_t *restrict pos, const uint64_t *restrict rows, size_t ne, size_t na,
-                                  size_t nb, size_t cap) {
+/* get_matching_blocks for |b| <= 64 over the listed rows (see tdm_seq_difflib_count_rows), bit-parallel:
+ * bit j of D_k(i) says that a run of equal elements of length >= k ends at (i, j) inside the rectangle:
+ * D_1(i) = positions of a[i] in b[blo..bhi), and D_k(i) = D_1(i) & (D_{k-1}(i-1) << 1). CPython's
+ * find_longest_match keeps the first (i, j), in row-then-column order, at which a run longer than the
+ * best so far ends: the deepest non-empty level of the first row that beats the best, at its lowest bit.
+ * Its extension loops only move over autojunk-purged elements, none below 200. Rows that are not listed
+ * hold no position of b, so they only end runs, and a range with no listed row finds nothing. Blocks go
+ * to out (when not NULL) in the order found; returns their total size, stopping once it reaches cap. */
+static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict rows, size_t ne, size_t na, size_t nb,
+                          size_t cap, tdm_seq_block *out, size_t *nout) {
     /* Each block found uses at least one element of b (<= 64), and the work list holds at most one more
      * range than blocks found so far. */
     erange queue[72];
@@ -219,8 +190,9 @@ size_t tdm_seq_difflib_count_rows(const uint32_t *restrict pos, const uint64_t *
             nprev = ncur;
         }
         if (!best) continue;
-        if ((total += best) >= cap) return total; /* the rest of the work list cannot add to it */
         uint32_t bi = end_i - best + 1, bj = end_j - best + 1, el = r.elo, er;
+        if (out) out[(*nout)++] = (tdm_seq_block){bi, bj, best};
+        if ((total += best) >= cap) return total; /* the rest of the work list cannot add to it */
         while (el < r.ehi && pos[el] < bi) el++;
         er = el;
         while (er < r.ehi && pos[er] < bi + best) er++;
@@ -228,6 +200,10 @@ size_t tdm_seq_difflib_count_rows(const uint32_t *restrict pos, const uint64_t *
         if (bi + best < r.ahi && bj + best < r.bhi && er < r.ehi) queue[nq++] = (erange){bi + best, r.ahi, bj + best, r.bhi, er, r.ehi};
     }
     return total;
+}
+
+size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap) {
+    return rows_blocks(pos, rows, ne, na, nb, cap, NULL, NULL);
 }
 
 /* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. Hot: the generation counter and the
@@ -292,26 +268,28 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
     if (grow_all((void **[]){(void **)&m->aslot}, 1, &m->cap_a, na + 1, sizeof *m->aslot) < 0 ||
         grow_all((void **[]){(void **)&m->arow}, 1, &m->cap_arow, na + 1, sizeof *m->arow) < 0)
         return nomem();
-    if (m->nb <= 64) {
-        for (size_t i = 0; i < na; i++) {
-            uint32_t sl = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
-            m->arow[i] = sl == UINT32_MAX ? 0 : m->bmask[sl];
-        }
-    } else {
-        for (size_t i = 0; i < na; i++) m->aslot[i] = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
-    }
     size_t nq = 0, nbk = 0, maxq = na < m->nb ? na + 1 : m->nb + 1;
     if (grow_all((void **[]){(void **)&m->queue}, 1, &m->cap_queue, maxq + 1, sizeof *m->queue) < 0 ||
         grow_all((void **[]){(void **)&m->blocks}, 1, &m->cap_blocks, maxq + 1, sizeof *m->blocks) < 0)
         return nomem();
-    m->queue[nq++] = (range){0, (uint32_t)na, 0, (uint32_t)m->nb};
-    while (nq) {
-        range r = m->queue[--nq];
-        tdm_seq_block x = m->nb <= 64 ? longest_bits(m->arow, r.alo, r.ahi, r.blo, r.bhi) : longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
-        if (!x.n) continue;
-        m->blocks[nbk++] = x;
-        if (r.alo < x.i && r.blo < x.j) m->queue[nq++] = (range){r.alo, x.i, r.blo, x.j};
-        if (x.i + x.n < r.ahi && x.j + x.n < r.bhi) m->queue[nq++] = (range){x.i + x.n, r.ahi, x.j + x.n, r.bhi};
+    if (m->nb <= 64) { /* the rows of a that occur in b, listed (aslot holds their positions) */
+        size_t ne = 0;
+        for (size_t i = 0; i < na && m->nslots; i++) {
+            uint32_t sl = slot_of(m, a[i]);
+            if (sl != UINT32_MAX) m->aslot[ne] = (uint32_t)i, m->arow[ne++] = m->bmask[sl];
+        }
+        rows_blocks(m->aslot, m->arow, ne, na, m->nb, SIZE_MAX, m->blocks, &nbk);
+    } else {
+        for (size_t i = 0; i < na; i++) m->aslot[i] = m->nslots ? slot_of(m, a[i]) : UINT32_MAX;
+        m->queue[nq++] = (range){0, (uint32_t)na, 0, (uint32_t)m->nb};
+        while (nq) {
+            range r = m->queue[--nq];
+            tdm_seq_block x = longest(m, a, r.alo, r.ahi, r.blo, r.bhi);
+            if (!x.n) continue;
+            m->blocks[nbk++] = x;
+            if (r.alo < x.i && r.blo < x.j) m->queue[nq++] = (range){r.alo, x.i, r.blo, x.j};
+            if (x.i + x.n < r.ahi && x.j + x.n < r.bhi) m->queue[nq++] = (range){x.i + x.n, r.ahi, x.j + x.n, r.bhi};
+        }
     }
     sort_blocks(m->blocks, nbk);
     /* Merge adjacent blocks, as get_matching_blocks does before appending the sentinel. */
