@@ -72,6 +72,17 @@ int tdm_lat_xor_check(const char *fn, const void *in, const void *out, size_t n,
     return check_overlap(fn, in, out, n);
 }
 
+/* Bytes [i, end) of a cyclic-key XOR whose byte 0 sits at key position p0. */
+static void xor_span(const uint8_t *src, uint8_t *dst, const uint8_t *kb, size_t klen, size_t p0, size_t i, size_t end) {
+    size_t p = (p0 + i % klen) % klen;
+    while (i < end) {
+        size_t run = klen - p < end - i ? klen - p : end - i;
+        xor_run(src + i, dst + i, kb + p, run);
+        i += run;
+        p = 0;
+    }
+}
+
 void tdm_lat_xor_cpu(const void *in, void *out, size_t n, const tdm_lattice_key *key, int threads) {
     const uint8_t *src = in;
     uint8_t *dst = out;
@@ -89,20 +100,19 @@ void tdm_lat_xor_cpu(const void *in, void *out, size_t n, const tdm_lattice_key 
     /* Key position of byte 0; the same residue as modulo the original length, since klen is a multiple. */
     const size_t p0 = (size_t)(key->offset % klen);
     /* Large inputs in parallel chunks, each starting at its own key position (threads only split the
-     * work; every byte's result is the same). */
+     * work; every byte's result is the same). One chunk runs without entering a parallel region: inside
+     * the batch executor's threads every such region would be a nested team, allocated and freed per call,
+     * which cost more than a small item's XOR. */
     const size_t chunk = (size_t)1 << 20;
     const size_t nchunks = (n + chunk - 1) / chunk;
-    if (nchunks <= 1) threads = 1;
+    if (nchunks <= 1) {
+        xor_span(src, dst, kb, klen, p0, 0, n);
+        return;
+    }
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
     for (size_t c = 0; c < nchunks; c++) {
         size_t i = c * chunk, end = i + chunk < n ? i + chunk : n;
-        size_t p = (p0 + i % klen) % klen;
-        while (i < end) {
-            size_t run = klen - p < end - i ? klen - p : end - i;
-            xor_run(src + i, dst + i, kb + p, run);
-            i += run;
-            p = 0;
-        }
+        xor_span(src, dst, kb, klen, p0, i, end);
     }
 }
 

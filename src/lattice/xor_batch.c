@@ -82,8 +82,11 @@ int tdm_lattice_xor_batch(tdm_ctx *ctx, const tdm_lattice_xor_item *items, size_
     if (!rc && m) {
         /* The executor's run function sees submission indices; give it items in that numbering. */
         tdm_lattice_xor_item *packed = NULL;
-        int *st = tdm_malloc(m * sizeof *st);
-        if (m < n) packed = tdm_malloc(m * sizeof *packed);
+        int *st = status; /* every item submitted: the numberings agree */
+        if (m < n) {
+            st = tdm_malloc(m * sizeof *st);
+            packed = tdm_malloc(m * sizeof *packed);
+        }
         if (!st || (m < n && !packed)) {
             rc = tdm_error(TDM_E_NOMEM, "tdm_lattice_xor_batch: no memory for %zu items", m);
         } else {
@@ -92,10 +95,11 @@ int tdm_lattice_xor_batch(tdm_ctx *ctx, const tdm_lattice_xor_item *items, size_
                 x.items = packed;
             }
             rc = tdm_batch_run(bt, st);
-            for (size_t k = 0; k < m && rc != TDM_E_NOMEM && rc != TDM_E_UNSUPPORTED; k++) status[sub[k]] = st[k];
+            if (st != status)
+                for (size_t k = 0; k < m && rc != TDM_E_NOMEM && rc != TDM_E_UNSUPPORTED; k++) status[sub[k]] = st[k];
             if (stats) tdm_batch_stats_get(bt, stats);
         }
-        tdm_free(st);
+        if (st != status) tdm_free(st);
         tdm_free(packed);
     }
     tdm_free(sub);
