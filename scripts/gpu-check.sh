@@ -9,7 +9,7 @@
 #   tests       configure, build, every test with TANDEM_TEST_REQUIRE_GPU=1, compute-sanitizer, many random
 #               cases; on success it leaves a marker with the sources' checksum in build-gpu/
 #   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps
-#   bench-rest  KATO predictions, ARC objects(), lattice, profiler overhead
+#   bench-rest  KATO predictions, ARC objects(), lattice, batch executor, profiler overhead
 #   all         (default) everything in one call (longer than one device command may run)
 # The bench parts run only when the tests part passed on the same sources (one device command is limited
 # to 10 minutes, so the parts are separate calls on the same warm machine).
@@ -101,6 +101,9 @@ if want bench-rest && bench_ok; then
   cat "$OUT/bench-arc.log"
   step bench-lattice build-gpu/bench/bench_lattice
   tail -60 "$OUT/bench-lattice.log"
+  # The batch executor: small XORs one call each vs device groups vs the router's choice (docs/runtime.md).
+  step bench-batch build-gpu/bench/bench_batch --require-gpu
+  cat "$OUT/bench-batch.log"
   # The profiler's overhead (§6.5 budget, GPU record included).
   step bench-prof build-gpu/bench/bench_prof
   cat "$OUT/bench-prof.log"

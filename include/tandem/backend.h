@@ -314,6 +314,110 @@ void tdm_mem_monitor_stats(const tdm_mem_monitor *m, tdm_mem_stats *out);
 /* The monitor of backend b in ctx (NULL for the CPU). */
 tdm_mem_monitor *tdm_backend_monitor(const tdm_backend *b);
 
+
+/* ---- the batch executor (src/runtime/batch.c; spec section 6.4) -----------------------------------------
+ * Many small independent items of the same op families, run in groups: per family, the executor derives a
+ * device group size from measured throughput (the smallest group reaching 90 % of the device's peak
+ * items/s, B_thr = ceil(9 t0 / t1) from the cost model) capped by TANDEM_BATCH_MAX and by free device
+ * memory (F_eff (1 - TANDEM_MEM_SAFETY) / 2 per group, two groups in flight, halved at CRITICAL pressure),
+ * asks tdm_route where each such group should run, and splits the groups routed to the CPU into CPU
+ * groups sized to keep every thread busy. Device groups run one after another on one thread while the
+ * other threads (and that one, once the device is done) run the CPU groups in parallel. A device group
+ * that fails for want of memory is retried once after relief (trim, eviction callbacks); if it fails
+ * again, it and the family's remaining device groups run on the CPU (reason OOM_FALLBACK; other device
+ * errors: DEVICE_ERROR), counted in the monitor and logged: nothing is lost and the results are those of
+ * the CPU. Results are written by the caller's executors per item index, so they come back in submission
+ * order by construction.
+ *
+ * Ownership and threads: a tdm_batch belongs to one thread at a time (no internal lock); its ctx must
+ * outlive it. Family executors are called from several threads at once (distinct items), and for a
+ * device backend from one thread at a time. */
+typedef struct tdm_batch tdm_batch;
+
+/* What one item costs: work W in its op family's units (tdm_route_req.work), host bytes a device would
+ * read (moved host-to-device) and write back (device-to-host), and device scratch. The item's device
+ * footprint is in + out + scratch. */
+typedef struct {
+    double work;
+    uint64_t in_bytes, out_bytes, scratch_bytes;
+} tdm_batch_cost;
+
+/* Runs one group on backend b: items[0..count) are submission indices (ascending). Writes status[items[i]]
+ * for each item (TDM_OK, or that item's own error such as TDM_E_RANGE) and the item's outputs. Returns
+ * TDM_OK when the group ran, or a group-wide error: TDM_E_DEVICE_OOM, TDM_E_DEVICE, TDM_E_DEVICE_LOST
+ * from a device (then no output of the group may have been written: copy results back last), after which
+ * the executor reruns the group, on the device or on the CPU. A group-wide error on the CPU is given to
+ * every item of the group that still says TDM_OK. */
+typedef int (*tdm_batch_fn)(void *user, const tdm_backend *b, const size_t *items, size_t count, int *status);
+
+typedef struct {
+    tdm_op op;            /* routing, the cost model's class, statistics */
+    tdm_batch_fn run;     /* required */
+    void *user;           /* borrowed; handed to run */
+    int device_ok;        /* 1: run has a device path; 0: CPU only (the router is still asked, for the record) */
+    uint64_t group_bytes; /* device bytes a group needs once whatever its size (tables, a shared key) */
+} tdm_batch_family;
+
+typedef struct {
+    tdm_device_pref hint; /* every group: AUTO (the router decides), CPU or CUDA (as tdm_route_req.hint) */
+    size_t max_group;     /* cap on a group's items; 0: TANDEM_BATCH_MAX */
+    int threads;          /* threads for CPU groups; 0: TANDEM_THREADS (tdm_ctx_threads) */
+} tdm_batch_opts;
+
+/* One group as it ran. */
+typedef struct {
+    int family;              /* index from tdm_batch_add_family */
+    tdm_op op;
+    size_t first, count;     /* submission index of its first item; its item count */
+    const char *backend;     /* backend that gave the results ("cpu" after a fallback) */
+    tdm_route_reason reason; /* the router's reason; OOM_FALLBACK / DEVICE_ERROR after a device failure */
+    double work;             /* sum of its items' work */
+    uint64_t device_bytes;   /* its device footprint (group_bytes + items' in + out + scratch) */
+    double predicted_us;     /* the router's prediction for the backend chosen; -1 when none */
+    double ms;               /* measured, retry and rerun included */
+    int retried;             /* 1: the device failed, was relieved and ran it again */
+    int fell_back;           /* 1: the device failed and the CPU gave the results */
+    int status;              /* TDM_OK, or the group-wide error that its items received */
+    uint64_t record;         /* routing decision (tdm_route_log_read); 0 when logging is off */
+} tdm_batch_group;
+
+typedef struct {
+    size_t items, groups, device_groups, cpu_groups, retries, fallbacks;
+    size_t device_group_items; /* the largest device group planned (0: none) */
+    uint64_t mem_budget;       /* bytes a device group could use at planning (0: no device or no figure) */
+    double ms;                 /* wall time of tdm_batch_run */
+} tdm_batch_stats;
+
+/* Sets opts to the defaults (AUTO, TANDEM_BATCH_MAX, TANDEM_THREADS). */
+void tdm_batch_opts_init(tdm_batch_opts *opts);
+/* An empty batch on ctx (borrowed) with opts (NULL: defaults; copied). Errors: TDM_E_INVAL (ctx or out
+ * NULL, a hint outside AUTO/CPU/CUDA), TDM_E_NOMEM. The caller owns *out (tdm_batch_free). */
+int tdm_batch_new(tdm_ctx *ctx, const tdm_batch_opts *opts, tdm_batch **out);
+void tdm_batch_free(tdm_batch *b); /* accepts NULL */
+/* Adds an op family (copied); *id (may be NULL) gets its index 0, 1, ... Errors: TDM_E_INVAL (NULL, no run
+ * function, op outside the op list), TDM_E_NOMEM (more than 64 families). */
+int tdm_batch_add_family(tdm_batch *b, const tdm_batch_family *f, int *id);
+/* Submits one item of family; *index (may be NULL) gets its submission index 0, 1, ... which the
+ * family's run function receives. Errors: TDM_E_INVAL (unknown family, NULL cost, work negative or NaN),
+ * TDM_E_NOMEM. */
+int tdm_batch_add(tdm_batch *b, int family, const tdm_batch_cost *cost, size_t *index);
+/* Number of items submitted. */
+size_t tdm_batch_count(const tdm_batch *b);
+/* Plans and runs every submitted item; status[i] (tdm_batch_count entries; may be NULL only for an empty
+ * batch) gets item i's status. Returns TDM_OK when every group ran (items may still carry their own
+ * errors), TDM_E_INVAL (NULL status with items), TDM_E_NOMEM (planning; nothing ran), TDM_E_UNSUPPORTED
+ * (GPU forced without one, TANDEM_STRICT), or under TANDEM_STRICT the device error of a failed group (not
+ * rerun: its items carry it, the other groups still ran). An empty batch is TDM_OK. Items stay submitted:
+ * a second run runs them again (tdm_batch_clear forgets them). */
+int tdm_batch_run(tdm_batch *b, int *status);
+/* The groups of the last run, in planning order (family, then submission order); owned by b, valid until
+ * the next run, clear or free. */
+const tdm_batch_group *tdm_batch_groups(const tdm_batch *b, size_t *n);
+/* Totals of the last run (zeros before one). */
+void tdm_batch_stats_get(const tdm_batch *b, tdm_batch_stats *out);
+/* Forgets the items and the last run's groups; families stay. */
+void tdm_batch_clear(tdm_batch *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #ifndef TANDEM_LATTICE_H
 #define TANDEM_LATTICE_H
 
+#include "tandem/backend.h"
 #include "tandem/tandem.h"
 
 #ifdef __cplusplus
@@ -168,6 +169,26 @@ typedef struct {
 /* Errors: TDM_E_INVAL (key or key bytes NULL, len 0, in/out NULL with n > 0, in and out overlapping other
  * than in == out, unknown flag, NO_CYCLE with offset + n > len). n = 0 is a no-op. */
 int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm_lattice_key *key, unsigned flags);
+
+/* Many small XORs through the runtime's batch executor (backend.h, tdm_batch_*): item i is
+ * tdm_lattice_xor(items[i].in, items[i].out, items[i].n, &items[i].key, items[i].flags), and status[i] and
+ * the output bytes are exactly what that call gives, whichever backend ran its group. Groups are sized from
+ * the cost model (W = bytes) and free device memory and placed by the router per group; pref
+ * (TDM_DEVICE_AUTO/CPU/CUDA) is every group's hint. A group that fails on the device (out of memory after
+ * one relieved retry, or an error) is rerun on the CPU. Items' outputs must not overlap each other or
+ * another item's input (in == out within an item is fine). stats (may be NULL) gets the executor's
+ * totals. Returns TDM_OK when the batch ran (items may still carry TDM_E_INVAL), TDM_E_INVAL (ctx NULL,
+ * items or status NULL with n > 0, unknown pref), TDM_E_NOMEM (nothing ran), or under TANDEM_STRICT a
+ * device group's error (its items carry it; the others ran). n = 0 is TDM_OK. */
+typedef struct {
+    const void *in;
+    void *out;
+    size_t n;
+    tdm_lattice_key key;
+    unsigned flags; /* as tdm_lattice_xor */
+} tdm_lattice_xor_item;
+int tdm_lattice_xor_batch(tdm_ctx *ctx, const tdm_lattice_xor_item *items, size_t n, int pref, int *status,
+                          tdm_batch_stats *stats);
 
 /* The SplitMix64 key stream of seed: word j = mix(seed + (j+1)*0x9E3779B97F4A7C15), byte i = byte i%8
  * (little-endian) of word i/8. Writes stream bytes [offset, offset+len) to buf. */

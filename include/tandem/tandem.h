@@ -151,6 +151,8 @@ typedef struct {
     double mem_pressure[3];   /* TANDEM_MEM_PRESSURE: MODERATE, HIGH, CRITICAL; default 0.60,0.80,0.90 */
     uint64_t mem_limit;       /* TANDEM_MEM_LIMIT: cap on library device bytes, 0 = none; size (K/M/G/T) */
     uint64_t mem_release_threshold; /* TANDEM_MEM_RELEASE_THRESHOLD: pool release threshold; default max */
+    double mem_safety;        /* TANDEM_MEM_SAFETY: [0, 0.9] free-memory fraction kept in reserve; 0.20 */
+    int batch_max;            /* TANDEM_BATCH_MAX: 1..2^20 items in one batch group at most; 4096 */
     /* TANDEM_ROUTE_<OP> (OP = the op's name after its engine, upper case: TANDEM_ROUTE_LCS for seq.lcs):
      * per-op override, indexed by tdm_op; TDM_CONFIG_UNSET_OP (not set) or a tdm_device_pref. */
     signed char route_op[64];
@@ -169,7 +171,7 @@ typedef struct {
     int nvtx;                 /* TANDEM_NVTX: bool; mirror profiler scopes as NVTX ranges */
     /* Filled by tdm_config_resolve: where each variable's value came from, in tdm_config_dump's order
      * (0 default, 1 environment, 2 caller). */
-    unsigned char sources[32];
+    unsigned char sources[48];
 } tdm_config;
 
 /* The value that marks an int field of tdm_config as "not set by the caller"; NULL marks a string field.

@@ -63,6 +63,8 @@ static const var vars[] = {
     {"TANDEM_MEM_LIMIT", V_SIZE, F(mem_limit), "0", 0, 0, "a size: an integer with optional K/M/G/T, or max (0 = none)"},
     {"TANDEM_MEM_RELEASE_THRESHOLD", V_SIZE, F(mem_release_threshold), "max", 0, 0,
      "a size: an integer with optional K/M/G/T, or max"},
+    {"TANDEM_MEM_SAFETY", V_FRAC, F(mem_safety), "0.20", 0, 900, "a number in [0, 0.9]"},
+    {"TANDEM_BATCH_MAX", V_INT, F(batch_max), "4096", 1, 1 << 20, "an integer in 1..1048576"},
     {"TANDEM_API_TOKEN", V_STR, F(api_token), "", 0, 0, "a token (any text; empty = no authentication)"},
     {"TANDEM_LATTICE_MAX_BYTES", V_SIZE, F(lattice_max_bytes), "4G", 0, 0,
      "a size (integer with optional K/M/G/T, powers of 1024, or max)"},

@@ -155,5 +155,5 @@ static int bfs_dist(const tdm_backend *b, const tdm_lattice_csr *g, int64_t s, i
 
 const struct tdm_lattice_dev_ops tdm_cuda_lattice_ops = {
     bfs_path, bfs_dist, tdm_cuda_lat_xor_key, tdm_cuda_lat_xor_seeded, tdm_cuda_lat_gemm, tdm_cuda_lat_ewise,
-    tdm_cuda_lat_reduce, tdm_cuda_lat_catalytic,
+    tdm_cuda_lat_reduce, tdm_cuda_lat_catalytic, tdm_cuda_lat_xor_key_batch,
 };

@@ -39,6 +39,7 @@ extern "C" {
 int tdm_cuda_lat_xor_key(const tdm_backend *b, const void *in, void *out, size_t n, const uint8_t *key, size_t len,
                          uint64_t offset);
 int tdm_cuda_lat_xor_seeded(const tdm_backend *b, const void *in, void *out, size_t n, uint64_t seed, uint64_t offset);
+int tdm_cuda_lat_xor_key_batch(const tdm_backend *b, const tdm_lattice_xor_job *jobs, size_t count);
 int tdm_cuda_lat_gemm(const tdm_backend *b, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
                       int64_t n, int64_t k, double alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
                       int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c, int64_t batch);

@@ -16,6 +16,16 @@
 extern "C" {
 #endif
 
+/* One XOR of a batch (xor_key_batch): out = in ^ key[(offset + i) mod len] over n >= 1 bytes. */
+typedef struct {
+    const void *in;
+    void *out;
+    size_t n;
+    const uint8_t *key;
+    size_t len;
+    uint64_t offset;
+} tdm_lattice_xor_job;
+
 typedef struct tdm_lattice_dev_ops {
     /* Shortest s-t path by the tie rule (lowest-id neighbour one level closer, walking back from t) over
      * g. On success *path (hops+1 vertices, from the host's malloc) and *hops; *hops = -1 and *path = NULL
@@ -44,6 +54,12 @@ typedef struct tdm_lattice_dev_ops {
      * (aux untouched); after it: TDM_E_DEVICE_LOST (aux may be changed). NULL when not implemented. */
     int (*catalytic_distance)(const tdm_backend *b, const tdm_lattice_csr *g, void *aux, int64_t s, int64_t t,
                               int64_t K, uint64_t seed, int64_t fail_at, int64_t *dist);
+    /* count XORs in one launch (the batch executor's device path, src/lattice/xor_batch.c): inputs and
+     * keys staged together, one kernel over the job table, results copied back together. Outputs are
+     * written only once every device step succeeded, so a failed call (TDM_E_DEVICE_OOM, TDM_E_DEVICE)
+     * leaves them untouched and the executor can rerun the group anywhere. Jobs' outputs are disjoint;
+     * in == out is allowed. NULL when not implemented (module ABI 8). */
+    int (*xor_key_batch)(const tdm_backend *b, const tdm_lattice_xor_job *jobs, size_t count);
 } tdm_lattice_dev_ops;
 
 #ifdef __cplusplus

@@ -50,6 +50,12 @@ void tdm_lat_cache_drop_graph(tdm_ctx *ctx, uint64_t graph);
 size_t tdm_lat_cache_trim(tdm_ctx *ctx, size_t wanted);
 void tdm_lat_cache_stats(tdm_ctx *ctx, size_t *entries, uint64_t *hits, uint64_t *misses);
 
+/* The argument checks of tdm_lattice_xor (messages name fn): TDM_OK or TDM_E_INVAL. */
+int tdm_lat_xor_check(const char *fn, const void *in, const void *out, size_t n, const tdm_lattice_key *key,
+                      unsigned flags);
+/* tdm_lattice_xor's CPU body on checked arguments (n > 0), on up to `threads` threads. */
+void tdm_lat_xor_cpu(const void *in, void *out, size_t n, const tdm_lattice_key *key, int threads);
+
 /* A seed from getrandom (TDM_LATTICE_SEED_RANDOM). TDM_OK or TDM_E_IO. */
 int tdm_lat_random_seed(uint64_t *seed);
 

@@ -59,23 +59,31 @@ static void xor_run(const uint8_t *in, uint8_t *out, const uint8_t *key, size_t 
     for (; i < n; i++) out[i] = in[i] ^ key[i];
 }
 
-int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm_lattice_key *key, unsigned flags) {
-    if (!ctx || !key || !key->bytes) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: %s is NULL", !ctx ? "ctx" : "key");
-    if (key->len == 0) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: key length 0");
-    if (flags & ~TDM_LATTICE_XOR_NO_CYCLE) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: unknown flags 0x%x", flags);
+int tdm_lat_xor_check(const char *fn, const void *in, const void *out, size_t n, const tdm_lattice_key *key,
+                      unsigned flags) {
+    if (!key || !key->bytes) return tdm_error(TDM_E_INVAL, "%s: key is NULL", fn);
+    if (key->len == 0) return tdm_error(TDM_E_INVAL, "%s: key length 0", fn);
+    if (flags & ~TDM_LATTICE_XOR_NO_CYCLE) return tdm_error(TDM_E_INVAL, "%s: unknown flags 0x%x", fn, flags);
     if ((flags & TDM_LATTICE_XOR_NO_CYCLE) && (key->offset > key->len || n > key->len - key->offset))
-        return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: no-cycle key of %zu bytes cannot cover offset %llu + %zu bytes",
+        return tdm_error(TDM_E_INVAL, "%s: no-cycle key of %zu bytes cannot cover offset %llu + %zu bytes", fn,
                          key->len, (unsigned long long)key->offset, n);
     if (n == 0) return TDM_OK;
-    if (!in || !out) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: %s is NULL", in ? "out" : "in");
-    int rc = check_overlap("tdm_lattice_xor", in, out, n);
-    if (rc) return rc;
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, 1, &b))) return rc;
-    if (b->kind != TDM_BACKEND_CPU) {
-        if ((rc = b->lattice->xor_key(b, in, out, n, key->bytes, key->len, key->offset)) == TDM_OK) return TDM_OK;
-        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_XOR, rc))) return rc;
+    if (!in || !out) return tdm_error(TDM_E_INVAL, "%s: %s is NULL", fn, in ? "out" : "in");
+    return check_overlap(fn, in, out, n);
+}
+
+/* Bytes [i, end) of a cyclic-key XOR whose byte 0 sits at key position p0. */
+static void xor_span(const uint8_t *src, uint8_t *dst, const uint8_t *kb, size_t klen, size_t p0, size_t i, size_t end) {
+    size_t p = (p0 + i % klen) % klen;
+    while (i < end) {
+        size_t run = klen - p < end - i ? klen - p : end - i;
+        xor_run(src + i, dst + i, kb + p, run);
+        i += run;
+        p = 0;
     }
+}
+
+void tdm_lat_xor_cpu(const void *in, void *out, size_t n, const tdm_lattice_key *key, int threads) {
     const uint8_t *src = in;
     uint8_t *dst = out;
     const uint8_t *kb = key->bytes;
@@ -92,21 +100,33 @@ int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm
     /* Key position of byte 0; the same residue as modulo the original length, since klen is a multiple. */
     const size_t p0 = (size_t)(key->offset % klen);
     /* Large inputs in parallel chunks, each starting at its own key position (threads only split the
-     * work; every byte's result is the same). */
+     * work; every byte's result is the same). One chunk runs without entering a parallel region: inside
+     * the batch executor's threads every such region would be a nested team, allocated and freed per call,
+     * which cost more than a small item's XOR. */
     const size_t chunk = (size_t)1 << 20;
     const size_t nchunks = (n + chunk - 1) / chunk;
-    const int threads = nchunks > 1 ? tdm_ctx_threads(ctx) : 1;
+    if (nchunks <= 1) {
+        xor_span(src, dst, kb, klen, p0, 0, n);
+        return;
+    }
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
     for (size_t c = 0; c < nchunks; c++) {
         size_t i = c * chunk, end = i + chunk < n ? i + chunk : n;
-        size_t p = (p0 + i % klen) % klen;
-        while (i < end) {
-            size_t run = klen - p < end - i ? klen - p : end - i;
-            xor_run(src + i, dst + i, kb + p, run);
-            i += run;
-            p = 0;
-        }
+        xor_span(src, dst, kb, klen, p0, i, end);
     }
+}
+
+int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm_lattice_key *key, unsigned flags) {
+    if (!ctx) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: ctx is NULL");
+    int rc = tdm_lat_xor_check("tdm_lattice_xor", in, out, n, key, flags);
+    if (rc || n == 0) return rc;
+    const tdm_backend *b;
+    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    if (b->kind != TDM_BACKEND_CPU) {
+        if ((rc = b->lattice->xor_key(b, in, out, n, key->bytes, key->len, key->offset)) == TDM_OK) return TDM_OK;
+        if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_XOR, rc))) return rc;
+    }
+    tdm_lat_xor_cpu(in, out, n, key, tdm_ctx_threads(ctx));
     return TDM_OK;
 }
 

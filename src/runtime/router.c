@@ -12,10 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Free-memory fraction kept in reserve when checking that an op's bytes fit (TANDEM_MEM_SAFETY's
- * default; the variable itself arrives with the batch executor, its other user). */
-#define MEM_SAFETY 0.20
-
 static void default_path(const tdm_ctx *ctx, char *buf, size_t cap) {
     const char *p = ctx->cfg.costmodel_path;
     if (p) {
@@ -173,7 +169,7 @@ static double link_us(const tdm_cost_link *l, uint64_t bytes) {
 }
 
 /* Memory checks for a GPU placement: pressure and fit. 0 = fine, else the reason against it. */
-static int memory_veto(const tdm_backend *gpu, const tdm_route_req *q) {
+static int memory_veto(const tdm_ctx *ctx, const tdm_backend *gpu, const tdm_route_req *q) {
     const tdm_mem_monitor *mon = gpu->mem;
     if (!mon) return 0;
     if (!q->resident && tdm_mem_monitor_level(mon) == TDM_PRESSURE_CRITICAL) return TDM_ROUTE_MEM_PRESSURE;
@@ -183,7 +179,7 @@ static int memory_veto(const tdm_backend *gpu, const tdm_route_req *q) {
     if (st.limit && st.live_bytes + q->device_bytes > st.limit) return TDM_ROUTE_MEM_INSUFFICIENT;
     if (st.last.total) {
         double eff = (double)st.last.free + (double)(st.last.reserved - st.last.used);
-        if ((double)q->device_bytes > eff * (1.0 - MEM_SAFETY)) return TDM_ROUTE_MEM_INSUFFICIENT;
+        if ((double)q->device_bytes > eff * (1.0 - ctx->cfg.mem_safety)) return TDM_ROUTE_MEM_INSUFFICIENT;
     }
     return 0;
 }
@@ -231,7 +227,7 @@ int tdm_route(const tdm_ctx *ctx, const tdm_route_req *q, tdm_route_decision *d)
     } else if (!gpu) {
         d->reason = any ? TDM_ROUTE_NO_GPU_IMPL : TDM_ROUTE_ONLY_CPU;
     } else {
-        int veto = memory_veto(gpu, q);
+        int veto = memory_veto(ctx, gpu, q);
         const tdm_costmodel *m = atomic_load_explicit(&r->model, memory_order_acquire);
         if (!veto && (!m->cls[q->op][0].trusted || !m->cls[q->op][1].trusted) && !atomic_load(&r->tried[q->op])) {
             maybe_calibrate(ctx, q->op);

@@ -187,6 +187,34 @@ static void cross_xor(tdm_ctx *cpu, const tdm_backend *cb) {
     }
 }
 
+/* Batched XOR (the batch executor's device path): random small items, keys shared by runs of items, some in
+ * place, every group forced onto the device, against one CPU call per item; then the entry point itself on
+ * one table (outputs untouched until it returns). */
+static void cross_xor_batch(tdm_ctx *cpu, tdm_ctx *gpu) {
+    enum { N = 20000 };
+    tdm_lattice_xor_item *items = malloc(N * sizeof *items);
+    uint8_t *in = malloc((size_t)N * 600), *og = malloc((size_t)N * 600), *oc = malloc((size_t)N * 600), *keys = malloc(16 * 100);
+    int *st = malloc(N * sizeof *st);
+    for (size_t i = 0; i < (size_t)N * 600; i++) in[i] = (uint8_t)next64();
+    for (int i = 0; i < 1600; i++) keys[i] = (uint8_t)next64();
+    memcpy(oc, in, (size_t)N * 600);
+    memcpy(og, in, (size_t)N * 600);
+    for (size_t i = 0; i < N; i++) {
+        size_t n = 1 + (size_t)below(i % 100 ? 300 : 600), kb = (i / 37) % 16; /* runs of 37 items share a key */
+        tdm_lattice_key k = {keys + kb * 100, 1 + (size_t)((kb * 7) % 100), next64() % 5000};
+        int inplace = i % 3 == 0;
+        tdm_lattice_xor(cpu, inplace ? oc + i * 600 : in + i * 600, oc + i * 600, n, &k, 0);
+        items[i] = (tdm_lattice_xor_item){inplace ? og + i * 600 : in + i * 600, og + i * 600, n, k, 0};
+    }
+    tdm_batch_stats bs;
+    int rc = tdm_lattice_xor_batch(gpu, items, N, TDM_DEVICE_CUDA, st, &bs);
+    int bad = 0;
+    for (size_t i = 0; i < N; i++) bad += st[i] != TDM_OK;
+    CHECK(rc == TDM_OK && !bad && bs.device_groups > 0 && !bs.fallbacks && !memcmp(oc, og, (size_t)N * 600),
+          "xor batch: rc %d, %d item errors, %zu device groups, %zu fallbacks", rc, bad, bs.device_groups, bs.fallbacks);
+    free(items), free(in), free(og), free(oc), free(keys), free(st);
+}
+
 /* ---- matrices ----------------------------------------------------------------------------------------- */
 
 static double elem(const void *p, int dt, size_t i) { return dt ? ((const double *)p)[i] : ((const float *)p)[i]; }
@@ -374,6 +402,7 @@ int main(void) {
     long cpu_failures = failures;
     if (run_gpu) {
         cross_xor(cpu, cb);
+        if (cb->lattice->xor_key_batch) cross_xor_batch(cpu, gpu);
         cross_gemm(cpu, cb);
         cross_ewise_reduce(cpu, cb);
         cross_catalytic(gpu, cb);
