@@ -278,12 +278,15 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
     int failed = !umap || !ls;
     for (size_t g0 = 0; g0 < n && !failed; g0 += LANES) {
         size_t nl = n - g0 < LANES ? n - g0 : LANES;
+        TDM_PROF_OP_BEGIN(ps, "seq.lanes", TDM_PROF_CAT_OP); /* one span per group; work = lanes x patterns */
+        if (ps.id) tdm_prof_annotate("cpu", (uint64_t)s->count * nl, 0, 0);
         double t0 = now_ms();
         group g;
         failed = group_init(&g, s, stms + g0, nl, o, umap) != 0;
         double t1 = now_ms();
         failed = failed || run_group(&g, ls, threads, out + g0);
         double t2 = now_ms();
+        TDM_PROF_OP_END(ps, failed ? TDM_E_NOMEM : TDM_OK);
         for (size_t q = 0; q < nl && !failed; q++) {
             tdm_seq_query_stats st = {.patterns = s->count, .backend = cpu->name, .route_reason = (int)TDM_ROUTE_FORCED_CPU};
             for (size_t b = 0; b < s->nbuckets; b++)
