@@ -161,7 +161,8 @@ static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, c
 }
 
 /* Maps the pattern's elements that occur in the query to their slots, in order, and returns the multiset
- * overlap bound; with pos, also their positions in the pattern (difflib's rows). The symbol-map loops are
+ * overlap bound (with cnt NULL, the weaker k: an lcs query of one word computes the exact LCS in about
+ * the time the multiset count takes); with pos, also their positions in the pattern (difflib's rows). The symbol-map loops are
  * branch-free: every element is written and the cursor advances only for a hit. cnt is all zero on entry
  * and on return. */
 #define MAP_LOOP(map)                                                                                              \
@@ -195,6 +196,8 @@ static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n
             }
         }
     }
+    *nslots = k;
+    if (!cnt) return k; /* no multiset bound asked for: k bounds it */
     const uint32_t *restrict qc = p->q.count;
     size_t overlap = 0;
     for (size_t t = 0; t < k; t++) overlap += cnt[slots[t]]++ < qc[slots[t]];
@@ -203,6 +206,22 @@ static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n
     return overlap;
 }
 #undef MAP_LOOP
+
+/* tdm_seq_lcsq_run for a query of at most 64 elements, inline, with a popcount that needs no library
+ * call on the baseline x86-64 target. */
+static inline size_t lcs_word(const tdm_seq_lcsq *q, const uint32_t *restrict slots, size_t k) {
+    const uint64_t *restrict masks = q->masks;
+    uint64_t v = ~0ull;
+    for (size_t t = 0; t < k; t++) {
+        uint64_t u = v & masks[slots[t]];
+        v = (v + u) | (v - u);
+    }
+    uint64_t x = ~v & (q->len >= 64 ? ~0ull : ((1ull << q->len) - 1));
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (size_t)((x * 0x0101010101010101ull) >> 56);
+}
 
 /* difflib's matched count for pattern P (of np symbols) and the STM, in the requested argument order,
  * given lcs = their LCS length (an upper bound) and the k elements of P found in the STM (their slots
@@ -239,15 +258,15 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
         return 0;
     }
     const uint32_t *P = s->arena + o0;
-    if (tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots) ||
-        (p->rowmask && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
+    if ((n + 1 > sc->cap_slots && tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) ||
+        (p->rowmask && n + 1 > sc->cap_apos && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
         return -1;
-    size_t k, overlap = collect(p, P, n, sc->slots, p->rowmask ? sc->apos : NULL, sc->cnt, &k);
+    size_t k, overlap = collect(p, P, n, sc->slots, p->rowmask ? sc->apos : NULL, p->o->metric == TDM_SEQ_LCS && p->q.words == 1 ? NULL : sc->cnt, &k);
     if (overlap < need) {
         sc->st.multiset_pruned++;
         return 0;
     }
-    size_t count = tdm_seq_lcsq_run(&p->q, sc->slots, k, sc->V);
+    size_t count = p->q.words == 1 ? lcs_word(&p->q, sc->slots, k) : tdm_seq_lcsq_run(&p->q, sc->slots, k, sc->V);
     if (p->o->metric == TDM_SEQ_DIFFLIB) {
         if (count < need) {
             sc->st.lcs_pruned++;
