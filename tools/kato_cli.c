@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L /* strdup, strndup */
 #include "kato_cli.h"
 
+#include "kato/kato_json.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,21 +58,6 @@ void kcli_dicts_free(kcli_dicts *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* Python's str() of a JSON scalar; NULL for lists and objects. */
-static char *py_str(const json_t *v) {
-    char buf[64];
-    switch (json_typeof(v)) {
-    case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
-    case JSON_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)); break;
-    case JSON_REAL: tdm_kato_py_float(json_real_value(v), buf, sizeof buf); break;
-    case JSON_TRUE: return strdup("True");
-    case JSON_FALSE: return strdup("False");
-    case JSON_NULL: return strdup("None");
-    default: return NULL;
-    }
-    return strdup(buf);
-}
-
 int kcli_dicts_from_json(const json_t *emotives, const json_t *metadata, const char *src, unsigned long lineno, kcli_dicts *d) {
     memset(d, 0, sizeof *d);
     if (emotives && !json_is_array(emotives)) return cli_fail("%s: line %lu: emotives: expected a list of objects", src, lineno), -1;
@@ -103,7 +90,7 @@ int kcli_dicts_from_json(const json_t *emotives, const json_t *metadata, const c
         json_t *v;
         size_t n = 0;
         json_object_foreach((json_t *)o, k, v) {
-            char *s = own(d, py_str(v));
+            char *s = own(d, tdm_kato_json_py_str(v));
             if (!s)
                 return kcli_dicts_free(d), cli_fail("%s: line %lu: metadata[%zu].%s: expected a string, number, boolean or null", src, lineno, i, k), -1;
             items[n].key = k, items[n++].value = s;

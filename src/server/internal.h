@@ -32,9 +32,6 @@ void sb_json(sbuf *b, const json_t *j);
 void sb_predictions(sbuf *b, const tdm_kato_result *r);
 /* The list of predictions alone: [{...}, ...] */
 void sb_prediction_list(sbuf *b, const tdm_kato_result *r);
-/* Python's str() of a JSON scalar (KATO's metadata values) into a malloc'd string; NULL for lists and
- * objects or without memory. */
-char *py_str(const json_t *v);
 
 /* ---- a node: one knowledge base and where it is stored (nodes.c) ---------------------------------- */
 typedef struct node {

@@ -170,18 +170,3 @@ void sb_predictions(sbuf *b, const tdm_kato_result *r) {
     tdm_kato_result_write_json(r, TDM_KATO_JSON_OPEN, &sink);
 }
 
-/* ---- Python's str() of metadata values ----------------------------------------------------------------- */
-
-char *py_str(const json_t *v) {
-    char buf[64];
-    switch (json_typeof(v)) {
-    case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
-    case JSON_INTEGER: snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v)); break;
-    case JSON_REAL: tdm_kato_py_float(json_real_value(v), buf, sizeof buf); break;
-    case JSON_TRUE: return strdup("True");
-    case JSON_FALSE: return strdup("False");
-    case JSON_NULL: return strdup("None");
-    default: return NULL;
-    }
-    return strdup(buf);
-}

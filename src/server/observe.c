@@ -4,6 +4,7 @@
  * Auto-learned patterns are committed to the store before the reply, like explicit learns. */
 #define _POSIX_C_SOURCE 200809L
 #include "server/internal.h"
+#include "kato/kato_json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -63,7 +64,7 @@ static int obs_parse(const json_t *j, const char *where, obs *o, reply *r) {
         o->emo[o->nemo].key = k, o->emo[o->nemo++].value = json_number_value(v);
     }
     if (nm) json_object_foreach((json_t *)metadata, k, v) {
-        char *text = py_str(v);
+        char *text = tdm_kato_json_py_str(v);
         if (!text)
             return obs_free(o), reply_detail(r, 422, "%smetadata.%.100s: expected a string, number, boolean or null "
                                                      "(tandem stores metadata values as Python's str() of scalars)", where, k), -1;
