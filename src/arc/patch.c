@@ -152,8 +152,9 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
     int have = 0;
     int64_t best = 0;
     size_t bestc = 0;
+    arc_slot *tab = arc_set_slots(D);
     for (uint32_t s = 0; s <= D->u.set.mask; s++) {
-        tdm_arc_val *key = D->u.set.slots[s].key;
+        tdm_arc_val *key = tab[s].key;
         if (!key || key == ARC_DUMMY) continue;
         size_t d = 0;
         while (dvp[d] != key->u.i) d++;
