@@ -86,6 +86,8 @@ int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf
 
 /* ---- values ---------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v);
+/* The interned int 0; small ints follow it in one array, so a grid cell's colour 0..9 is its offset. */
+extern const tdm_arc_val *const arc_int_zero;
 tdm_arc_val *arc_bool(int v);
 extern tdm_arc_val arc_none_val;
 tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n); /* items uninitialised */

@@ -24,9 +24,12 @@
 typedef struct {
     arc_lazy z; /* first: the lazy sets point here */
     int h, w, univalued, diagonal, has_bg, bg;
-    uint32_t ncomp;
-    int16_t par[MAXC]; /* union-find over row-major indices, roots the smallest index; -1: background */
+    uint32_t ncomp, nruns;
     uint8_t col[MAXC];
+    /* the partition: maximal horizontal runs of linked cells, joined by a union-find over runs (roots are
+       the smallest run index, so a root run's first cell is its component's smallest cell) */
+    int16_t rpar[MAXC];    /* per run: union-find parent */
+    uint16_t rstart[MAXC + 1], rend[MAXC + 1]; /* per run: its first and last cell (row-major; + a spare) */
     /* made by prepare() on first need */
     int prepared;
     int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
@@ -60,45 +63,48 @@ static int nomem(tdm_arc_rt *rt) {
     return -1;
 }
 
-/* Discovery ranks, per-object cells counts and hashes, and the lazy object values. */
+/* Discovery ranks, per-object cell counts and hashes, and the lazy object values. */
 static int prepare(objs_ctx *x) {
     if (x->prepared) return 0;
     tdm_arc_rt *rt = x->z.rt;
     int n = x->h * x->w;
     size_t nz = (size_t)(uint32_t)n, k = x->ncomp;
     const uint16_t *order = arc_asindices_order(x->h, x->w);
+    int16_t *root = arc_alloc(rt, nz * sizeof *root);
     x->comp = arc_alloc(rt, nz * sizeof *x->comp);
     x->added = arc_alloc(rt, nz);
-    x->seed = arc_alloc(rt, (size_t)k * sizeof *x->seed);
-    x->base = arc_alloc(rt, (size_t)k * sizeof *x->base);
-    x->objs = arc_alloc(rt, (size_t)k * sizeof *x->objs);
-    uint64_t *acc = arc_alloc(rt, (size_t)k * sizeof *acc);
-    if (!order || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc) return nomem(rt);
-    /* parents point to smaller indices, so one ascending pass compresses every path */
-    for (int c = 0; c < n; c++)
-        if (x->par[c] >= 0) x->par[c] = x->par[x->par[c]];
-    int16_t *rank = x->comp; /* indexed by root first; roots are their own first cells */
+    x->seed = arc_alloc(rt, k * sizeof *x->seed);
+    x->base = arc_alloc(rt, k * sizeof *x->base);
+    x->objs = arc_alloc(rt, k * sizeof *x->objs);
+    uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
+    if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc) return nomem(rt);
+    /* run parents point to smaller runs, so one ascending pass compresses every path */
+    for (int c = 0; c < n; c++) root[c] = -1;
+    for (uint32_t r = 0; r < x->nruns; r++) {
+        x->rpar[r] = x->rpar[x->rpar[r]];
+        int16_t rc = (int16_t)x->rstart[x->rpar[r]];
+        for (int c = x->rstart[r], e = x->rend[r]; c <= e; c++) root[c] = rc;
+    }
+    int16_t *rank = x->comp; /* indexed by root cell first; a root cell is its component's smallest */
     for (int c = 0; c < n; c++) rank[c] = -1;
     int next = 0;
     for (int q = 0; q < n; q++) {
-        int c = order[q];
-        if (x->par[c] < 0) continue;
-        int r = x->par[c];
-        if (rank[r] < 0) rank[r] = (int16_t)next, x->seed[next++] = (uint16_t)c;
+        int c = order[q], r = root[c];
+        if (r >= 0 && rank[r] < 0) rank[r] = (int16_t)next, x->seed[next++] = (uint16_t)c;
     }
-    memset(acc, 0, (size_t)k * sizeof *acc);
+    memset(acc, 0, k * sizeof *acc);
     memset(x->added, 0, nz);
     uint32_t *size = x->base;
-    memset(size, 0, (size_t)k * sizeof *size);
-    /* roots come first in row-major order, so rank[par[c]] is final when c reads it */
+    memset(size, 0, k * sizeof *size);
+    /* a root cell comes first in row-major order, so rank[root[c]] is final when c reads it */
     for (int c = 0; c < n; c++) {
-        if (x->par[c] < 0) continue;
-        int r = rank[x->par[c]];
+        if (root[c] < 0) continue;
+        int r = rank[root[c]];
         rank[c] = (int16_t)r;
         size[r]++;
         acc[r] = arc_fset_hash_add(acc[r], arc_cell(rt, x->col[c], c / x->w, c % x->w)->hash);
     }
-    memset(x->objs, 0, (size_t)k * sizeof *x->objs);
+    memset(x->objs, 0, k * sizeof *x->objs);
     uint32_t before = 0;
     for (size_t r = 0; r < k; r++) {
         tdm_arc_val *o = &x->objs[r];
@@ -214,6 +220,33 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
+/* Joins the runs of row i (runs rf..re-1) with those of row i - 1 (pf..pe-1) that they link to: runs
+ * whose column spans overlap, or come within one column when diagonal, and (univalued) of one colour. The
+ * runs of each row are in column order, so one forward sweep finds every such pair. */
+static void join_rows(objs_ctx *x, int i, int pf, int pe, int rf, int re) {
+    int w = x->w, d = x->diagonal, p = pf, pbase = (i - 1) * w, base = i * w;
+    for (int b = rf; b < re; b++) {
+        int bs = x->rstart[b] - base, be = x->rend[b] - base, bc = x->col[x->rstart[b]];
+        while (p < pe && x->rend[p] - pbase + d < bs) p++;
+        for (int q = p; q < pe && x->rstart[q] - pbase - d <= be; q++)
+            if (!x->univalued || x->col[x->rstart[q]] == bc) unite(x->rpar, q, b);
+    }
+}
+
+/* mostcolor(grid) (spec §4.9 tie rule): counts in four interleaved histograms, so that runs of one colour
+ * do not wait on their own increments, and each colour's first cell. */
+static int background(const uint8_t *col, int n) {
+    uint32_t hist[4][ARC_COLOURS] = {{0}}, count[ARC_COLOURS], first[ARC_COLOURS];
+    unsigned seen = 0;
+    for (int s = 0; s < n; s++) {
+        int c = col[s];
+        hist[s & 3][c]++;
+        if (!(seen >> c & 1)) seen |= 1u << c, first[c] = (uint32_t)s;
+    }
+    for (int c = 0; c < ARC_COLOURS; c++) count[c] = hist[0][c] + hist[1][c] + hist[2][c] + hist[3][c];
+    return arc_mostcolor_of_counts(count, first);
+}
+
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     tdm_arc_val *g = a[0];
     *fallback = 1;
@@ -222,42 +255,48 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (w < 1 || w > ARC_SLOT || !arc_neigh_order(0, 0, 0)) return NULL;
     objs_ctx *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
-    uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
+    uintptr_t zero = (uintptr_t)arc_int_zero;
     for (int i = 0; i < h; i++) {
         tdm_arc_val *row = g->u.items[i];
         if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
         for (int j = 0; j < w; j++) {
             tdm_arc_val *v = row->u.items[j];
-            if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
-            int c = (int)v->u.i, s = i * w + j;
-            x->col[s] = (uint8_t)c;
-            if (!count[c]++) first[c] = (uint32_t)s;
+            uintptr_t off = (uintptr_t)v - zero;
+            int c;
+            if (off < ARC_COLOURS * sizeof(tdm_arc_val)) {
+                c = (int)(off / sizeof(tdm_arc_val)); /* an interned int 0..9: no need to read it */
+            } else {
+                if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
+                c = (int)v->u.i;
+            }
+            x->col[i * w + j] = (uint8_t)c;
         }
     }
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains;
     x->h = h, x->w = w, x->prepared = 0;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = x->has_bg ? arc_mostcolor_of_counts(count, first) : -1;
-    int n = h * w, bg = x->bg, uni = x->univalued;
-    int16_t *par = x->par;
+    x->bg = x->has_bg ? background(x->col, h * w) : -1;
+    int bg = x->bg, uni = x->univalued, nr = 0, pf = 0;
     const uint8_t *col = x->col;
-    for (int s = 0; s < n; s++) par[s] = col[s] == bg ? -1 : (int16_t)s;
-    /* links to the right and downwards (and both lower diagonals) cover every neighbour pair once */
-    for (int i = 0; i < h; i++)
-        for (int j = 0; j < w; j++) {
-            int s = i * w + j;
-            if (par[s] < 0) continue;
-            if (j + 1 < w && par[s + 1] >= 0 && (!uni || col[s + 1] == col[s])) unite(par, s, s + 1);
-            if (i + 1 == h) continue;
-            int d = s + w;
-            if (par[d] >= 0 && (!uni || col[d] == col[s])) unite(par, s, d);
-            if (!x->diagonal) continue;
-            if (j + 1 < w && par[d + 1] >= 0 && (!uni || col[d + 1] == col[s])) unite(par, s, d + 1);
-            if (j > 0 && par[d - 1] >= 0 && (!uni || col[d - 1] == col[s])) unite(par, s, d - 1);
+    for (int i = 0; i < h; i++) {
+        /* the row's runs: a cell continues the run on its left when the two link. Branch-free: which
+           cells are background is as good as random to a branch predictor. */
+        int rf = nr, pfg = 0, pc = -1;
+        for (int j = 0, s = i * w; j < w; j++, s++) {
+            int c = col[s], fg = c != bg, st = fg & !(pfg & (!uni | (c == pc)));
+            x->rstart[nr] = (uint16_t)s; /* kept only when s starts a run */
+            nr += st;
+            x->rend[fg ? nr - 1 : MAXC] = (uint16_t)s;
+            pfg = fg, pc = c;
         }
+        for (int r = rf; r < nr; r++) x->rpar[r] = (int16_t)r;
+        if (i) join_rows(x, i, pf, rf, rf, nr);
+        pf = rf;
+    }
+    x->nruns = (uint32_t)nr;
     uint32_t k = 0;
-    for (int s = 0; s < n; s++) k += par[s] == s;
+    for (int r = 0; r < nr; r++) k += x->rpar[r] == r;
     x->ncomp = k;
     if (!k) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, k);

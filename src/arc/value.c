@@ -118,6 +118,7 @@ size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt) { return rt ? rt->bytes : 0; }
 #define ARC_INT_LO (-256)
 #define ARC_INT_HI 1023
 static tdm_arc_val small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+const tdm_arc_val *const arc_int_zero = &small_ints[0 - ARC_INT_LO];
 static tdm_arc_val bool_vals[2];
 tdm_arc_val arc_none_val;
 tdm_arc_val arc_dummy_key;
