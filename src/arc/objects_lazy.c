@@ -1,8 +1,11 @@
 /* objects_lazy.c: objects() with lazy layouts (spec §4.11). The reference builds objects by a flood fill of
  * set operations (spec §4.8) and later primitives read the resulting iteration orders, but most uses only
  * need the values (len, size, membership, equality, hashing). So objects() here labels the grid's connected
- * components with a union-find and returns a lazy frozenset: n objects, no table. Its pieces are made only
- * when asked:
+ * components and returns a lazy frozenset: n objects, no table. The labelling works on bit masks (a row of
+ * at most 30 cells is one word per colour): horizontal runs of a class of cells (one colour when univalued,
+ * every foreground cell otherwise) are the set bits' runs, the runs of adjacent rows that touch are found by
+ * and-ing (and shifting, for diagonals) the rows' masks, and a union-find over runs joins them; the count
+ * of objects needs nothing more. The pieces of the result are made only when asked:
  *   - the objects themselves (lazy too, with their hashes) when the outer set's hash, membership or layout
  *     is first asked for;
  *   - the outer layout: the reference adds each object to a set in discovery order (the order of each
@@ -26,10 +29,14 @@ typedef struct {
     int h, w, univalued, diagonal, has_bg, bg;
     uint32_t ncomp, nruns;
     uint8_t col[MAXC];
-    /* the partition: maximal horizontal runs of linked cells, joined by a union-find over runs (roots are
-       the smallest run index, so a root run's first cell is its component's smallest cell) */
-    int16_t rpar[MAXC];    /* per run: union-find parent */
-    uint16_t rstart[MAXC + 1], rend[MAXC + 1]; /* per run: its first and last cell (row-major; + a spare) */
+    /* the partition: per row, a mask per class (bit j: column j), classes cls[0..ncls); run ids are given
+       row by row, class by class, left to right, so the run holding bit j of (row i, class k) is
+       rbase[i][k] + (number of run starts at or left of j) - 1 */
+    int ncls;
+    uint8_t cls[ARC_COLOURS];
+    uint32_t mask[ARC_SLOT][ARC_COLOURS];
+    uint16_t rbase[ARC_SLOT][ARC_COLOURS];
+    int16_t rpar[MAXC]; /* per run: union-find parent */
     /* made by prepare() on first need */
     int prepared;
     int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
@@ -40,7 +47,15 @@ typedef struct {
     int cur;           /* the object being replayed */
 } objs_ctx;
 
+static inline uint32_t run_starts(uint32_t m) { return m & ~(m << 1); }
+
+static inline int run_id(const objs_ctx *x, int i, int k, int j) {
+    return x->rbase[i][k] + __builtin_popcount(run_starts(x->mask[i][k]) & ((2u << j) - 1)) - 1;
+}
+
 static int find(int16_t *par, int x) {
+    int p = par[x];
+    if (par[p] == p) return p; /* most runs sit right under their root */
     while (par[x] != x) {
         par[x] = par[par[x]];
         x = par[x];
@@ -48,11 +63,13 @@ static int find(int16_t *par, int x) {
     return x;
 }
 
-/* Links keep the smaller root, so every parent index is below its child's and roots are minimum cells. */
-static void unite(int16_t *par, int a, int b) {
+/* Links keep the smaller root; 1 when a and b were apart. */
+static int unite(int16_t *par, int a, int b) {
     a = find(par, a), b = find(par, b);
+    if (a == b) return 0;
     if (a < b) par[b] = (int16_t)a;
-    else if (b < a) par[a] = (int16_t)b;
+    else par[a] = (int16_t)b;
+    return 1;
 }
 
 static int nomem(tdm_arc_rt *rt) {
@@ -78,15 +95,20 @@ static int prepare(objs_ctx *x) {
     x->objs = arc_alloc(rt, k * sizeof *x->objs);
     uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
     if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc) return nomem(rt);
-    /* run parents point to smaller runs, so one ascending pass compresses every path */
+    /* each cell's run's root, then ranks by the first cell of each component in asindices order */
+    int16_t *rank = arc_alloc(rt, (size_t)x->nruns * sizeof *rank);
+    if (!rank) return nomem(rt);
     for (int c = 0; c < n; c++) root[c] = -1;
-    for (uint32_t r = 0; r < x->nruns; r++) {
-        x->rpar[r] = x->rpar[x->rpar[r]];
-        int16_t rc = (int16_t)x->rstart[x->rpar[r]];
-        for (int c = x->rstart[r], e = x->rend[r]; c <= e; c++) root[c] = rc;
-    }
-    int16_t *rank = x->comp; /* indexed by root cell first; a root cell is its component's smallest */
-    for (int c = 0; c < n; c++) rank[c] = -1;
+    for (int i = 0; i < x->h; i++)
+        for (int kk = 0; kk < x->ncls; kk++) {
+            uint32_t m = x->mask[i][kk], st = run_starts(m);
+            int id = x->rbase[i][kk];
+            for (; st; st &= st - 1, id++) {
+                int j = __builtin_ctz(st), len = __builtin_ctz(~(m >> j)), r = find(x->rpar, id);
+                for (int c = i * x->w + j, e = c + len; c < e; c++) root[c] = (int16_t)r;
+            }
+        }
+    for (uint32_t r = 0; r < x->nruns; r++) rank[r] = -1;
     int next = 0;
     for (int q = 0; q < n; q++) {
         int c = order[q], r = root[c];
@@ -96,11 +118,13 @@ static int prepare(objs_ctx *x) {
     memset(x->added, 0, nz);
     uint32_t *size = x->base;
     memset(size, 0, k * sizeof *size);
-    /* a root cell comes first in row-major order, so rank[root[c]] is final when c reads it */
     for (int c = 0; c < n; c++) {
-        if (root[c] < 0) continue;
+        if (root[c] < 0) {
+            x->comp[c] = -1;
+            continue;
+        }
         int r = rank[root[c]];
-        rank[c] = (int16_t)r;
+        x->comp[c] = (int16_t)r;
         size[r]++;
         acc[r] = arc_fset_hash_add(acc[r], arc_cell(rt, x->col[c], c / x->w, c % x->w)->hash);
     }
@@ -220,31 +244,28 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
-/* Joins the runs of row i (runs rf..re-1) with those of row i - 1 (pf..pe-1) that they link to: runs
- * whose column spans overlap, or come within one column when diagonal, and (univalued) of one colour. The
- * runs of each row are in column order, so one forward sweep finds every such pair. */
-static void join_rows(objs_ctx *x, int i, int pf, int pe, int rf, int re) {
-    int w = x->w, d = x->diagonal, p = pf, pbase = (i - 1) * w, base = i * w;
-    for (int b = rf; b < re; b++) {
-        int bs = x->rstart[b] - base, be = x->rend[b] - base, bc = x->col[x->rstart[b]];
-        while (p < pe && x->rend[p] - pbase + d < bs) p++;
-        for (int q = p; q < pe && x->rstart[q] - pbase - d <= be; q++)
-            if (!x->univalued || x->col[x->rstart[q]] == bc) unite(x->rpar, q, b);
-    }
-}
-
-/* mostcolor(grid) (spec §4.9 tie rule): counts in four interleaved histograms, so that runs of one colour
- * do not wait on their own increments, and each colour's first cell. */
-static int background(const uint8_t *col, int n) {
-    uint32_t hist[4][ARC_COLOURS] = {{0}}, count[ARC_COLOURS], first[ARC_COLOURS];
-    unsigned seen = 0;
-    for (int s = 0; s < n; s++) {
-        int c = col[s];
-        hist[s & 3][c]++;
-        if (!(seen >> c & 1)) seen |= 1u << c, first[c] = (uint32_t)s;
-    }
-    for (int c = 0; c < ARC_COLOURS; c++) count[c] = hist[0][c] + hist[1][c] + hist[2][c] + hist[3][c];
-    return arc_mostcolor_of_counts(count, first);
+/* Joins each run of row i, class k, to the runs of row i - 1 it touches: those sharing a column (the
+ * segments of the and of both rows' masks), and when diagonal those one column to the left or right (the
+ * and with the row above shifted). A segment of such an and lies in one run of each row: one pair each. */
+static uint32_t join_rows(objs_ctx *x, int i, int k) {
+    uint32_t r = x->mask[i][k], p = x->mask[i - 1][k], merged = 0;
+    if (!r || !p) return 0;
+    uint32_t both[3] = {r & p, x->diagonal ? r & (p << 1) : 0, x->diagonal ? r & (p >> 1) : 0};
+    static const int shift[3] = {0, -1, 1}; /* the row above's column for column j: j + shift */
+    int16_t *par = x->rpar;
+    for (int t = 0; t < 3; t++)
+        for (uint32_t seg = run_starts(both[t]); seg; seg &= seg - 1) {
+            int j = __builtin_ctz(seg), a = run_id(x, i - 1, k, j + shift[t]), b = run_id(x, i, k, j);
+            if (par[b] == b) {
+                /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the
+                   smallest run of its tree, from an earlier row) is below b, as unite would choose */
+                par[b] = (int16_t)find(par, a);
+                merged++;
+            } else {
+                merged += (uint32_t)unite(par, a, b);
+            }
+        }
+    return merged;
 }
 
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
@@ -256,9 +277,13 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     objs_ctx *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     uintptr_t zero = (uintptr_t)arc_int_zero;
+    /* colour masks per row, kept in four interleaved sets so that runs of one colour do not wait on
+       their own updates */
+    uint32_t cm[ARC_SLOT][ARC_COLOURS];
     for (int i = 0; i < h; i++) {
         tdm_arc_val *row = g->u.items[i];
         if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
+        uint32_t m4[4][ARC_COLOURS] = {{0}};
         for (int j = 0; j < w; j++) {
             tdm_arc_val *v = row->u.items[j];
             uintptr_t off = (uintptr_t)v - zero;
@@ -270,34 +295,53 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
                 c = (int)v->u.i;
             }
             x->col[i * w + j] = (uint8_t)c;
+            m4[j & 3][c] |= 1u << j;
         }
+        for (int c = 0; c < ARC_COLOURS; c++) cm[i][c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
     }
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains;
     x->h = h, x->w = w, x->prepared = 0;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = x->has_bg ? background(x->col, h * w) : -1;
-    int bg = x->bg, uni = x->univalued, nr = 0, pf = 0;
-    const uint8_t *col = x->col;
-    for (int i = 0; i < h; i++) {
-        /* the row's runs: a cell continues the run on its left when the two link. Branch-free: which
-           cells are background is as good as random to a branch predictor. */
-        int rf = nr, pfg = 0, pc = -1;
-        for (int j = 0, s = i * w; j < w; j++, s++) {
-            int c = col[s], fg = c != bg, st = fg & !(pfg & (!uni | (c == pc)));
-            x->rstart[nr] = (uint16_t)s; /* kept only when s starts a run */
-            nr += st;
-            x->rend[fg ? nr - 1 : MAXC] = (uint16_t)s;
-            pfg = fg, pc = c;
-        }
-        for (int r = rf; r < nr; r++) x->rpar[r] = (int16_t)r;
-        if (i) join_rows(x, i, pf, rf, rf, nr);
-        pf = rf;
+    x->bg = -1;
+    if (x->has_bg) {
+        /* mostcolor (spec §4.9): counts, and each colour's first cell, from the masks */
+        uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS] = {0};
+        for (int i = h - 1; i >= 0; i--)
+            for (int c = 0; c < ARC_COLOURS; c++)
+                if (cm[i][c]) {
+                    count[c] += (uint32_t)__builtin_popcount(cm[i][c]);
+                    first[c] = (uint32_t)(i * w + __builtin_ctz(cm[i][c]));
+                }
+        x->bg = arc_mostcolor_of_counts(count, first);
     }
-    x->nruns = (uint32_t)nr;
-    uint32_t k = 0;
-    for (int r = 0; r < nr; r++) k += x->rpar[r] == r;
-    x->ncomp = k;
-    if (!k) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
-    return arc_set_lazy(rt, &x->z, OUTER, k);
+    uint32_t full = (1u << w) - 1u;
+    x->ncls = 0;
+    if (x->univalued) {
+        uint32_t any[ARC_COLOURS] = {0};
+        for (int i = 0; i < h; i++)
+            for (int c = 0; c < ARC_COLOURS; c++) any[c] |= cm[i][c];
+        for (int c = 0; c < ARC_COLOURS; c++)
+            if (any[c] && c != x->bg) {
+                for (int i = 0; i < h; i++) x->mask[i][x->ncls] = cm[i][c];
+                x->cls[x->ncls++] = (uint8_t)c;
+            }
+    } else {
+        for (int i = 0; i < h; i++) x->mask[i][0] = x->has_bg ? full & ~cm[i][x->bg] : full;
+        x->ncls = 1;
+    }
+    uint32_t nr = 0, merged = 0;
+    for (int i = 0; i < h; i++) {
+        uint32_t first_run = nr;
+        for (int k = 0; k < x->ncls; k++) {
+            x->rbase[i][k] = (uint16_t)nr;
+            nr += (uint32_t)__builtin_popcount(run_starts(x->mask[i][k]));
+        }
+        for (uint32_t r = first_run; r < nr; r++) x->rpar[r] = (int16_t)r;
+        if (i)
+            for (int k = 0; k < x->ncls; k++) merged += join_rows(x, i, k);
+    }
+    x->nruns = nr, x->ncomp = nr - merged;
+    if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
+    return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }
