@@ -31,6 +31,11 @@ struct arc_lazy {
     int64_t (*hash)(arc_lazy *z, tdm_arc_val *s);
     /* Membership without a layout: 1 in, 0 not, -1 cannot tell (the caller lays the set out and looks). */
     int (*contains)(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key);
+    /* 1 when every element is a cell (c, (i, j)) of one colour c, written to *c; else 0. Then whatever
+       reads only colours in iteration order (color, colorfilter, palette) has its answer without a layout. */
+    int (*uniform)(arc_lazy *z, tdm_arc_val *s, int64_t *c);
+    /* 1 when every element is a cell (c, (i, j)), with box = {min i, min j, max i, max j}; else 0. */
+    int (*bbox)(arc_lazy *z, tdm_arc_val *s, int64_t box[4]);
 };
 
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */
@@ -142,6 +147,10 @@ static inline arc_slot *arc_set_slots(tdm_arc_val *s) {
     return s->u.set.tab;
 }
 static inline int arc_set_is_lazy(const tdm_arc_val *s) { return arc_is_set(s) && s->u.set.lazy != NULL; }
+/* 1 (and *c) when s is a lazy set of cells all of colour c (arc_lazy.uniform); 0 when not or not known. */
+static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
+    return arc_set_is_lazy(s) && s->u.set.lazy->uniform && s->u.set.lazy->uniform(s->u.set.lazy, s, c);
+}
 /* A lazy set of n elements, part `part` of maker z (hash unset). */
 tdm_arc_val *arc_set_lazy(tdm_arc_rt *rt, arc_lazy *z, uint32_t part, uint32_t n);
 tdm_arc_val *arc_set_new(tdm_arc_rt *rt);
@@ -196,6 +205,11 @@ int arc_cells(tdm_arc_rt *rt, tdm_arc_val *obj, arc_cellv **out, uint32_t *n, co
 int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out);
 /* Bounding box of a non-empty position list. */
 void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, int64_t *r);
+/* The number of positions of a patch (one per element, as arc_positions without dedup) and, when there
+ * are any, their bounding box: for measures that do not depend on order, so a lazy object needs no
+ * layout. Errors as arc_positions. */
+int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, int64_t *l, int64_t *d, int64_t *r,
+                  const char *who);
 
 /* tuple(zip(*rows)) with rows taken bottom-up (rows_rev) and read right to left (cols_rev 1: each row by
  * its own length, as r[::-1] before zip; 2: by the shortest row's, as reversing zip's output): the

@@ -44,6 +44,8 @@ typedef struct {
     uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
     uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
     tdm_arc_val *objs; /* the k lazy objects */
+    int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
+    uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
     int cur;           /* the object being replayed */
 } objs_ctx;
 
@@ -94,7 +96,10 @@ static int prepare(objs_ctx *x) {
     x->base = arc_alloc(rt, k * sizeof *x->base);
     x->objs = arc_alloc(rt, k * sizeof *x->objs);
     uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
-    if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc) return nomem(rt);
+    x->ucol = arc_alloc(rt, k);
+    x->box = arc_alloc(rt, k * sizeof *x->box);
+    if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc || !x->ucol || !x->box)
+        return nomem(rt);
     /* each cell's run's root, then ranks by the first cell of each component in asindices order */
     int16_t *rank = arc_alloc(rt, (size_t)x->nruns * sizeof *rank);
     if (!rank) return nomem(rt);
@@ -125,6 +130,17 @@ static int prepare(objs_ctx *x) {
         }
         int r = rank[root[c]];
         x->comp[c] = (int16_t)r;
+        uint8_t ci = (uint8_t)(c / x->w), cj = (uint8_t)(c % x->w), *b = x->box[r];
+        if (!size[r]) {
+            x->ucol[r] = (int8_t)x->col[c];
+            b[0] = b[2] = ci, b[1] = b[3] = cj;
+        } else {
+            if (x->ucol[r] != x->col[c]) x->ucol[r] = -1;
+            /* row-major: rows only grow */
+            b[2] = ci;
+            if (cj < b[1]) b[1] = cj;
+            if (cj > b[3]) b[3] = cj;
+        }
         size[r]++;
         acc[r] = arc_fset_hash_add(acc[r], arc_cell(rt, x->col[c], c / x->w, c % x->w)->hash);
     }
@@ -178,6 +194,20 @@ static int lazy_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     if (i < 0 || j < 0 || i >= x->h || j >= x->w) return 0;
     int c = (int)(i * x->w + j);
     return x->comp[c] == (int16_t)s->u.set.part && x->col[c] == key->u.items[0]->u.i;
+}
+
+static int lazy_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER || x->ucol[s->u.set.part] < 0) return 0;
+    *c = x->ucol[s->u.set.part];
+    return 1;
+}
+
+static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER) return 0;
+    for (int t = 0; t < 4; t++) box[t] = x->box[s->u.set.part][t];
+    return 1;
 }
 
 /* Is position key in `occupied` while object x->cur is replayed: in an earlier object, or added already. */
@@ -300,7 +330,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
         for (int c = 0; c < ARC_COLOURS; c++) cm[i][c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
     }
     *fallback = 0;
-    x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains;
+    x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox;
     x->h = h, x->w = w, x->prepared = 0;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
     x->bg = -1;

@@ -163,3 +163,16 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
     *out = best;
     return 0;
 }
+
+int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, int64_t *l, int64_t *d, int64_t *r,
+                  const char *who) {
+    int64_t b[4];
+    if (arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, b)) {
+        *n = patch->n, *u = b[0], *l = b[1], *d = b[2], *r = b[3];
+        return 0;
+    }
+    arc_pos *p;
+    if (arc_positions(rt, patch, 0, &p, n, who)) return -1;
+    if (*n) arc_bbox(p, *n, u, l, d, r);
+    return 0;
+}

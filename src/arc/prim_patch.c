@@ -188,14 +188,12 @@ tdm_arc_val *arc_p_corners(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
-    arc_pos *p;
     uint32_t n;
-    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, "backdrop"));
+    int64_t u, l, d, r;
+    ARC_TRYI(arc_patch_box(rt, patch, &n, &u, &l, &d, &r, "backdrop"));
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
     if (!n) return s;
-    int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
     if ((d - u + 1) * (r - l + 1) > 4000000) return arc_fail(rt, "backdrop: bounding box too large for the port");
     for (int64_t i = u; i <= d; i++)
         for (int64_t j = l; j <= r; j++)
