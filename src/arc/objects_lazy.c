@@ -46,6 +46,7 @@ typedef struct {
     tdm_arc_val *objs; /* the k lazy objects */
     int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
     uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
+    uint16_t *cells;   /* the objects' cells, object by object (object r's from base[r]), row-major */
     int cur;           /* the object being replayed */
 } objs_ctx;
 
@@ -98,7 +99,9 @@ static int prepare(objs_ctx *x) {
     uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
     x->ucol = arc_alloc(rt, k);
     x->box = arc_alloc(rt, k * sizeof *x->box);
-    if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc || !x->ucol || !x->box)
+    x->cells = arc_alloc(rt, nz * sizeof *x->cells);
+    if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc || !x->ucol || !x->box ||
+        !x->cells)
         return nomem(rt);
     /* each cell's run's root, then ranks by the first cell of each component in asindices order */
     int16_t *rank = arc_alloc(rt, (size_t)x->nruns * sizeof *rank);
@@ -154,6 +157,10 @@ static int prepare(objs_ctx *x) {
         x->base[r] = before; /* size[r] is read above before base[r] overwrites it */
         before += o->n;
     }
+    uint32_t *fillp = (uint32_t *)acc; /* acc is spent: per object, where its next cell goes */
+    for (size_t r = 0; r < k; r++) fillp[r] = x->base[r];
+    for (int c = 0; c < n; c++)
+        if (x->comp[c] >= 0) x->cells[fillp[x->comp[c]]++] = (uint16_t)c;
     x->prepared = 1;
     return 0;
 }
@@ -259,6 +266,24 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     objs_ctx *x = (objs_ctx *)z;
     if (prepare(x)) return -1;
     tdm_arc_val *r;
+    if (s->u.set.part != OUTER && s->n <= 4) {
+        /* obj only grows by insertion, and up to 4 cells stay in its first 8-slot table, which its freeze
+           copies verbatim: when the cells' home slots (hash & 7) differ, each lands in its own whatever
+           the order, so the flood fill need not be replayed */
+        tdm_arc_val *cv[4];
+        unsigned used = 0;
+        const uint16_t *cl = x->cells + x->base[s->u.set.part];
+        for (uint32_t k = 0; k < s->n; k++) {
+            cv[k] = arc_cell(z->rt, x->col[cl[k]], cl[k] / x->w, cl[k] % x->w);
+            used |= 1u << (cv[k]->hash & 7);
+        }
+        if ((uint32_t)__builtin_popcount(used) == s->n) {
+            tdm_arc_val *obj = arc_set_from(z->rt, cv, s->n);
+            if (!obj) return -1;
+            arc_set_take(s, obj);
+            return 0;
+        }
+    }
     if (s->u.set.part == OUTER) {
         /* objs.add(frozenset(obj)) in discovery order, then frozenset(objs) */
         tdm_arc_val *objs = arc_set_new(z->rt);
