@@ -36,6 +36,8 @@ struct arc_lazy {
     int (*uniform)(arc_lazy *z, tdm_arc_val *s, int64_t *c);
     /* 1 when every element is a cell (c, (i, j)), with box = {min i, min j, max i, max j}; else 0. */
     int (*bbox)(arc_lazy *z, tdm_arc_val *s, int64_t box[4]);
+    /* With bbox: 1 when some cell of s is at (i, j) (membership in toindices(s)), else 0. */
+    int (*holds_pos)(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j);
 };
 
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */

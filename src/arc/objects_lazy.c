@@ -217,6 +217,11 @@ static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
     return 1;
 }
 
+static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
+    objs_ctx *x = (objs_ctx *)z;
+    return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
+}
+
 /* Is position key in `occupied` while object x->cur is replayed: in an earlier object, or added already. */
 static int occupied(void *ctx, tdm_arc_val *key) {
     objs_ctx *x = ctx;
@@ -355,7 +360,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
         for (int c = 0; c < ARC_COLOURS; c++) cm[i][c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
     }
     *fallback = 0;
-    x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox;
+    x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->h = h, x->w = w, x->prepared = 0;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
     x->bg = -1;

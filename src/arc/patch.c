@@ -9,6 +9,9 @@
 int arc_patch_kind(tdm_arc_rt *rt, tdm_arc_val *patch, const char *who) {
     if (!arc_is_tuple(patch) && !arc_is_set(patch))
         return arc_failf(rt, "%s: object of type '%s' has no len()", who, arc_type_name(patch));
+    int64_t box[4];
+    if (patch->n && arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, box))
+        return 1; /* a lazy set of cells: an Object, whichever cell comes first */
     tdm_arc_val *e = arc_first(patch);
     if (!e) return 2;
     if (!arc_is_tuple(e)) return arc_failf(rt, "%s: '%s' object is not subscriptable", who, arc_type_name(e));
