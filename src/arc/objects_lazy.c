@@ -20,6 +20,9 @@
 #include "arc_internal.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MAXC (ARC_SLOT * ARC_SLOT)
 #define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 in discovery order */
@@ -328,6 +331,27 @@ static uint32_t join_rows(objs_ctx *x, int i, int k) {
     return merged;
 }
 
+/* m[c] = the columns of row r (w cells) of colour c, for c in 0..9. */
+static void row_masks(const uint8_t *r, int w, uint32_t *m) {
+#if defined(__SSE2__)
+    /* sixteen compares at once: a row is two vectors */
+    uint8_t buf[32];
+    memset(buf, 0xff, sizeof buf);
+    memcpy(buf, r, (size_t)w);
+    __m128i lo = _mm_loadu_si128((const __m128i *)buf), hi = _mm_loadu_si128((const __m128i *)(buf + 16));
+    for (int c = 0; c < ARC_COLOURS; c++) {
+        __m128i v = _mm_set1_epi8((char)c);
+        m[c] = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, v)) |
+               (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, v)) << 16;
+    }
+#else
+    /* four interleaved sets, so that runs of one colour do not wait on their own updates */
+    uint32_t m4[4][ARC_COLOURS] = {{0}};
+    for (int j = 0; j < w; j++) m4[j & 3][r[j]] |= 1u << j;
+    for (int c = 0; c < ARC_COLOURS; c++) m[c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
+#endif
+}
+
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     tdm_arc_val *g = a[0];
     *fallback = 1;
@@ -337,13 +361,12 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     objs_ctx *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     uintptr_t zero = (uintptr_t)arc_int_zero;
-    /* colour masks per row, kept in four interleaved sets so that runs of one colour do not wait on
-       their own updates */
+    /* colours, and per row a mask of each colour's cells */
     uint32_t cm[ARC_SLOT][ARC_COLOURS];
     for (int i = 0; i < h; i++) {
         tdm_arc_val *row = g->u.items[i];
         if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
-        uint32_t m4[4][ARC_COLOURS] = {{0}};
+        uint8_t *cr = x->col + i * w;
         for (int j = 0; j < w; j++) {
             tdm_arc_val *v = row->u.items[j];
             uintptr_t off = (uintptr_t)v - zero;
@@ -354,10 +377,9 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
                 if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
                 c = (int)v->u.i;
             }
-            x->col[i * w + j] = (uint8_t)c;
-            m4[j & 3][c] |= 1u << j;
+            cr[j] = (uint8_t)c;
         }
-        for (int c = 0; c < ARC_COLOURS; c++) cm[i][c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
+        row_masks(cr, w, cm[i]);
     }
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
