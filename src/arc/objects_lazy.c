@@ -55,8 +55,15 @@ typedef struct {
 
 static inline uint32_t run_starts(uint32_t m) { return m & ~(m << 1); }
 
+/* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
+static inline int popc(uint32_t v) {
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
 static inline int run_id(const objs_ctx *x, int i, int k, int j) {
-    return x->rbase[i][k] + __builtin_popcount(run_starts(x->mask[i][k]) & ((2u << j) - 1)) - 1;
+    return x->rbase[i][k] + popc(run_starts(x->mask[i][k]) & ((2u << j) - 1)) - 1;
 }
 
 static int find(int16_t *par, int x) {
@@ -285,7 +292,7 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
             cv[k] = arc_cell(z->rt, x->col[cl[k]], cl[k] / x->w, cl[k] % x->w);
             used |= 1u << (cv[k]->hash & 7);
         }
-        if ((uint32_t)__builtin_popcount(used) == s->n) {
+        if ((uint32_t)popc(used) == s->n) {
             tdm_arc_val *obj = arc_set_from(z->rt, cv, s->n);
             if (!obj) return -1;
             arc_set_take(s, obj);
@@ -307,13 +314,16 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
-/* Joins each run of row i, class k, to the runs of row i - 1 it touches: those sharing a column (the
- * segments of the and of both rows' masks), and when diagonal those one column to the left or right (the
- * and with the row above shifted). A segment of such an and lies in one run of each row: one pair each. */
+/* Joins each run of row i, class k, to the runs of row i - 1 it touches. Runs sharing a column: the
+ * segments of the and of both rows' masks, each lying in one run of each row (one pair per segment). When
+ * diagonal, runs touching only at a corner: a run of row i starting at j whose column j - 1 ends a run
+ * above (p has j - 1, and not j, as runs are maximal), or ending at j where a run above starts at j + 1;
+ * any other diagonal contact is also a shared column. */
 static uint32_t join_rows(objs_ctx *x, int i, int k) {
     uint32_t r = x->mask[i][k], p = x->mask[i - 1][k], merged = 0;
     if (!r || !p) return 0;
-    uint32_t both[3] = {r & p, x->diagonal ? r & (p << 1) : 0, x->diagonal ? r & (p >> 1) : 0};
+    uint32_t both[3] = {r & p, 0, 0};
+    if (x->diagonal) both[1] = run_starts(r) & (p << 1) & ~p, both[2] = (r & ~(r >> 1)) & (p >> 1) & ~p;
     static const int shift[3] = {0, -1, 1}; /* the row above's column for column j: j + shift */
     int16_t *par = x->rpar;
     for (int t = 0; t < 3; t++)
@@ -392,7 +402,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
         for (int i = h - 1; i >= 0; i--)
             for (int c = 0; c < ARC_COLOURS; c++)
                 if (cm[i][c]) {
-                    count[c] += (uint32_t)__builtin_popcount(cm[i][c]);
+                    count[c] += (uint32_t)popc(cm[i][c]);
                     first[c] = (uint32_t)(i * w + __builtin_ctz(cm[i][c]));
                 }
         x->bg = arc_mostcolor_of_counts(count, first);
@@ -417,7 +427,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
         uint32_t first_run = nr;
         for (int k = 0; k < x->ncls; k++) {
             x->rbase[i][k] = (uint16_t)nr;
-            nr += (uint32_t)__builtin_popcount(run_starts(x->mask[i][k]));
+            nr += (uint32_t)popc(run_starts(x->mask[i][k]));
         }
         for (uint32_t r = first_run; r < nr; r++) x->rpar[r] = (int16_t)r;
         if (i)
