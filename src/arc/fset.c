@@ -104,8 +104,8 @@ int arc_set_force(tdm_arc_val *s) {
     arc_lazy *z = s->u.set.lazy;
     if (!z) return 0;
     if (z->layout(z, s) == 0 && !s->u.set.lazy) return 0;
-    /* no memory (the runtime's error says so and fails the run): show an empty table, never a missing one */
-    s->u.set.tab = empty_tab, s->u.set.mask = MINSIZE - 1, s->u.set.fill = 0, s->u.set.lazy = NULL;
+    /* no memory (the runtime's error says so and fails the run): an empty set, never a missing table */
+    s->u.set.tab = empty_tab, s->u.set.mask = MINSIZE - 1, s->u.set.fill = 0, s->u.set.lazy = NULL, s->n = 0;
     return -1;
 }
 
