@@ -225,6 +225,8 @@ tdm_arc_val *arc_reversed(tdm_arc_rt *rt, tdm_arc_val *t); /* t[::-1] */
 const int8_t (*arc_neigh_order(int diagonal, int i, int j))[2];
 /* asindices(h x w)'s iteration order as row-major indices, for 1 <= h, w <= 30 (NULL otherwise). */
 const uint16_t *arc_asindices_order(int64_t h, int64_t w);
+/* Its inverse: each row-major index's place in that order. */
+const uint16_t *arc_asindices_rank(int64_t h, int64_t w);
 /* objects() by replaying the reference's set operations one by one (spec §4.8): every set laid out now. */
 tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a);
 /* objects() with lazy layouts (objects_lazy.c): NULL with *fallback = 1 when the grid is outside what the

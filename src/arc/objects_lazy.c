@@ -19,6 +19,7 @@
 #include "arc_device.h"
 #include "arc_internal.h"
 
+#include <pthread.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -93,70 +94,102 @@ static int nomem(tdm_arc_rt *rt) {
     return -1;
 }
 
-/* Discovery ranks, per-object cell counts and hashes, and the lazy object values. */
+/* Each interned cell's contribution to a frozenset's hash (arc_fset_hash_add of its hash), for colours 0..9
+ * at positions of a 30x30 grid: made once per process, read by prepare() for every object's hash. */
+static uint64_t cell_mix[ARC_COLOURS][MAXC];
+static pthread_once_t cell_mix_once = PTHREAD_ONCE_INIT;
+static int cell_mix_ok;
+
+static void cell_mix_init(void) {
+    tdm_arc_rt *rt;
+    if (tdm_arc_rt_new(&rt)) return;
+    for (int c = 0; c < ARC_COLOURS; c++)
+        for (int p = 0; p < MAXC; p++) {
+            tdm_arc_val *v = arc_cell(rt, c, p / ARC_SLOT, p % ARC_SLOT); /* interned: nothing is allocated */
+            cell_mix[c][p] = arc_fset_hash_add(0, arc_hash(v));
+        }
+    tdm_arc_rt_free(rt);
+    cell_mix_ok = 1;
+}
+
+/* Runs the statements after x for every run of x in row-major order, with the run's row ri, first
+ * column rj, length rlen and id rid in scope. */
+#define FOR_RUNS(x, ...)                                                                                   \
+    for (int i_ = 0; i_ < (x)->h; i_++)                                                                    \
+        for (int k_ = 0; k_ < (x)->ncls; k_++) {                                                           \
+            uint32_t m_ = (x)->mask[i_][k_], st_ = run_starts(m_);                                         \
+            for (int rid = (x)->rbase[i_][k_]; st_; st_ &= st_ - 1, rid++) {                               \
+                int ri = i_, rj = __builtin_ctz(st_), rlen = __builtin_ctz(~(m_ >> rj));                   \
+                __VA_ARGS__                                                                                \
+            }                                                                                              \
+        }
+
+/* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Works
+ * run by run where it can: a run's cells share their object. */
 static int prepare(objs_ctx *x) {
     if (x->prepared) return 0;
     tdm_arc_rt *rt = x->z.rt;
-    int n = x->h * x->w;
-    size_t nz = (size_t)(uint32_t)n, k = x->ncomp;
-    const uint16_t *order = arc_asindices_order(x->h, x->w);
-    int16_t *root = arc_alloc(rt, nz * sizeof *root);
+    int n = x->h * x->w, w = x->w;
+    size_t nz = (size_t)(uint32_t)n, k = x->ncomp, nr = x->nruns;
+    pthread_once(&cell_mix_once, cell_mix_init);
+    const uint16_t *order = arc_asindices_order(x->h, x->w), *prank = arc_asindices_rank(x->h, x->w);
     x->comp = arc_alloc(rt, nz * sizeof *x->comp);
     x->added = arc_alloc(rt, nz);
-    x->seed = arc_alloc(rt, k * sizeof *x->seed);
+    x->seed = arc_alloc(rt, (k + 1) * sizeof *x->seed);
     x->base = arc_alloc(rt, k * sizeof *x->base);
     x->objs = arc_alloc(rt, k * sizeof *x->objs);
-    uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
     x->ucol = arc_alloc(rt, k);
     x->box = arc_alloc(rt, k * sizeof *x->box);
     x->cells = arc_alloc(rt, nz * sizeof *x->cells);
-    if (!order || !root || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !acc || !x->ucol || !x->box ||
-        !x->cells)
+    uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
+    uint32_t *size = arc_alloc(rt, k * sizeof *size);
+    int16_t *rroot = arc_alloc(rt, nr * sizeof *rroot), *rank = arc_alloc(rt, (nr + 1) * sizeof *rank),
+            *first_at = arc_alloc(rt, (nz + 1) * sizeof *first_at);
+    uint16_t *firstpos = arc_alloc(rt, nr * sizeof *firstpos);
+    if (!cell_mix_ok || !order || !prank || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !x->ucol ||
+        !x->box || !x->cells || !acc || !size || !rroot || !rank || !first_at || !firstpos)
         return nomem(rt);
-    /* each cell's run's root, then ranks by the first cell of each component in asindices order */
-    int16_t *rank = arc_alloc(rt, (size_t)x->nruns * sizeof *rank);
-    if (!rank) return nomem(rt);
-    for (int c = 0; c < n; c++) root[c] = -1;
-    for (int i = 0; i < x->h; i++)
-        for (int kk = 0; kk < x->ncls; kk++) {
-            uint32_t m = x->mask[i][kk], st = run_starts(m);
-            int id = x->rbase[i][kk];
-            for (; st; st &= st - 1, id++) {
-                int j = __builtin_ctz(st), len = __builtin_ctz(~(m >> j)), r = find(x->rpar, id);
-                for (int c = i * x->w + j, e = c + len; c < e; c++) root[c] = (int16_t)r;
-            }
-        }
-    for (uint32_t r = 0; r < x->nruns; r++) rank[r] = -1;
+    /* each run's root, and each root's first cell in asindices order (its rank there) */
+    for (size_t r = 0; r < nr; r++) rroot[r] = (int16_t)find(x->rpar, (int)r), firstpos[r] = UINT16_MAX;
+    FOR_RUNS(x, {
+        uint16_t *fp = &firstpos[rroot[rid]], best = *fp; /* in a register: no store-to-load chain */
+        for (int c = ri * w + rj, e = c + rlen; c < e; c++) best = prank[c] < best ? prank[c] : best;
+        *fp = best;
+    })
+    /* discovery ranks: the roots by their first positions, read in asindices order (no branches: which
+       positions start an object is random to a branch predictor) */
+    memset(first_at, 0xff, (nz + 1) * sizeof *first_at);
+    for (size_t r = 0; r < nr; r++) first_at[rroot[r] == (int16_t)r ? firstpos[r] : nz] = (int16_t)r;
+    first_at[nz] = -1;
     int next = 0;
     for (int q = 0; q < n; q++) {
-        int c = order[q], r = root[c];
-        if (r >= 0 && rank[r] < 0) rank[r] = (int16_t)next, x->seed[next++] = (uint16_t)c;
+        int r = first_at[q], v = r >= 0;
+        rank[v ? r : (int)nr] = (int16_t)next;
+        x->seed[next] = order[q];
+        next += v;
     }
-    memset(acc, 0, k * sizeof *acc);
+    /* per object: size, box, colour, hash; per cell: its object */
+    memset(x->comp, 0xff, nz * sizeof *x->comp);
     memset(x->added, 0, nz);
-    uint32_t *size = x->base;
+    memset(acc, 0, k * sizeof *acc);
     memset(size, 0, k * sizeof *size);
-    for (int c = 0; c < n; c++) {
-        if (root[c] < 0) {
-            x->comp[c] = -1;
-            continue;
+    FOR_RUNS(x, {
+        int r = rank[rroot[rid]], c0 = ri * w + rj;
+        uint8_t *b = x->box[r];
+        if (!size[r]) x->ucol[r] = (int8_t)x->col[c0], b[0] = (uint8_t)ri, b[1] = (uint8_t)rj, b[3] = 0;
+        b[2] = (uint8_t)ri; /* row-major: rows only grow */
+        if (rj < b[1]) b[1] = (uint8_t)rj;
+        if (rj + rlen - 1 > b[3]) b[3] = (uint8_t)(rj + rlen - 1);
+        size[r] += (uint32_t)rlen;
+        uint64_t a = acc[r];
+        int uni = x->ucol[r], shift = ri * (ARC_SLOT - w); /* cell c = i * w + j is position i * 30 + j */
+        for (int c = c0, e = c0 + rlen; c < e; c++) {
+            x->comp[c] = (int16_t)r;
+            uni = x->col[c] == uni ? uni : -1;
+            a ^= cell_mix[x->col[c]][c + shift];
         }
-        int r = rank[root[c]];
-        x->comp[c] = (int16_t)r;
-        uint8_t ci = (uint8_t)(c / x->w), cj = (uint8_t)(c % x->w), *b = x->box[r];
-        if (!size[r]) {
-            x->ucol[r] = (int8_t)x->col[c];
-            b[0] = b[2] = ci, b[1] = b[3] = cj;
-        } else {
-            if (x->ucol[r] != x->col[c]) x->ucol[r] = -1;
-            /* row-major: rows only grow */
-            b[2] = ci;
-            if (cj < b[1]) b[1] = cj;
-            if (cj > b[3]) b[3] = cj;
-        }
-        size[r]++;
-        acc[r] = arc_fset_hash_add(acc[r], arc_cell(rt, x->col[c], c / x->w, c % x->w)->hash);
-    }
+        acc[r] = a, x->ucol[r] = (int8_t)uni;
+    })
     memset(x->objs, 0, k * sizeof *x->objs);
     uint32_t before = 0;
     for (size_t r = 0; r < k; r++) {
@@ -164,13 +197,15 @@ static int prepare(objs_ctx *x) {
         o->kind = TDM_ARC_FSET, o->n = size[r];
         o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
         o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
-        x->base[r] = before; /* size[r] is read above before base[r] overwrites it */
+        x->base[r] = before, size[r] = before; /* size[r] becomes where object r's next cell goes */
         before += o->n;
     }
-    uint32_t *fillp = (uint32_t *)acc; /* acc is spent: per object, where its next cell goes */
-    for (size_t r = 0; r < k; r++) fillp[r] = x->base[r];
-    for (int c = 0; c < n; c++)
-        if (x->comp[c] >= 0) x->cells[fillp[x->comp[c]]++] = (uint16_t)c;
+    FOR_RUNS(x, {
+        int r = rank[rroot[rid]];
+        uint16_t *to = x->cells + size[r];
+        for (int t = 0, c = ri * w + rj; t < rlen; t++) to[t] = (uint16_t)(c + t);
+        size[r] += (uint32_t)rlen;
+    })
     x->prepared = 1;
     return 0;
 }

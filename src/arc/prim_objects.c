@@ -90,8 +90,9 @@ out:
     tdm_arc_rt_free(rt);
 }
 
-/* The iteration order of asindices(h x w) as row-major indices i * w + j, for grids up to 30x30: a pure
- * function of (h, w), computed on first use and kept (published with a release store). */
+/* The iteration order of asindices(h x w) as row-major indices i * w + j, for grids up to 30x30, followed
+ * by its inverse: a pure function of (h, w), computed on first use and kept (published with a release
+ * store). */
 static _Atomic(uint16_t *) asi_cache[NCACHE][NCACHE];
 
 const uint16_t *arc_asindices_order(int64_t h, int64_t w) {
@@ -104,13 +105,15 @@ const uint16_t *arc_asindices_order(int64_t h, int64_t w) {
     for (int64_t i = 0; s && i < h; i++)
         for (int64_t j = 0; s && j < w; j++)
             if (arc_set_add(rt, s, arc_ipair(rt, i, j))) s = NULL;
-    uint16_t *fresh = s ? tdm_malloc((size_t)(h * w) * sizeof *fresh) : NULL;
+    /* the order, then its inverse (each cell's place in the order) */
+    uint16_t *fresh = s ? tdm_malloc((size_t)(2 * h * w) * sizeof *fresh) : NULL;
     if (fresh) {
         uint32_t k = 0;
         for (uint32_t x = 0; x <= s->u.set.mask; x++) {
             tdm_arc_val *p = s->u.set.tab[x].key;
             if (p && p != ARC_DUMMY) fresh[k++] = (uint16_t)(p->u.items[0]->u.i * w + p->u.items[1]->u.i);
         }
+        for (uint32_t q = 0; q < k; q++) fresh[h * w + fresh[q]] = (uint16_t)q;
         uint16_t *expected = NULL;
         /* another thread may have published the same order first; keep that one */
         if (!atomic_compare_exchange_strong_explicit(&asi_cache[h - 1][w - 1], &expected, fresh, memory_order_acq_rel,
@@ -121,6 +124,11 @@ const uint16_t *arc_asindices_order(int64_t h, int64_t w) {
     }
     tdm_arc_rt_free(rt);
     return fresh;
+}
+
+const uint16_t *arc_asindices_rank(int64_t h, int64_t w) {
+    const uint16_t *o = arc_asindices_order(h, w);
+    return o ? o + h * w : NULL;
 }
 
 tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
