@@ -1,10 +1,11 @@
-/* bench_arc.c: cost of the ARC DSL's objects() on random grids (10x10 and 30x30, all 8 flag combinations,
- * grids with few colours and blobs as ARC grids have), in microseconds per call on one thread, three ways:
- * as a caller gets it (lazy: the partition, no layout yet, spec §4.11), with every layout built (the outer
- * set's and each object's, read through tdm_arc_val_items as an order-reading primitive would), and by the
- * eager replay of the reference's set operations (the path every call took before the lazy one). Grids are
- * random (or, with --grids, read from a file: the ARC tasks' own 30x30 grids). Figures go to
- * bench/RESULTS.md with the machine and the command. */
+/* bench_arc.c: cost of the ARC DSL's objects() in microseconds per call on one thread, all 8 flag
+ * combinations, four ways: as a caller gets it (lazy: the partition, no layout yet, spec §4.11); with the
+ * object values made (the result hashed, no layout: what nearly every use of the result pays); with every
+ * layout built (the outer set's and each object's, read through tdm_arc_val_items as an order-reading
+ * primitive would); and by the eager replay of the reference's set operations (the path every call took
+ * before the lazy one). Grids are random (10x10 and 30x30, few colours and blobs as ARC grids have) or,
+ * with --grids, read from a file (the ARC tasks' own 30x30 grids). Figures go to bench/RESULTS.md with the
+ * machine and the command. */
 #define _POSIX_C_SOURCE 200809L
 #include "arc/arc_internal.h"
 #include "tandem/arc.h"
@@ -58,13 +59,13 @@ static int time_set(tdm_arc_rt *rt, const grid_set *gs) {
     int hw = gs->h * gs->w;
     for (int f = 0; f < 8; f++) {
         /* best of REPS passes over the grids (the first pass also warms the per-process order caches) */
-        double best[3] = {1e30, 1e30, 1e30};
+        double best[4] = {1e30, 1e30, 1e30, 1e30};
         long total = 0;
         for (int rep = 0; rep < REPS; rep++) {
             /* one way at a time over all grids, so that no way runs in caches another has just emptied */
-            double t[3] = {0, 0, 0};
+            double t[4] = {0, 0, 0, 0};
             total = 0;
-            for (int way = 0; way < 3; way++)
+            for (int way = 0; way < 4; way++)
                 for (int g = 0; g < gs->n; g++) {
                     tdm_arc_rt_reset(rt);
                     tdm_arc_name_value(rt, "T", &T), tdm_arc_name_value(rt, "F", &F);
@@ -77,7 +78,10 @@ static int time_set(tdm_arc_rt *rt, const grid_set *gs) {
                         if (!arc_objects_eager(rt, (tdm_arc_val **)a)) return fprintf(stderr, "%s\n", tdm_arc_rt_error(rt)), 1;
                     } else {
                         if (tdm_arc_call(rt, tdm_arc_prim_value(id), 4, a, &out)) return fprintf(stderr, "%s\n", tdm_last_error()), 1;
-                        if (way == 1) {
+                        if (way == 3) {
+                            /* the objects made (hash of the result), no layout yet */
+                            tdm_arc_val_hash(out);
+                        } else if (way == 1) {
                             /* every layout, as order-reading primitives would ask for them */
                             size_t k = tdm_arc_val_items(out, items, 900);
                             for (size_t o = 0; o < k; o++) tdm_arc_val_items(items[o], cells, 900);
@@ -86,11 +90,11 @@ static int time_set(tdm_arc_rt *rt, const grid_set *gs) {
                     }
                     t[way] += now_s() - t0;
                 }
-            for (int w = 0; w < 3; w++)
+            for (int w = 0; w < 4; w++)
                 if (t[w] < best[w]) best[w] = t[w];
         }
-        printf("%-10s %-22s %10.2f %14.2f %10.2f %10.1f\n", gs->label, flag_names[f], best[0] / gs->n * 1e6,
-               best[1] / gs->n * 1e6, best[2] / gs->n * 1e6, (double)total / gs->n);
+        printf("%-10s %-22s %10.2f %10.2f %14.2f %10.2f %10.1f\n", gs->label, flag_names[f], best[0] / gs->n * 1e6,
+               best[3] / gs->n * 1e6, best[1] / gs->n * 1e6, best[2] / gs->n * 1e6, (double)total / gs->n);
     }
     free(items), free(cells);
     return 0;
@@ -129,9 +133,11 @@ static int read_grids(const char *path, int h, int w, int **out) {
 int main(int argc, char **argv) {
     tdm_arc_rt *rt;
     if (tdm_arc_rt_new(&rt)) return 1;
-    printf("objects() on one thread, microseconds per call (best of %d passes): as returned (lazy), with every\n"
-           "layout built (lazy+layout), and by the eager replay of the reference's set operations (eager)\n", REPS);
-    printf("%-10s %-22s %10s %14s %10s %10s\n", "grids", "univalued,diag,no_bg", "lazy", "lazy+layout", "eager", "objects");
+    printf("objects() on one thread, microseconds per call (best of %d passes): as returned (lazy), with the\n"
+           "object values made (+objects: the result hashed, no layout), with every layout built (+layout), and\n"
+           "by the eager replay of the reference's set operations (eager)\n", REPS);
+    printf("%-10s %-22s %10s %10s %14s %10s %10s\n", "grids", "univalued,diag,no_bg", "lazy", "+objects", "+layout", "eager",
+           "objects");
     if (argc > 2 && !strcmp(argv[1], "--grids")) {
         grid_set gs = {"arc 30x30", 0, 30, 30, NULL};
         gs.n = read_grids(argv[2], 30, 30, &gs.cells);
