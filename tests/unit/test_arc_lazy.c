@@ -4,11 +4,13 @@
  * mostcolor's 0/8 and 1/9 ties). For each call it checks what needs no layout before any layout exists
  * (len, hash, ==, membership of objects and of cells), then lays the sets out through one of the
  * order-reading paths (iteration, first, last, repr, items, copy, minus, meet, totuple, ...) and compares
- * every table, outer and inner, slot by slot with the eager one. */
+ * every table, outer and inner, slot by slot with the eager one. Last, a layout that runs out of memory. */
 #include "arc_test_util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 enum { KIND_BLOBS, KIND_ONE, KIND_CHECKER, KIND_NOISE, KIND_STRIPES, KIND_TRICKY, NKINDS };
 
@@ -292,8 +294,53 @@ static void test_fallback(void **state) {
     same_table(lazy, eager, KEYS_LAYOUT);
 }
 
+/* A layout that cannot be built (no memory) fails the call with TDM_E_NOMEM and leaves an empty set, never
+ * a set without a table: the arena is made full and the address space capped at what is mapped now. */
+static void test_no_memory(void **state) {
+    (void)state;
+    tdm_arc_rt *rt;
+    assert_int_equal(tdm_arc_rt_new(&rt), TDM_OK);
+    tu_rng r = tu_rng_for(0x0e0e);
+    int cells[900];
+    random_grid(&r, KIND_BLOBS, 30, 30, cells);
+    tdm_arc_val *g;
+    assert_int_equal(tdm_arc_grid_new(rt, 30, 30, cells, &g), TDM_OK);
+    tdm_arc_val *a[4] = {g, arc_bool(0), arc_bool(0), arc_bool(1)};
+    int fallback = 1;
+    tdm_arc_val *objs = arc_objects_lazy(rt, a, &fallback);
+    assert_int_equal(fallback, 0);
+    assert_true(objs->n > 0 && arc_set_is_lazy(objs));
+    /* one chunk so far (a fresh runtime takes 256 KiB at a time): filling it leaves nothing to reuse */
+    assert_true(rt->chunk == rt->chunks && rt->bytes <= 256u * 1024u);
+    rt->cur = rt->end;
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%ld", &pages) != 1) {
+        if (f) fclose(f);
+        tdm_arc_rt_free(rt);
+        skip();
+    }
+    fclose(f);
+    struct rlimit old, cap;
+    assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+    cap = old;
+    cap.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+    assert_int_equal(setrlimit(RLIMIT_AS, &cap), 0);
+    int id;
+    tdm_arc_prim_lookup("first", &id);
+    const tdm_arc_val *arg = objs, *out = NULL;
+    int st = tdm_arc_call(rt, tdm_arc_prim_value(id), 1, &arg, &out);
+    assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+    assert_int_equal(st, TDM_E_NOMEM);
+    assert_false(arc_set_is_lazy(objs));
+    assert_int_equal(objs->n, 0);
+    assert_null(arc_first(objs));
+    tdm_arc_rt_free(rt);
+}
+
 int main(void) {
     tu_init_seed("test_arc_lazy");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lazy_vs_eager), cmocka_unit_test(test_fallback)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lazy_vs_eager), cmocka_unit_test(test_fallback),
+                                       cmocka_unit_test(test_no_memory)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
