@@ -14,8 +14,10 @@
  *   - an object's layout: the flood fill of that one object, replayed with the same set operations as
  *     arc_objects_eager, except that `occupied` (the cells of earlier objects and of this one so far) is
  *     described by the labels instead of built: minus(nb, occupied) depends only on which keys it holds and
- *     how many (arc_set_minus_where).
- * The tests hold every layout made here to arc_objects_eager's, bit for bit (tests/unit/test_arc_lazy.c). */
+ *     how many (arc_set_minus_where); an object of up to 4 cells whose hash slots differ is laid out
+ *     directly (it never leaves its first 8-slot table, so insertion order cannot matter).
+ * Each object also knows its bounding box, the positions it holds and whether its cells share one colour,
+ * so measures, delta and colour readers need no layout (the arc_lazy hooks). The tests hold every layout made here to arc_objects_eager's, bit for bit (tests/unit/test_arc_lazy.c). */
 #include "arc_device.h"
 #include "arc_internal.h"
 
