@@ -4,7 +4,11 @@
  * runtime and stays valid until tdm_arc_rt_reset or tdm_arc_rt_free. A runtime is used by one thread at a
  * time; use one runtime per thread. Frozensets keep the slot layout CPython 3.11 would give them, so
  * iteration order (and every primitive that reads it: first, last, argmax ties, mostcolor ties, ...)
- * matches the reference.
+ * matches the reference. Some frozensets (those objects() returns) are made lazily: their contents are
+ * known, their layout is built in the runtime the first time anything reads their order (including
+ * tdm_arc_val_items, tdm_arc_val_print, and tdm_arc_val_equal of two such sets), so those may allocate in
+ * the value's runtime; if that runs out of memory the set reads as empty and the runtime's error says so
+ * (tdm_arc_rt_error).
  *
  * Errors: a primitive call that raises in Python fails with TDM_E_ARC_RAISE and a message (tdm_last_error
  * and tdm_arc_rt_error); running out of memory gives TDM_E_NOMEM. Programs that do not parse give

@@ -16,6 +16,30 @@ typedef struct {
     tdm_arc_val *key;
 } arc_slot;
 
+/* A frozenset whose contents are known but whose CPython layout is not built yet (spec §4.11): objects()
+ * computes its partition by labelling and lays out a set only when something reads its iteration order.
+ * A lazy set has n (len) set and no table (tab NULL, mask 0); its maker answers the questions that need
+ * no layout (hash, membership) and replays the exact build recipe on demand. Every reader of a table goes
+ * through arc_set_slots (or a function of fset.c that calls it), which lays the set out first, so no
+ * primitive can see a set without its layout. */
+typedef struct arc_lazy arc_lazy;
+struct arc_lazy {
+    tdm_arc_rt *rt; /* the runtime that owns the set and receives its table */
+    /* Builds part's table in CPython's layout into s (tab, mask, fill): 0, or -1 with rt's error set. */
+    int (*layout)(arc_lazy *z, tdm_arc_val *s);
+    /* CPython's hash of the set's value (layout-independent). */
+    int64_t (*hash)(arc_lazy *z, tdm_arc_val *s);
+    /* Membership without a layout: 1 in, 0 not, -1 cannot tell (the caller lays the set out and looks). */
+    int (*contains)(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key);
+    /* 1 when every element is a cell (c, (i, j)) of one colour c, written to *c; else 0. Then whatever
+       reads only colours in iteration order (color, colorfilter, palette) has its answer without a layout. */
+    int (*uniform)(arc_lazy *z, tdm_arc_val *s, int64_t *c);
+    /* 1 when every element is a cell (c, (i, j)), with box = {min i, min j, max i, max j}; else 0. */
+    int (*bbox)(arc_lazy *z, tdm_arc_val *s, int64_t box[4]);
+    /* With bbox: 1 when some cell of s is at (i, j) (membership in toindices(s)), else 0. */
+    int (*holds_pos)(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j);
+};
+
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */
 enum { ARC_FN_PRIM, ARC_FN_COMPOSE, ARC_FN_CHAIN, ARC_FN_MATCHER, ARC_FN_FORK, ARC_FN_RBIND, ARC_FN_LBIND };
 
@@ -30,8 +54,10 @@ struct tdm_arc_val {
         int64_t i;           /* int, bool */
         tdm_arc_val **items; /* tuple */
         struct {
-            arc_slot *slots;
+            arc_slot *tab;       /* read through arc_set_slots: NULL while the set is lazy */
             uint32_t mask, fill; /* fill = live + dummy slots */
+            arc_lazy *lazy;      /* non-NULL: layout not built yet (see arc_lazy) */
+            uint32_t part;       /* which set of its maker a lazy set is */
         } set;
         struct {
             int prim;            /* ARC_FN_PRIM: primitive id; closures: a serial number (their hash) */
@@ -67,6 +93,8 @@ int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf
 
 /* ---- values ---------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v);
+/* The interned int 0; small ints follow it in one array, so a grid cell's colour 0..9 is its offset. */
+extern const tdm_arc_val *const arc_int_zero;
 tdm_arc_val *arc_bool(int v);
 extern tdm_arc_val arc_none_val;
 tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n); /* items uninitialised */
@@ -82,6 +110,12 @@ static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_F
 static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
 int arc_truthy(const tdm_arc_val *v);
 int64_t arc_hash(tdm_arc_val *v);
+/* A frozenset's hash (spec §4.4) as a fold over its elements' hashes in any order: acc starts at 0. */
+static inline uint64_t arc_fset_hash_add(uint64_t acc, int64_t h) {
+    uint64_t x = (uint64_t)h;
+    return acc ^ (((x ^ 89869747ull) ^ (x << 16)) * 3644798167ull);
+}
+int64_t arc_fset_hash_end(uint64_t acc, uint32_t n);
 /* The cached hash without a call (most keys are interned and hashed already). */
 static inline int64_t arc_hash_fast(tdm_arc_val *v) { return v->hashed ? v->hash : arc_hash(v); }
 int arc_eq(tdm_arc_val *a, tdm_arc_val *b);
@@ -106,6 +140,21 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who);
 tdm_arc_val *arc_first(tdm_arc_val *c);
 
 /* ---- CPython set table (spec §4.5-4.6) ------------------------------------------------------------- */
+/* Lays out a lazy set now (no-op otherwise). On failure (no memory: rt's error is set, and the program run
+ * fails) the set is left as an empty table, so readers never touch a missing one. Returns 0 or -1. */
+int arc_set_force(tdm_arc_val *s);
+/* The slot table of s in CPython's layout (mask + 1 slots), laid out first if s is lazy. */
+static inline arc_slot *arc_set_slots(tdm_arc_val *s) {
+    if (s->u.set.lazy) arc_set_force(s);
+    return s->u.set.tab;
+}
+static inline int arc_set_is_lazy(const tdm_arc_val *s) { return arc_is_set(s) && s->u.set.lazy != NULL; }
+/* 1 (and *c) when s is a lazy set of cells all of colour c (arc_lazy.uniform); 0 when not or not known. */
+static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
+    return arc_set_is_lazy(s) && s->u.set.lazy->uniform && s->u.set.lazy->uniform(s->u.set.lazy, s, c);
+}
+/* A lazy set of n elements, part `part` of maker z (hash unset). */
+tdm_arc_val *arc_set_lazy(tdm_arc_rt *rt, arc_lazy *z, uint32_t part, uint32_t n);
 tdm_arc_val *arc_set_new(tdm_arc_rt *rt);
 int arc_set_add(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *key); /* 0 or -1 (no memory) */
 int arc_set_contains(tdm_arc_val *s, tdm_arc_val *key);
@@ -114,6 +163,13 @@ int arc_set_merge(tdm_arc_rt *rt, tdm_arc_val *r, tdm_arc_val *b);      /* r |= 
 tdm_arc_val *arc_set_union(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
 tdm_arc_val *arc_set_minus(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
 tdm_arc_val *arc_set_meet(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
+/* minus(a, B) for a set B given by its size bn and a membership test (spec §4.6, both branches): the same
+ * table arc_set_minus gives when B holds exactly the keys `in` accepts. objects()'s lazy replay uses it
+ * with `occupied` described by the partition instead of built. */
+tdm_arc_val *arc_set_minus_where(tdm_arc_rt *rt, tdm_arc_val *a, uint32_t bn, int (*in)(void *ctx, tdm_arc_val *key),
+                                 void *ctx);
+/* Moves src's table into dst (a lazy set being laid out) and clears dst's laziness; src is spent. */
+void arc_set_take(tdm_arc_val *dst, tdm_arc_val *src);
 /* seq of a list: a fresh table with the elements inserted in order. */
 tdm_arc_val *arc_set_from(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t n);
 /* The type-preserving rebuild T(c, s): a tuple of s if c is a tuple, seq(s) otherwise. */
@@ -151,12 +207,32 @@ int arc_cells(tdm_arc_rt *rt, tdm_arc_val *obj, arc_cellv **out, uint32_t *n, co
 int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out);
 /* Bounding box of a non-empty position list. */
 void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, int64_t *r);
+/* The number of positions of a patch (one per element, as arc_positions without dedup) and, when there
+ * are any, their bounding box: for measures that do not depend on order, so a lazy object needs no
+ * layout. Errors as arc_positions. */
+int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, int64_t *l, int64_t *d, int64_t *r,
+                  const char *who);
 
 /* tuple(zip(*rows)) with rows taken bottom-up (rows_rev) and read right to left (cols_rev 1: each row by
  * its own length, as r[::-1] before zip; 2: by the shortest row's, as reversing zip's output): the
  * transposes behind dmirror, cmirror and the rotations. Rows must be tuples. */
 tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int cols_rev, const char *who);
 tdm_arc_val *arc_reversed(tdm_arc_rt *rt, tdm_arc_val *t); /* t[::-1] */
+
+/* ---- objects() (prim_objects.c, objects_lazy.c) ----------------------------------------------------- */
+/* The order of N((i, j)) (dneighbors, or neighbors when diagonal) as offsets, for 0 <= i, j < 30; NULL if
+ * it could not be computed. */
+const int8_t (*arc_neigh_order(int diagonal, int i, int j))[2];
+/* asindices(h x w)'s iteration order as row-major indices, for 1 <= h, w <= 30 (NULL otherwise). */
+const uint16_t *arc_asindices_order(int64_t h, int64_t w);
+/* Its inverse: each row-major index's place in that order. */
+const uint16_t *arc_asindices_rank(int64_t h, int64_t w);
+/* objects() by replaying the reference's set operations one by one (spec §4.8): every set laid out now. */
+tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a);
+/* objects() with lazy layouts (objects_lazy.c): NULL with *fallback = 1 when the grid is outside what the
+ * lazy path handles (over 30x30, colours outside 0..9, rows of width 0, cells not ints); the caller then
+ * takes the eager path, which also gives Python's errors. */
+tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback);
 
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);

@@ -51,7 +51,13 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const td
         r->h = h, r->w = w;
         return 0;
     }
-    return (r->repr = repr_of(out)) ? 0 : -1;
+    r->repr = repr_of(out);
+    if (rt->failed && rt->status == TDM_E_NOMEM) { /* laying out a lazy frozenset of the result failed */
+        tdm_free(r->repr);
+        r->repr = NULL, r->status = TDM_E_NOMEM;
+        return (r->error = dup_str(tdm_arc_rt_error(rt))) ? 0 : -1;
+    }
+    return r->repr ? 0 : -1;
 }
 
 int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int threads, int stats,

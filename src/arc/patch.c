@@ -9,6 +9,9 @@
 int arc_patch_kind(tdm_arc_rt *rt, tdm_arc_val *patch, const char *who) {
     if (!arc_is_tuple(patch) && !arc_is_set(patch))
         return arc_failf(rt, "%s: object of type '%s' has no len()", who, arc_type_name(patch));
+    int64_t box[4];
+    if (patch->n && arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, box))
+        return 1; /* a lazy set of cells: an Object, whichever cell comes first */
     tdm_arc_val *e = arc_first(patch);
     if (!e) return 2;
     if (!arc_is_tuple(e)) return arc_failf(rt, "%s: '%s' object is not subscriptable", who, arc_type_name(e));
@@ -152,13 +155,27 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
     int have = 0;
     int64_t best = 0;
     size_t bestc = 0;
+    arc_slot *tab = arc_set_slots(D);
     for (uint32_t s = 0; s <= D->u.set.mask; s++) {
-        tdm_arc_val *key = D->u.set.slots[s].key;
+        tdm_arc_val *key = tab[s].key;
         if (!key || key == ARC_DUMMY) continue;
         size_t d = 0;
         while (dvp[d] != key->u.i) d++;
         if (!have || (least ? dcp[d] < bestc : dcp[d] > bestc)) best = key->u.i, bestc = dcp[d], have = 1;
     }
     *out = best;
+    return 0;
+}
+
+int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, int64_t *l, int64_t *d, int64_t *r,
+                  const char *who) {
+    int64_t b[4];
+    if (arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, b)) {
+        *n = patch->n, *u = b[0], *l = b[1], *d = b[2], *r = b[3];
+        return 0;
+    }
+    arc_pos *p;
+    if (arc_positions(rt, patch, 0, &p, n, who)) return -1;
+    if (*n) arc_bbox(p, *n, u, l, d, r);
     return 0;
 }

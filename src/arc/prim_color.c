@@ -39,7 +39,11 @@ tdm_arc_val *arc_p_colorcount(tdm_arc_rt *rt, tdm_arc_val **a) {
 tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *e = a[0], *s = arc_set_new(rt);
     ARC_TRY(s);
-    if (arc_is_tuple(e)) {
+    int64_t c;
+    if (arc_set_uniform_colour(e, &c)) {
+        /* every insertion after the first finds c present: the set of one colour, whatever the order */
+        if (arc_set_add(rt, s, arc_int(rt, c))) return NULL;
+    } else if (arc_is_tuple(e)) {
         for (uint32_t i = 0; i < e->n; i++) {
             tdm_arc_val *r = e->u.items[i];
             if (!arc_is_tuple(r) && !arc_is_set(r)) return arc_fail(rt, "palette: '%s' object is not iterable", arc_type_name(r));
@@ -69,6 +73,8 @@ tdm_arc_val *arc_p_numcolors(tdm_arc_rt *rt, tdm_arc_val **a) {
 /* next(iter(obj))[0] */
 static tdm_arc_val *first_color(tdm_arc_rt *rt, tdm_arc_val *obj, const char *who) {
     if (!arc_is_tuple(obj) && !arc_is_set(obj)) return arc_fail(rt, "%s: '%s' object is not iterable", who, arc_type_name(obj));
+    int64_t c;
+    if (arc_set_uniform_colour(obj, &c)) return arc_int(rt, c); /* any cell is the first as far as colour goes */
     tdm_arc_val *e = arc_first(obj);
     if (!e) return arc_fail(rt, "%s: StopIteration (empty object)", who);
     if (!arc_is_tuple(e)) return arc_fail(rt, "%s: '%s' object is not subscriptable", who, arc_type_name(e));

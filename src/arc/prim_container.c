@@ -219,8 +219,9 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
     ARC_TRY(d);
     tdm_arc_val *best = NULL;
     uint32_t bestc = 0;
+    arc_slot *tab = arc_set_slots(d);
     for (uint32_t s = 0; s <= d->u.set.mask; s++) {
-        tdm_arc_val *key = d->u.set.slots[s].key;
+        tdm_arc_val *key = tab[s].key;
         if (!key || key == ARC_DUMMY) continue;
         uint32_t c = 0;
         for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
@@ -265,8 +266,9 @@ tdm_arc_val *arc_p_last(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *c = a[0];
     if (arc_is_tuple(c)) return c->n ? c->u.items[c->n - 1] : arc_fail(rt, "last: max() arg is an empty sequence");
     if (!arc_is_set(c)) return arc_fail(rt, "last: '%s' object is not iterable", arc_type_name(c));
+    arc_slot *tab = arc_set_slots(c);
     for (int64_t s = c->u.set.mask; s >= 0; s--) {
-        tdm_arc_val *key = c->u.set.slots[s].key;
+        tdm_arc_val *key = tab[s].key;
         if (key && key != ARC_DUMMY) return key;
     }
     return arc_fail(rt, "last: max() arg is an empty sequence");

@@ -60,6 +60,9 @@ tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **a
         break;
     }
     rt->depth--;
+    /* a lazy set that could not be laid out (no memory) inside a primitive that cannot fail reads as empty:
+       the error stands, so the call fails rather than return a value built from it */
+    if (r && rt->failed && rt->status == TDM_E_NOMEM) r = NULL;
     return r;
 }
 

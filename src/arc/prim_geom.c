@@ -6,21 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Positions of a non-empty patch, or an error named after who (Python: min() of an empty sequence). */
-static int nonempty_pos(tdm_arc_rt *rt, tdm_arc_val *patch, arc_pos **p, uint32_t *n, const char *who) {
-    if (arc_positions(rt, patch, 0, p, n, who)) return -1;
-    if (!*n) return arc_failf(rt, "%s: min() arg is an empty sequence (empty patch)", who);
+/* Bounding box of a non-empty patch, or an error named after who (Python: min() of an empty sequence). */
+static int nonempty_box(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t *u, int64_t *l, int64_t *d, int64_t *r,
+                        const char *who) {
+    uint32_t n;
+    if (arc_patch_box(rt, patch, &n, u, l, d, r, who)) return -1;
+    if (!n) return arc_failf(rt, "%s: min() arg is an empty sequence (empty patch)", who);
     return 0;
 }
 
 enum { E_UP, E_LOW, E_LEFT, E_RIGHT };
 
 static tdm_arc_val *extent(tdm_arc_rt *rt, tdm_arc_val *patch, int which, const char *who) {
-    arc_pos *p;
-    uint32_t n;
-    ARC_TRYI(nonempty_pos(rt, patch, &p, &n, who));
     int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
+    ARC_TRYI(nonempty_box(rt, patch, &u, &l, &d, &r, who));
     return arc_int(rt, which == E_UP ? u : which == E_LOW ? d : which == E_LEFT ? l : r);
 }
 
@@ -31,12 +30,10 @@ tdm_arc_val *arc_p_rightmost(tdm_arc_rt *rt, tdm_arc_val **a) { return extent(rt
 
 /* ulcorner etc.: (min/max i, min/max j); () for an empty patch. */
 static tdm_arc_val *corner(tdm_arc_rt *rt, tdm_arc_val *patch, int lower, int right, const char *who) {
-    arc_pos *p;
     uint32_t n;
-    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
-    if (!n) return arc_tuple(rt, 0);
     int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
+    ARC_TRYI(arc_patch_box(rt, patch, &n, &u, &l, &d, &r, who));
+    if (!n) return arc_tuple(rt, 0);
     return arc_ipair(rt, lower ? d : u, right ? r : l);
 }
 
@@ -55,11 +52,9 @@ static int measure(tdm_arc_rt *rt, tdm_arc_val *piece, int64_t *h, int64_t *w, c
         if (w0 < 0) return -1;
         return *h = n, *w = w0, 0;
     }
-    arc_pos *p;
     uint32_t k;
-    if (arc_positions(rt, piece, 0, &p, &k, who)) return -1;
     int64_t u, l, d, r;
-    arc_bbox(p, k, &u, &l, &d, &r);
+    if (arc_patch_box(rt, piece, &k, &u, &l, &d, &r, who)) return -1;
     *h = d - u + 1, *w = r - l + 1;
     return 0;
 }
@@ -160,11 +155,8 @@ tdm_arc_val *arc_p_adjacent(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 tdm_arc_val *arc_p_bordering(tdm_arc_rt *rt, tdm_arc_val **a) {
-    arc_pos *p;
-    uint32_t n;
-    ARC_TRYI(nonempty_pos(rt, a[0], &p, &n, "bordering"));
     int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
+    ARC_TRYI(nonempty_box(rt, a[0], &u, &l, &d, &r, "bordering"));
     /* Python's `or` stops at the first true test, before the grid is read. */
     if (u == 0 || l == 0) return arc_bool(1);
     int64_t h = arc_len(rt, a[1]);
@@ -198,11 +190,8 @@ tdm_arc_val *arc_p_centerofmass(tdm_arc_rt *rt, tdm_arc_val **a) {
 /* (uppermost + height // 2, leftmost + width // 2): the extents come from the positions, the size from
  * height/width, which measure a tuple as a grid (rows, length of row 0), as the reference does. */
 static int center(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t *ci, int64_t *cj, const char *who) {
-    arc_pos *p;
-    uint32_t n;
-    if (nonempty_pos(rt, patch, &p, &n, who)) return -1;
     int64_t u, l, d, r, h, w;
-    arc_bbox(p, n, &u, &l, &d, &r);
+    if (nonempty_box(rt, patch, &u, &l, &d, &r, who)) return -1;
     if (measure(rt, patch, &h, &w, who)) return -1;
     *ci = u + floordiv(h, 2), *cj = l + floordiv(w, 2);
     return 0;

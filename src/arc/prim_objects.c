@@ -1,8 +1,11 @@
 /* prim_objects.c: object extraction (spec §3.9): objects, partition, fgpartition, frontiers and
- * occurrences. objects() replays the reference's exact sequence of set operations (spec §4.8: a flood fill
- * whose candidate sets are built from the neighbourhood frozensets, merged with |= and reduced with -),
- * because the iteration order of the result and of every object is read by later primitives; only then
- * does the port return the same object first, the same colour for multicoloured objects, and so on. */
+ * occurrences. objects() has two paths with one result. The lazy one (objects_lazy.c) labels the partition
+ * and lays sets out only when read; it covers grids up to 30x30 of colours 0..9, which is every ARC grid.
+ * The eager one here, arc_objects_eager, replays the reference's exact sequence of set operations (spec
+ * §4.8: a flood fill whose candidate sets are built from the neighbourhood frozensets, merged with |= and
+ * reduced with -), because the iteration order of the result and of every object is read by later
+ * primitives; it takes every other grid (and gives Python's errors), and the tests hold the lazy path to
+ * it, layouts included. */
 #include "arc_internal.h"
 
 #include <pthread.h>
@@ -55,6 +58,13 @@ static tdm_arc_val *neigh(tdm_arc_rt *rt, pos_cache *pc, int64_t i, int64_t j, i
 static int8_t norder[2][NCACHE][NCACHE][8][2];
 static pthread_once_t norder_once = PTHREAD_ONCE_INIT;
 static int norder_ok;
+static void norder_init(void);
+
+const int8_t (*arc_neigh_order(int diagonal, int i, int j))[2] {
+    pthread_once(&norder_once, norder_init);
+    if (!norder_ok || i < 0 || j < 0 || i >= NCACHE || j >= NCACHE) return NULL;
+    return norder[diagonal != 0][i][j];
+}
 
 static void norder_init(void) {
     tdm_arc_rt *rt;
@@ -68,7 +78,7 @@ static void norder_init(void) {
                 if (!n) goto out;
                 int k = 0;
                 for (uint32_t s = 0; s <= n->u.set.mask; s++) {
-                    tdm_arc_val *p = n->u.set.slots[s].key;
+                    tdm_arc_val *p = n->u.set.tab[s].key;
                     if (!p || p == ARC_DUMMY) continue;
                     norder[d][i][j][k][0] = (int8_t)(p->u.items[0]->u.i - i);
                     norder[d][i][j][k][1] = (int8_t)(p->u.items[1]->u.i - j);
@@ -80,11 +90,12 @@ out:
     tdm_arc_rt_free(rt);
 }
 
-/* The iteration order of asindices(h x w) as row-major indices i * w + j, for grids up to 30x30: a pure
- * function of (h, w), computed on first use and kept (published with a release store). */
+/* The iteration order of asindices(h x w) as row-major indices i * w + j, for grids up to 30x30, followed
+ * by its inverse: a pure function of (h, w), computed on first use and kept (published with a release
+ * store). */
 static _Atomic(uint16_t *) asi_cache[NCACHE][NCACHE];
 
-static const uint16_t *asindices_order(int64_t h, int64_t w) {
+const uint16_t *arc_asindices_order(int64_t h, int64_t w) {
     if (h < 1 || w < 1 || h > NCACHE || w > NCACHE) return NULL;
     uint16_t *o = atomic_load_explicit(&asi_cache[h - 1][w - 1], memory_order_acquire);
     if (o) return o;
@@ -94,13 +105,15 @@ static const uint16_t *asindices_order(int64_t h, int64_t w) {
     for (int64_t i = 0; s && i < h; i++)
         for (int64_t j = 0; s && j < w; j++)
             if (arc_set_add(rt, s, arc_ipair(rt, i, j))) s = NULL;
-    uint16_t *fresh = s ? tdm_malloc((size_t)(h * w) * sizeof *fresh) : NULL;
+    /* the order, then its inverse (each cell's place in the order) */
+    uint16_t *fresh = s ? tdm_malloc((size_t)(2 * h * w) * sizeof *fresh) : NULL;
     if (fresh) {
         uint32_t k = 0;
         for (uint32_t x = 0; x <= s->u.set.mask; x++) {
-            tdm_arc_val *p = s->u.set.slots[x].key;
+            tdm_arc_val *p = s->u.set.tab[x].key;
             if (p && p != ARC_DUMMY) fresh[k++] = (uint16_t)(p->u.items[0]->u.i * w + p->u.items[1]->u.i);
         }
+        for (uint32_t q = 0; q < k; q++) fresh[h * w + fresh[q]] = (uint16_t)q;
         uint16_t *expected = NULL;
         /* another thread may have published the same order first; keep that one */
         if (!atomic_compare_exchange_strong_explicit(&asi_cache[h - 1][w - 1], &expected, fresh, memory_order_acq_rel,
@@ -113,7 +126,12 @@ static const uint16_t *asindices_order(int64_t h, int64_t w) {
     return fresh;
 }
 
-tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
+const uint16_t *arc_asindices_rank(int64_t h, int64_t w) {
+    const uint16_t *o = arc_asindices_order(h, w);
+    return o ? o + h * w : NULL;
+}
+
+tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_grid g;
     ARC_TRYI(arc_read_grid0(rt, a[0], &g, "objects"));
     int univalued = arc_truthy(a[1]), diagonal = arc_truthy(a[2]), without_bg = arc_truthy(a[3]);
@@ -134,7 +152,7 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *objs = arc_set_new(rt), *occupied = arc_set_new(rt);
     ARC_TRY(objs && occupied);
     /* unvisited = asindices(grid): its iteration order depends only on (h, w) */
-    const uint16_t *order = fast ? asindices_order(g.h, g.w) : NULL;
+    const uint16_t *order = fast ? arc_asindices_order(g.h, g.w) : NULL;
     arc_list locs = {NULL, 0};
     if (!order) {
         tdm_arc_val *unvisited = arc_set_new(rt);
@@ -161,7 +179,7 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
             ARC_TRY(nb);
             /* cands is only read while nb, obj and occupied grow */
             for (uint32_t cs = 0; cs <= cands->u.set.mask; cs++) {
-                tdm_arc_val *cand = cands->u.set.slots[cs].key;
+                tdm_arc_val *cand = cands->u.set.tab[cs].key;
                 if (!cand || cand == ARC_DUMMY) continue;
                 int64_t ci = cand->u.items[0]->u.i, cj = cand->u.items[1]->u.i, v = g.c[ci * g.w + cj];
                 if (univalued ? v != val : (has_bg && v == bg)) continue;
@@ -172,7 +190,7 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
                 arc_slot islots[8];
                 tdm_arc_val inside;
                 memset(&inside, 0, sizeof inside), memset(islots, 0, sizeof islots);
-                inside.kind = TDM_ARC_FSET, inside.u.set.slots = islots, inside.u.set.mask = 7;
+                inside.kind = TDM_ARC_FSET, inside.u.set.tab = islots, inside.u.set.mask = 7;
                 if (fast) {
                     const int8_t(*o)[2] = norder[diagonal][ci][cj];
                     for (int q = 0; q < (diagonal ? 8 : 4); q++) {
@@ -184,7 +202,7 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
                     tdm_arc_val *n = neigh(rt, &pc, ci, cj, diagonal);
                     ARC_TRY(n);
                     for (uint32_t s = 0; s <= n->u.set.mask; s++) {
-                        tdm_arc_val *p = n->u.set.slots[s].key;
+                        tdm_arc_val *p = n->u.set.tab[s].key;
                         if (!p || p == ARC_DUMMY) continue;
                         int64_t pi = p->u.items[0]->u.i, pj = p->u.items[1]->u.i;
                         if (0 <= pi && pi < g.h && 0 <= pj && pj < g.w && arc_set_add(rt, &inside, p)) return NULL;
@@ -199,6 +217,12 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
         if (arc_set_add(rt, objs, frozen)) return NULL;
     }
     return arc_set_copy(rt, objs);
+}
+
+tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int fallback = 0;
+    tdm_arc_val *r = arc_objects_lazy(rt, a, &fallback);
+    return fallback ? arc_objects_eager(rt, a) : r;
 }
 
 /* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells. */

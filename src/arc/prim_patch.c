@@ -188,14 +188,12 @@ tdm_arc_val *arc_p_corners(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
-    arc_pos *p;
     uint32_t n;
-    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, "backdrop"));
+    int64_t u, l, d, r;
+    ARC_TRYI(arc_patch_box(rt, patch, &n, &u, &l, &d, &r, "backdrop"));
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
     if (!n) return s;
-    int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
     if ((d - u + 1) * (r - l + 1) > 4000000) return arc_fail(rt, "backdrop: bounding box too large for the port");
     for (int64_t i = u; i <= d; i++)
         for (int64_t j = l; j <= r; j++)
@@ -205,10 +203,23 @@ static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
 
 tdm_arc_val *arc_p_backdrop(tdm_arc_rt *rt, tdm_arc_val **a) { return backdrop(rt, a[0]); }
 
+/* Is position key in toindices(obj), obj a lazy object (arc_set_minus_where's test). */
+static int holds_pos(void *obj, tdm_arc_val *key) {
+    tdm_arc_val *o = obj;
+    return o->u.set.lazy->holds_pos(o->u.set.lazy, o, key->u.items[0]->u.i, key->u.items[1]->u.i);
+}
+
 tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
     int kind = arc_patch_kind(rt, a[0], "delta");
     ARC_TRYI(kind);
     if (kind == 2) return arc_set_new(rt);
+    if (arc_set_is_lazy(a[0]) && a[0]->u.set.lazy->holds_pos) {
+        /* minus(backdrop, toindices(p)) depends on which positions the second holds and how many, not on
+           its layout: a lazy object answers that without one */
+        tdm_arc_val *b = backdrop(rt, a[0]);
+        ARC_TRY(b);
+        return arc_set_minus_where(rt, b, a[0]->n, holds_pos, a[0]);
+    }
     tdm_arc_val *b = backdrop(rt, a[0]), *ti = b ? arc_toindices(rt, a[0]) : NULL;
     ARC_TRY(ti);
     if (!arc_is_set(ti)) return arc_fail(rt, "delta: unsupported operand types for -: 'frozenset' and '%s'", arc_type_name(ti));
@@ -231,15 +242,13 @@ static tdm_arc_val *outline(tdm_arc_rt *rt, int64_t si, int64_t sj, int64_t ei, 
 
 /* box (grow 0), inbox (grow -1), outbox (grow +1). */
 static tdm_arc_val *boxlike(tdm_arc_rt *rt, tdm_arc_val *patch, int grow, const char *who) {
-    arc_pos *p;
     uint32_t n;
-    ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
+    int64_t u, l, d, r;
+    ARC_TRYI(arc_patch_box(rt, patch, &n, &u, &l, &d, &r, who));
     if (!n) {
         if (!grow) return patch;
         return arc_fail(rt, "%s: min() arg is an empty sequence", who);
     }
-    int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
     int64_t ai = u - grow, aj = l - grow, bi = d + grow, bj = r + grow;
     int64_t si = ai < bi ? ai : bi, sj = aj < bj ? aj : bj, ei = ai < bi ? bi : ai, ej = aj < bj ? bj : aj;
     return outline(rt, si, sj, ei, ej);

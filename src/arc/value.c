@@ -118,6 +118,7 @@ size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt) { return rt ? rt->bytes : 0; }
 #define ARC_INT_LO (-256)
 #define ARC_INT_HI 1023
 static tdm_arc_val small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+const tdm_arc_val *const arc_int_zero = &small_ints[0 - ARC_INT_LO];
 static tdm_arc_val bool_vals[2];
 tdm_arc_val arc_none_val;
 tdm_arc_val arc_dummy_key;
@@ -226,6 +227,13 @@ tdm_arc_val *arc_closure(tdm_arc_rt *rt, int fkind, int arity, tdm_arc_val *a, t
 
 /* ---- hashing ------------------------------------------------------------------------------------------ */
 
+int64_t arc_fset_hash_end(uint64_t acc, uint32_t n) {
+    acc ^= ((uint64_t)n + 1) * 1927868237ull;
+    acc ^= (acc >> 11) ^ (acc >> 25);
+    acc = acc * 69069u + 907133923ull;
+    return acc == UINT64_MAX ? 590923713 : (int64_t)acc;
+}
+
 static uint64_t rotl31(uint64_t x) { return (x << 31) | (x >> 33); }
 
 int64_t arc_hash(tdm_arc_val *v) {
@@ -247,17 +255,16 @@ int64_t arc_hash(tdm_arc_val *v) {
         break;
     }
     case TDM_ARC_FSET: {
+        if (v->u.set.lazy) { /* the hash ignores the layout: the maker knows it without one */
+            h = v->u.set.lazy->hash(v->u.set.lazy, v);
+            break;
+        }
         uint64_t acc = 0;
         for (uint32_t s = 0; s <= v->u.set.mask; s++) {
-            tdm_arc_val *k = v->u.set.slots[s].key;
-            if (!k || k == ARC_DUMMY) continue;
-            uint64_t x = (uint64_t)v->u.set.slots[s].hash;
-            acc ^= ((x ^ 89869747ull) ^ (x << 16)) * 3644798167ull;
+            tdm_arc_val *k = v->u.set.tab[s].key;
+            if (k && k != ARC_DUMMY) acc = arc_fset_hash_add(acc, v->u.set.tab[s].hash);
         }
-        acc ^= ((uint64_t)v->n + 1) * 1927868237ull;
-        acc ^= (acc >> 11) ^ (acc >> 25);
-        acc = acc * 69069u + 907133923ull;
-        h = acc == UINT64_MAX ? 590923713 : (int64_t)acc;
+        h = arc_fset_hash_end(acc, v->n);
         break;
     }
     case TDM_ARC_FUNC:
@@ -285,8 +292,13 @@ int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
     case TDM_ARC_FSET:
         if (a->n != b->n) return 0;
         if (a->hashed && b->hashed && a->hash != b->hash) return 0;
+        if (a->u.set.lazy && !b->u.set.lazy) { /* walk the one with a table; ask the lazy one */
+            tdm_arc_val *t = a;
+            a = b, b = t;
+        }
+        arc_set_slots(a);
         for (uint32_t s = 0; s <= a->u.set.mask; s++) {
-            tdm_arc_val *k = a->u.set.slots[s].key;
+            tdm_arc_val *k = a->u.set.tab[s].key;
             if (k && k != ARC_DUMMY && !arc_set_contains(b, k)) return 0;
         }
         return 1;
@@ -309,8 +321,9 @@ const char *arc_type_name(const tdm_arc_val *v) {
 /* a is a subset of b */
 static int subset(tdm_arc_val *a, tdm_arc_val *b) {
     if (a->n > b->n) return 0;
+    arc_set_slots(a);
     for (uint32_t s = 0; s <= a->u.set.mask; s++) {
-        tdm_arc_val *k = a->u.set.slots[s].key;
+        tdm_arc_val *k = a->u.set.tab[s].key;
         if (k && k != ARC_DUMMY && !arc_set_contains(b, k)) return 0;
     }
     return 1;
@@ -361,8 +374,9 @@ int arc_get_ipair(tdm_arc_rt *rt, const tdm_arc_val *v, int64_t *a, int64_t *b, 
     } else {
         tdm_arc_val *e[2];
         int k = 0;
+        arc_slot *tab = arc_set_slots((tdm_arc_val *)v);
         for (uint32_t s = 0; s <= v->u.set.mask && k < 2; s++)
-            if (v->u.set.slots[s].key && v->u.set.slots[s].key != ARC_DUMMY) e[k++] = v->u.set.slots[s].key;
+            if (tab[s].key && tab[s].key != ARC_DUMMY) e[k++] = tab[s].key;
         x = e[0], y = e[1];
     }
     if (arc_get_int(rt, x, a, who) || arc_get_int(rt, y, b, who)) return -1;
@@ -375,12 +389,14 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
         return 0;
     }
     if (!arc_is_set(c)) return arc_failf(rt, "%s: '%s' object is not iterable", who, arc_type_name(c));
+    if (arc_set_force(c)) return -1;
     out->n = c->n;
     out->v = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *out->v);
     if (!out->v) return -1;
     uint32_t k = 0;
+    arc_slot *tab = c->u.set.tab;
     for (uint32_t s = 0; s <= c->u.set.mask; s++) {
-        tdm_arc_val *key = c->u.set.slots[s].key;
+        tdm_arc_val *key = tab[s].key;
         if (key && key != ARC_DUMMY) out->v[k++] = key;
     }
     return 0;
@@ -388,8 +404,9 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
 
 tdm_arc_val *arc_first(tdm_arc_val *c) {
     if (arc_is_tuple(c)) return c->n ? c->u.items[0] : NULL;
+    arc_slot *tab = arc_set_slots(c);
     for (uint32_t s = 0; s <= c->u.set.mask; s++) {
-        tdm_arc_val *key = c->u.set.slots[s].key;
+        tdm_arc_val *key = tab[s].key;
         if (key && key != ARC_DUMMY) return key;
     }
     return NULL;
@@ -458,8 +475,9 @@ size_t tdm_arc_val_items(const tdm_arc_val *v, const tdm_arc_val **out, size_t c
     }
     if (!arc_is_set(v)) return 0;
     size_t k = 0;
+    arc_slot *tab = arc_set_slots((tdm_arc_val *)v);
     for (uint32_t s = 0; s <= v->u.set.mask; s++) {
-        const tdm_arc_val *key = v->u.set.slots[s].key;
+        const tdm_arc_val *key = tab[s].key;
         if (key && key != ARC_DUMMY) {
             if (k < cap) out[k] = key;
             k++;
@@ -493,8 +511,9 @@ void tdm_arc_val_print(FILE *out, const tdm_arc_val *v) {
         }
         fputs("frozenset({", out);
         int k = 0;
+        arc_slot *tab = arc_set_slots((tdm_arc_val *)v);
         for (uint32_t s = 0; s <= v->u.set.mask; s++) {
-            const tdm_arc_val *key = v->u.set.slots[s].key;
+            const tdm_arc_val *key = tab[s].key;
             if (!key || key == ARC_DUMMY) continue;
             if (k++) fputs(", ", out);
             tdm_arc_val_print(out, key);

@@ -1,0 +1,476 @@
+/* objects_lazy.c: objects() with lazy layouts (spec §4.11). The reference builds objects by a flood fill of
+ * set operations (spec §4.8) and later primitives read the resulting iteration orders, but most uses only
+ * need the values (len, size, membership, equality, hashing). So objects() here labels the grid's connected
+ * components and returns a lazy frozenset: n objects, no table. The labelling works on bit masks (a row of
+ * at most 30 cells is one word per colour): horizontal runs of a class of cells (one colour when univalued,
+ * every foreground cell otherwise) are the set bits' runs, the runs of adjacent rows that touch are found by
+ * and-ing (and shifting, for diagonals) the rows' masks, and a union-find over runs joins them; the count
+ * of objects needs nothing more. The pieces of the result are made only when asked:
+ *   - the objects themselves (lazy too, with their hashes) when the outer set's hash, membership or layout
+ *     is first asked for;
+ *   - the outer layout: the reference adds each object to a set in discovery order (the order of each
+ *     component's first cell in asindices order) and freezes it; only the objects' hashes matter, so this
+ *     is a replay of k adds and one copy;
+ *   - an object's layout: the flood fill of that one object, replayed with the same set operations as
+ *     arc_objects_eager, except that `occupied` (the cells of earlier objects and of this one so far) is
+ *     described by the labels instead of built: minus(nb, occupied) depends only on which keys it holds and
+ *     how many (arc_set_minus_where); an object of up to 4 cells whose hash slots differ is laid out
+ *     directly (it never leaves its first 8-slot table, so insertion order cannot matter).
+ * Each object also knows its bounding box, the positions it holds and whether its cells share one colour,
+ * so measures, delta and colour readers need no layout (the arc_lazy hooks). The tests hold every layout made here to arc_objects_eager's, bit for bit (tests/unit/test_arc_lazy.c). */
+#include "arc_device.h"
+#include "arc_internal.h"
+
+#include <pthread.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define MAXC (ARC_SLOT * ARC_SLOT)
+#define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 in discovery order */
+
+typedef struct {
+    arc_lazy z; /* first: the lazy sets point here */
+    int h, w, univalued, diagonal, has_bg, bg;
+    uint32_t ncomp, nruns;
+    uint8_t col[MAXC];
+    /* the partition: per row, a mask per class (bit j: column j), classes cls[0..ncls); run ids are given
+       row by row, class by class, left to right, so the run holding bit j of (row i, class k) is
+       rbase[i][k] + (number of run starts at or left of j) - 1 */
+    int ncls;
+    uint8_t cls[ARC_COLOURS];
+    uint32_t mask[ARC_SLOT][ARC_COLOURS];
+    uint16_t rbase[ARC_SLOT][ARC_COLOURS];
+    int16_t rpar[MAXC]; /* per run: union-find parent */
+    /* made by prepare() on first need */
+    int prepared;
+    int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
+    uint16_t *seed;    /* per object: its first cell in asindices order */
+    uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
+    uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
+    tdm_arc_val *objs; /* the k lazy objects */
+    int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
+    uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
+    uint16_t *cells;   /* the objects' cells, object by object (object r's from base[r]), row-major */
+    int cur;           /* the object being replayed */
+} objs_ctx;
+
+static inline uint32_t run_starts(uint32_t m) { return m & ~(m << 1); }
+
+/* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
+static inline int popc(uint32_t v) {
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+static inline int run_id(const objs_ctx *x, int i, int k, int j) {
+    return x->rbase[i][k] + popc(run_starts(x->mask[i][k]) & ((2u << j) - 1)) - 1;
+}
+
+static int find(int16_t *par, int x) {
+    int p = par[x];
+    if (par[p] == p) return p; /* most runs sit right under their root */
+    while (par[x] != x) {
+        par[x] = par[par[x]];
+        x = par[x];
+    }
+    return x;
+}
+
+/* Links keep the smaller root; 1 when a and b were apart. */
+static int unite(int16_t *par, int a, int b) {
+    a = find(par, a), b = find(par, b);
+    if (a == b) return 0;
+    if (a < b) par[b] = (int16_t)a;
+    else par[a] = (int16_t)b;
+    return 1;
+}
+
+static int nomem(tdm_arc_rt *rt) {
+    if (!rt->failed) {
+        rt->failed = 1, rt->status = TDM_E_NOMEM;
+        snprintf(rt->err, sizeof rt->err, "out of memory (objects layout)");
+    }
+    return -1;
+}
+
+/* Each interned cell's contribution to a frozenset's hash (arc_fset_hash_add of its hash), for colours 0..9
+ * at positions of a 30x30 grid: made once per process, read by prepare() for every object's hash. */
+static uint64_t cell_mix[ARC_COLOURS][MAXC];
+static pthread_once_t cell_mix_once = PTHREAD_ONCE_INIT;
+static int cell_mix_ok;
+
+static void cell_mix_init(void) {
+    tdm_arc_rt *rt;
+    if (tdm_arc_rt_new(&rt)) return;
+    for (int c = 0; c < ARC_COLOURS; c++)
+        for (int p = 0; p < MAXC; p++) {
+            tdm_arc_val *v = arc_cell(rt, c, p / ARC_SLOT, p % ARC_SLOT); /* interned: nothing is allocated */
+            cell_mix[c][p] = arc_fset_hash_add(0, arc_hash(v));
+        }
+    tdm_arc_rt_free(rt);
+    cell_mix_ok = 1;
+}
+
+/* Runs the statements after x for every run of x in row-major order, with the run's row ri, first
+ * column rj, length rlen and id rid in scope. */
+#define FOR_RUNS(x, ...)                                                                                   \
+    for (int i_ = 0; i_ < (x)->h; i_++)                                                                    \
+        for (int k_ = 0; k_ < (x)->ncls; k_++) {                                                           \
+            uint32_t m_ = (x)->mask[i_][k_], st_ = run_starts(m_);                                         \
+            for (int rid = (x)->rbase[i_][k_]; st_; st_ &= st_ - 1, rid++) {                               \
+                int ri = i_, rj = __builtin_ctz(st_), rlen = __builtin_ctz(~(m_ >> rj));                   \
+                __VA_ARGS__                                                                                \
+            }                                                                                              \
+        }
+
+/* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Works
+ * run by run where it can: a run's cells share their object. */
+static int prepare(objs_ctx *x) {
+    if (x->prepared) return 0;
+    tdm_arc_rt *rt = x->z.rt;
+    int n = x->h * x->w, w = x->w;
+    size_t nz = (size_t)(uint32_t)n, k = x->ncomp, nr = x->nruns;
+    pthread_once(&cell_mix_once, cell_mix_init);
+    const uint16_t *order = arc_asindices_order(x->h, x->w), *prank = arc_asindices_rank(x->h, x->w);
+    x->comp = arc_alloc(rt, nz * sizeof *x->comp);
+    x->added = arc_alloc(rt, nz);
+    x->seed = arc_alloc(rt, (k + 1) * sizeof *x->seed);
+    x->base = arc_alloc(rt, k * sizeof *x->base);
+    x->objs = arc_alloc(rt, k * sizeof *x->objs);
+    x->ucol = arc_alloc(rt, k);
+    x->box = arc_alloc(rt, k * sizeof *x->box);
+    x->cells = arc_alloc(rt, nz * sizeof *x->cells);
+    uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
+    uint32_t *size = arc_alloc(rt, k * sizeof *size);
+    int16_t *rroot = arc_alloc(rt, nr * sizeof *rroot), *rank = arc_alloc(rt, (nr + 1) * sizeof *rank),
+            *first_at = arc_alloc(rt, (nz + 1) * sizeof *first_at);
+    uint16_t *firstpos = arc_alloc(rt, nr * sizeof *firstpos);
+    if (!cell_mix_ok || !order || !prank || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !x->ucol ||
+        !x->box || !x->cells || !acc || !size || !rroot || !rank || !first_at || !firstpos)
+        return nomem(rt);
+    /* each run's root, and each root's first cell in asindices order (its rank there) */
+    for (size_t r = 0; r < nr; r++) rroot[r] = (int16_t)find(x->rpar, (int)r), firstpos[r] = UINT16_MAX;
+    FOR_RUNS(x, {
+        uint16_t *fp = &firstpos[rroot[rid]], best = *fp; /* in a register: no store-to-load chain */
+        for (int c = ri * w + rj, e = c + rlen; c < e; c++) best = prank[c] < best ? prank[c] : best;
+        *fp = best;
+    })
+    /* discovery ranks: the roots by their first positions, read in asindices order (no branches: which
+       positions start an object is random to a branch predictor) */
+    memset(first_at, 0xff, (nz + 1) * sizeof *first_at);
+    for (size_t r = 0; r < nr; r++) first_at[rroot[r] == (int16_t)r ? firstpos[r] : nz] = (int16_t)r;
+    first_at[nz] = -1;
+    int next = 0;
+    for (int q = 0; q < n; q++) {
+        int r = first_at[q], v = r >= 0;
+        rank[v ? r : (int)nr] = (int16_t)next;
+        x->seed[next] = order[q];
+        next += v;
+    }
+    /* per object: size, box, colour, hash; per cell: its object */
+    memset(x->comp, 0xff, nz * sizeof *x->comp);
+    memset(x->added, 0, nz);
+    memset(acc, 0, k * sizeof *acc);
+    memset(size, 0, k * sizeof *size);
+    FOR_RUNS(x, {
+        int r = rank[rroot[rid]], c0 = ri * w + rj;
+        uint8_t *b = x->box[r];
+        if (!size[r]) x->ucol[r] = (int8_t)x->col[c0], b[0] = (uint8_t)ri, b[1] = (uint8_t)rj, b[3] = 0;
+        b[2] = (uint8_t)ri; /* row-major: rows only grow */
+        if (rj < b[1]) b[1] = (uint8_t)rj;
+        if (rj + rlen - 1 > b[3]) b[3] = (uint8_t)(rj + rlen - 1);
+        size[r] += (uint32_t)rlen;
+        uint64_t a = acc[r];
+        int uni = x->ucol[r], shift = ri * (ARC_SLOT - w); /* cell c = i * w + j is position i * 30 + j */
+        for (int c = c0, e = c0 + rlen; c < e; c++) {
+            x->comp[c] = (int16_t)r;
+            uni = x->col[c] == uni ? uni : -1;
+            a ^= cell_mix[x->col[c]][c + shift];
+        }
+        acc[r] = a, x->ucol[r] = (int8_t)uni;
+    })
+    memset(x->objs, 0, k * sizeof *x->objs);
+    uint32_t before = 0;
+    for (size_t r = 0; r < k; r++) {
+        tdm_arc_val *o = &x->objs[r];
+        o->kind = TDM_ARC_FSET, o->n = size[r];
+        o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
+        o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
+        x->base[r] = before, size[r] = before; /* size[r] becomes where object r's next cell goes */
+        before += o->n;
+    }
+    FOR_RUNS(x, {
+        int r = rank[rroot[rid]];
+        uint16_t *to = x->cells + size[r];
+        for (int t = 0, c = ri * w + rj; t < rlen; t++) to[t] = (uint16_t)(c + t);
+        size[r] += (uint32_t)rlen;
+    })
+    x->prepared = 1;
+    return 0;
+}
+
+static int64_t lazy_hash(arc_lazy *z, tdm_arc_val *s) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part != OUTER) return s->hash;
+    if (prepare(x)) return 0; /* no memory: the run fails */
+    uint64_t acc = 0;
+    for (uint32_t r = 0; r < x->ncomp; r++) acc = arc_fset_hash_add(acc, x->objs[r].hash);
+    return arc_fset_hash_end(acc, x->ncomp);
+}
+
+static int lazy_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER) {
+        if (!arc_is_set(key)) return 0; /* a frozenset of frozensets holds nothing else */
+        if (prepare(x)) return -1;
+        if (key >= x->objs && key < x->objs + x->ncomp) return 1;
+        if (key->n == 0) return 0;
+        if (key->u.set.lazy) return -1; /* another maker's set: no element to go by without a layout */
+        /* key can only equal the object that holds its first element's cell */
+        tdm_arc_val *e = arc_first(key), *p;
+        if (!arc_is_tuple(e) || e->n != 2 || !arc_is_int(e->u.items[0])) return 0;
+        p = e->u.items[1];
+        if (!arc_is_tuple(p) || p->n != 2 || !arc_is_int(p->u.items[0]) || !arc_is_int(p->u.items[1])) return 0;
+        int64_t i = p->u.items[0]->u.i, j = p->u.items[1]->u.i;
+        if (i < 0 || j < 0 || i >= x->h || j >= x->w) return 0;
+        int c = (int)(i * x->w + j);
+        if (x->comp[c] < 0 || x->col[c] != e->u.items[0]->u.i) return 0;
+        return arc_eq(key, &x->objs[x->comp[c]]);
+    }
+    /* an object holds (v, (i, j)) for its cells: anything else is not in it */
+    if (!arc_is_tuple(key) || key->n != 2 || !arc_is_int(key->u.items[0])) return 0;
+    tdm_arc_val *p = key->u.items[1];
+    if (!arc_is_tuple(p) || p->n != 2 || !arc_is_int(p->u.items[0]) || !arc_is_int(p->u.items[1])) return 0;
+    int64_t i = p->u.items[0]->u.i, j = p->u.items[1]->u.i;
+    if (i < 0 || j < 0 || i >= x->h || j >= x->w) return 0;
+    int c = (int)(i * x->w + j);
+    return x->comp[c] == (int16_t)s->u.set.part && x->col[c] == key->u.items[0]->u.i;
+}
+
+static int lazy_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER || x->ucol[s->u.set.part] < 0) return 0;
+    *c = x->ucol[s->u.set.part];
+    return 1;
+}
+
+static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER) return 0;
+    for (int t = 0; t < 4; t++) box[t] = x->box[s->u.set.part][t];
+    return 1;
+}
+
+static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
+    objs_ctx *x = (objs_ctx *)z;
+    return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
+}
+
+/* Is position key in `occupied` while object x->cur is replayed: in an earlier object, or added already. */
+static int occupied(void *ctx, tdm_arc_val *key) {
+    objs_ctx *x = ctx;
+    int c = (int)(key->u.items[0]->u.i * x->w + key->u.items[1]->u.i), r = x->comp[c];
+    return r >= 0 && (r < x->cur || (r == x->cur && x->added[c]));
+}
+
+/* The flood fill of arc_objects_eager for one object (spec §4.8 step 2), with occupied described. */
+static tdm_arc_val *replay_object(objs_ctx *x, int part) {
+    tdm_arc_rt *rt = x->z.rt;
+    int w = x->w, seed = x->seed[part], val = x->col[seed];
+    x->cur = part; /* each object is replayed at most once: its cells' added marks are still 0 */
+    uint32_t occ = x->base[part];
+    tdm_arc_val *obj = arc_set_new(rt), *cands = arc_set_new(rt);
+    if (!obj || !cands) return NULL;
+    if (arc_set_add(rt, obj, arc_cell(rt, val, seed / w, seed % w)) || arc_set_add(rt, cands, arc_ipair(rt, seed / w, seed % w)))
+        return NULL;
+    while (cands->n) {
+        tdm_arc_val *nb = arc_set_new(rt);
+        if (!nb) return NULL;
+        for (uint32_t cs = 0; cs <= cands->u.set.mask; cs++) {
+            tdm_arc_val *cand = cands->u.set.tab[cs].key;
+            if (!cand || cand == ARC_DUMMY) continue;
+            int64_t ci = cand->u.items[0]->u.i, cj = cand->u.items[1]->u.i;
+            int c = (int)(ci * w + cj), v = x->col[c];
+            if (x->univalued ? v != val : (x->has_bg && v == x->bg)) continue;
+            if (arc_set_add(rt, obj, arc_cell(rt, v, ci, cj))) return NULL;
+            if (!x->added[c]) x->added[c] = 1, occ++;
+            arc_slot islots[8];
+            tdm_arc_val inside;
+            memset(&inside, 0, sizeof inside), memset(islots, 0, sizeof islots);
+            inside.kind = TDM_ARC_FSET, inside.u.set.tab = islots, inside.u.set.mask = 7;
+            const int8_t(*o)[2] = arc_neigh_order(x->diagonal, (int)ci, (int)cj);
+            for (int q = 0; q < (x->diagonal ? 8 : 4); q++) {
+                int64_t pi = ci + o[q][0], pj = cj + o[q][1];
+                if (0 <= pi && pi < x->h && 0 <= pj && pj < w && arc_set_add(rt, &inside, arc_ipair(rt, pi, pj)))
+                    return NULL;
+            }
+            if (arc_set_merge(rt, nb, &inside)) return NULL;
+        }
+        if (!(cands = arc_set_minus_where(rt, nb, occ, occupied, x))) return NULL;
+    }
+    return arc_set_copy(rt, obj);
+}
+
+static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (prepare(x)) return -1;
+    tdm_arc_val *r;
+    if (s->u.set.part != OUTER && s->n <= 4) {
+        /* obj only grows by insertion, and up to 4 cells stay in its first 8-slot table, which its freeze
+           copies verbatim: when the cells' home slots (hash & 7) differ, each lands in its own whatever
+           the order, so the flood fill need not be replayed */
+        tdm_arc_val *cv[4];
+        unsigned used = 0;
+        const uint16_t *cl = x->cells + x->base[s->u.set.part];
+        for (uint32_t k = 0; k < s->n; k++) {
+            cv[k] = arc_cell(z->rt, x->col[cl[k]], cl[k] / x->w, cl[k] % x->w);
+            used |= 1u << (cv[k]->hash & 7);
+        }
+        if ((uint32_t)popc(used) == s->n) {
+            tdm_arc_val *obj = arc_set_from(z->rt, cv, s->n);
+            if (!obj) return -1;
+            arc_set_take(s, obj);
+            return 0;
+        }
+    }
+    if (s->u.set.part == OUTER) {
+        /* objs.add(frozenset(obj)) in discovery order, then frozenset(objs) */
+        tdm_arc_val *objs = arc_set_new(z->rt);
+        if (!objs) return -1;
+        for (uint32_t k = 0; k < x->ncomp; k++)
+            if (arc_set_add(z->rt, objs, &x->objs[k])) return -1;
+        r = arc_set_copy(z->rt, objs);
+    } else {
+        r = replay_object(x, (int)s->u.set.part);
+    }
+    if (!r) return -1;
+    arc_set_take(s, r);
+    return 0;
+}
+
+/* Joins each run of row i, class k, to the runs of row i - 1 it touches. Runs sharing a column: the
+ * segments of the and of both rows' masks, each lying in one run of each row (one pair per segment). When
+ * diagonal, runs touching only at a corner: a run of row i starting at j whose column j - 1 ends a run
+ * above (p has j - 1, and not j, as runs are maximal), or ending at j where a run above starts at j + 1;
+ * any other diagonal contact is also a shared column. */
+static uint32_t join_rows(objs_ctx *x, int i, int k) {
+    uint32_t r = x->mask[i][k], p = x->mask[i - 1][k], merged = 0;
+    if (!r || !p) return 0;
+    uint32_t both[3] = {r & p, 0, 0};
+    if (x->diagonal) both[1] = run_starts(r) & (p << 1) & ~p, both[2] = (r & ~(r >> 1)) & (p >> 1) & ~p;
+    static const int shift[3] = {0, -1, 1}; /* the row above's column for column j: j + shift */
+    int16_t *par = x->rpar;
+    for (int t = 0; t < 3; t++)
+        for (uint32_t seg = run_starts(both[t]); seg; seg &= seg - 1) {
+            int j = __builtin_ctz(seg), a = run_id(x, i - 1, k, j + shift[t]), b = run_id(x, i, k, j);
+            if (par[b] == b) {
+                /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the
+                   smallest run of its tree, from an earlier row) is below b, as unite would choose */
+                par[b] = (int16_t)find(par, a);
+                merged++;
+            } else {
+                merged += (uint32_t)unite(par, a, b);
+            }
+        }
+    return merged;
+}
+
+/* m[c] = the columns of row r (w cells) of colour c, for c in 0..9. */
+static void row_masks(const uint8_t *r, int w, uint32_t *m) {
+#if defined(__SSE2__)
+    /* sixteen compares at once: a row is two vectors */
+    uint8_t buf[32];
+    memset(buf, 0xff, sizeof buf);
+    memcpy(buf, r, (size_t)w);
+    __m128i lo = _mm_loadu_si128((const __m128i *)buf), hi = _mm_loadu_si128((const __m128i *)(buf + 16));
+    for (int c = 0; c < ARC_COLOURS; c++) {
+        __m128i v = _mm_set1_epi8((char)c);
+        m[c] = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, v)) |
+               (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, v)) << 16;
+    }
+#else
+    /* four interleaved sets, so that runs of one colour do not wait on their own updates */
+    uint32_t m4[4][ARC_COLOURS] = {{0}};
+    for (int j = 0; j < w; j++) m4[j & 3][r[j]] |= 1u << j;
+    for (int c = 0; c < ARC_COLOURS; c++) m[c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
+#endif
+}
+
+tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
+    tdm_arc_val *g = a[0];
+    *fallback = 1;
+    if (!arc_is_tuple(g) || g->n < 1 || g->n > ARC_SLOT) return NULL;
+    int h = (int)g->n, w = arc_is_tuple(g->u.items[0]) ? (int)g->u.items[0]->n : 0;
+    if (w < 1 || w > ARC_SLOT || !arc_neigh_order(0, 0, 0)) return NULL;
+    objs_ctx *x = arc_alloc(rt, sizeof *x);
+    if (!x) return NULL;
+    uintptr_t zero = (uintptr_t)arc_int_zero;
+    /* colours, and per row a mask of each colour's cells */
+    uint32_t cm[ARC_SLOT][ARC_COLOURS];
+    for (int i = 0; i < h; i++) {
+        tdm_arc_val *row = g->u.items[i];
+        if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
+        uint8_t *cr = x->col + i * w;
+        for (int j = 0; j < w; j++) {
+            tdm_arc_val *v = row->u.items[j];
+            uintptr_t off = (uintptr_t)v - zero;
+            int c;
+            if (off < ARC_COLOURS * sizeof(tdm_arc_val)) {
+                c = (int)(off / sizeof(tdm_arc_val)); /* an interned int 0..9: no need to read it */
+            } else {
+                if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
+                c = (int)v->u.i;
+            }
+            cr[j] = (uint8_t)c;
+        }
+        row_masks(cr, w, cm[i]);
+    }
+    *fallback = 0;
+    x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
+    x->h = h, x->w = w, x->prepared = 0;
+    x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
+    x->bg = -1;
+    if (x->has_bg) {
+        /* mostcolor (spec §4.9): counts, and each colour's first cell, from the masks */
+        uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS] = {0};
+        for (int i = h - 1; i >= 0; i--)
+            for (int c = 0; c < ARC_COLOURS; c++)
+                if (cm[i][c]) {
+                    count[c] += (uint32_t)popc(cm[i][c]);
+                    first[c] = (uint32_t)(i * w + __builtin_ctz(cm[i][c]));
+                }
+        x->bg = arc_mostcolor_of_counts(count, first);
+    }
+    uint32_t full = (1u << w) - 1u;
+    x->ncls = 0;
+    if (x->univalued) {
+        uint32_t any[ARC_COLOURS] = {0};
+        for (int i = 0; i < h; i++)
+            for (int c = 0; c < ARC_COLOURS; c++) any[c] |= cm[i][c];
+        for (int c = 0; c < ARC_COLOURS; c++)
+            if (any[c] && c != x->bg) {
+                for (int i = 0; i < h; i++) x->mask[i][x->ncls] = cm[i][c];
+                x->cls[x->ncls++] = (uint8_t)c;
+            }
+    } else {
+        for (int i = 0; i < h; i++) x->mask[i][0] = x->has_bg ? full & ~cm[i][x->bg] : full;
+        x->ncls = 1;
+    }
+    uint32_t nr = 0, merged = 0;
+    for (int i = 0; i < h; i++) {
+        uint32_t first_run = nr;
+        for (int k = 0; k < x->ncls; k++) {
+            x->rbase[i][k] = (uint16_t)nr;
+            nr += (uint32_t)popc(run_starts(x->mask[i][k]));
+        }
+        for (uint32_t r = first_run; r < nr; r++) x->rpar[r] = (int16_t)r;
+        if (i)
+            for (int k = 0; k < x->ncls; k++) merged += join_rows(x, i, k);
+    }
+    x->nruns = nr, x->ncomp = nr - merged;
+    if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
+    return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
+}
