@@ -44,7 +44,16 @@ typedef struct tdm_lattice_dev_ops {
      * (aux untouched); after it: TDM_E_DEVICE_LOST (aux may be changed). NULL when not implemented. */
     int (*catalytic_distance)(const tdm_backend *b, const tdm_lattice_csr *g, void *aux, int64_t s, int64_t t,
                               int64_t K, uint64_t seed, int64_t fail_at, int64_t *dist);
+    /* Which BFS kernel bfs_path/bfs_dist use from now on (TDM_LAT_BFS_KERNEL_*), so that tests and benchmarks
+     * can cover each: AUTO (the device's best: one persistent kernel where cooperative launches work, else a
+     * launch per level), PERSISTENT (TDM_E_UNSUPPORTED where the device cannot), LEVELS. TDM_E_INVAL for
+     * another value. NULL when the backend has one kernel only. */
+    int (*bfs_kernel)(const tdm_backend *b, int which);
 } tdm_lattice_dev_ops;
+
+#define TDM_LAT_BFS_KERNEL_AUTO 0
+#define TDM_LAT_BFS_KERNEL_PERSISTENT 1
+#define TDM_LAT_BFS_KERNEL_LEVELS 2
 
 #ifdef __cplusplus
 }
