@@ -1,8 +1,9 @@
 /* lattice_bfs.cu: level-synchronous BFS over a CSR on the device (spec section 3) and the table of the
  * lattice engine's device entry points. A top-down expansion claims each neighbour with
- * atomicCAS(dist[w], -1, level+1) and appends it to the next frontier; the discovery order varies from run
- * to run but the distances do not, and the path is rebuilt from distances alone by the tie rule (lowest-id
- * neighbour one level closer, from t back to s), on the device by one warp, so it equals the CPU's.
+ * atomicCAS(dist[w], -1, level+1) and appends it to the next frontier (warp-aggregated atomics); the
+ * discovery order varies from run to run but the distances do not, and the path is rebuilt from distances
+ * alone by the tie rule (lowest-id neighbour one level closer, from t back to s), on the device by one
+ * warp, so it equals the CPU's.
  *
  * No host round trip per level. The default is one persistent cooperative kernel whose grid (sized to be
  * co-resident) runs every level and meets at a grid barrier between levels; it stops by itself when the
@@ -59,7 +60,9 @@ __global__ void lat_bfs_init(int32_t *dist, size_t n, int32_t s, int32_t *fronti
 }
 
 /* Expands one level: the frontier cur of nf vertices, labels level+1, appends to nxt and *ncnt. Reads of
- * data other blocks wrote (frontier entries, dist) go to L2 (__ldcg): L1 is not coherent across SMs. */
+ * data other blocks wrote (frontier entries, dist) go to L2 (__ldcg): L1 is not coherent across SMs. The
+ * threads of a warp that claimed a vertex in the same step append with one atomicAdd (warp-aggregated:
+ * the frontier counter is a single hot address). */
 __device__ __forceinline__ void lat_bfs_expand(const int64_t *__restrict__ row, const int32_t *__restrict__ col,
                                                int32_t *dist, const int32_t *cur, unsigned nf, int32_t *nxt,
                                                unsigned *ncnt, int32_t level, unsigned tid, unsigned nthreads) {
@@ -67,8 +70,15 @@ __device__ __forceinline__ void lat_bfs_expand(const int64_t *__restrict__ row, 
         const int32_t u = __ldcg(&cur[i]);
         for (int64_t a = row[u], e = row[u + 1]; a < e; a++) {
             const int32_t w = col[a];
-            if (__ldcg(&dist[w]) >= 0) continue; /* cheap pre-check; the CAS decides */
-            if (atomicCAS(&dist[w], -1, level + 1) == -1) nxt[atomicAdd(ncnt, 1u)] = w;
+            /* The load is a cheap pre-check; the CAS decides. */
+            const bool claimed = __ldcg(&dist[w]) < 0 && atomicCAS(&dist[w], -1, level + 1) == -1;
+            if (claimed) {
+                cg::coalesced_group g = cg::coalesced_threads();
+                unsigned base = 0;
+                if (g.thread_rank() == 0) base = atomicAdd(ncnt, g.size());
+                base = g.shfl(base, 0);
+                nxt[base + g.thread_rank()] = w;
+            }
         }
     }
 }
