@@ -79,7 +79,8 @@ static int64_t oracle_path(int d, int64_t L, int64_t s, int64_t t, int64_t *out)
 
 /* ---- paths and sweeps ---------------------------------------------------------------------------------- */
 
-static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
+/* queries: per lattice shape; rounds: random general graphs (10 queries each). */
+static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, int rounds) {
     static const int shapes[][2] = {{2, 3}, {4, 10}, {3, 10}, {4, 18}, {2, 200}, {5, 8}, {1, 500}, {6, 4}};
     int64_t *want = malloc(8192 * sizeof *want);
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes + 6; sh++) {
@@ -100,7 +101,7 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
         tdm_lattice_csr g;
         tdm_lattice_get_csr(lat, &g);
         int32_t *dc = malloc((size_t)g.nvertices * 4), *dg = malloc((size_t)g.nvertices * 4);
-        for (int q = 0; q < 25; q++) {
+        for (int q = 0; q < queries; q++) {
             int64_t s = (int64_t)below((uint64_t)g.nvertices), t = (int64_t)below((uint64_t)g.nvertices);
             if (q == 0) s = 0, t = g.nvertices - 1;
             int64_t hops = oracle_path(d, L, s, t, want);
@@ -132,7 +133,7 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
     }
     free(want);
     /* Random general graphs, unreachable targets included. */
-    for (int round = 0; round < 40 && run_gpu; round++) {
+    for (int round = 0; round < rounds && run_gpu; round++) {
         int n = (int)(2 + below(300));
         double p = unit() * 4.0 / n;
         unsigned char *adj = calloc((size_t)n * n, 1);
@@ -432,7 +433,7 @@ int main(void) {
     tdm_ctx *cpu = make_ctx(TDM_DEVICE_CPU), *gpu = make_ctx(TDM_DEVICE_AUTO);
     const tdm_backend *cb = tdm_backend_find(gpu, TDM_BACKEND_CUDA);
     int run_gpu = cb && cb->lattice;
-    cross_paths(cpu, gpu, run_gpu);
+    cross_paths(cpu, gpu, run_gpu, 25, 40);
     long cpu_failures = failures;
     /* Each BFS kernel the device has (the default above is the persistent one where it runs). */
     if (run_gpu && cb->lattice->bfs_kernel) {
@@ -442,7 +443,7 @@ int main(void) {
             int rc = cb->lattice->bfs_kernel(cb, kernels[k]);
             printf("BFS kernel %s: %s\n", names[k], rc ? tdm_last_error() : "checking");
             if (rc) continue;
-            if (k < 2) cross_paths(cpu, gpu, 1);
+            if (k < 2) cross_paths(cpu, gpu, 1, 8, 12); /* lighter: the full pass above ran the default */
             cross_resident(cpu, gpu, cb);
         }
         cb->lattice->bfs_kernel(cb, TDM_LAT_BFS_KERNEL_AUTO);
