@@ -161,21 +161,26 @@ void tdm_cuda_prof_flush(void *user) {
     uint64_t t0 = H->prof_now();
     for (int i = 0; i < p->np && e == cudaSuccess; i++) {
         const pending *s = &p->p[i];
-        float before = 0.f, dur = 0.f;
+        /* Both ends measured back from the anchor: the conversion is monotone, so spans that follow each
+         * other on the stream (or nest) keep that order after rounding, which a start plus a separately
+         * rounded duration does not guarantee. */
+        float before = 0.f, after = 0.f;
         if (cudaEventElapsedTime(&before, p->ev[s->from], p->anchor) != cudaSuccess ||
-            cudaEventElapsedTime(&dur, p->ev[s->from], p->ev[s->to]) != cudaSuccess) {
+            cudaEventElapsedTime(&after, p->ev[s->to], p->anchor) != cudaSuccess) {
             cudaGetLastError();
             p->dropped++;
             continue;
         }
         uint64_t back = before > 0.f ? (uint64_t)((double)before * 1e6) : 0;
+        uint64_t back_end = after > 0.f ? (uint64_t)((double)after * 1e6) : 0;
         tdm_prof_span sp;
         memset(&sp, 0, sizeof sp);
         sp.name = s->name;
         sp.cat = (uint8_t)s->cat;
         sp.stream = p->sid;
         sp.ts = t0 > back ? t0 - back : 0;
-        sp.dur = dur > 0.f ? (uint64_t)((double)dur * 1e6) : 0;
+        uint64_t end = t0 > back_end ? t0 - back_end : 0;
+        sp.dur = end > sp.ts ? end - sp.ts : 0;
         sp.parent = s->parent;
         sp.backend = p->backend;
         sp.work = s->work;
