@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_init: ctx is NULL");
@@ -110,4 +111,14 @@ int tdm_grow(void **buf, size_t *cap, size_t need, size_t elem) {
     *buf = p;
     *cap = ncap;
     return 0;
+}
+
+void tdm_advise_huge(void *p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (bytes >= (4u << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p, (void)bytes;
+#endif
 }

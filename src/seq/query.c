@@ -133,7 +133,10 @@ static int keep_hit(scratch *sc, const tdm_seq_query_opts *o, tdm_seq_hit hit) {
         heap_sift_down(sc->hits, sc->nhits, 0);
         return 0;
     }
-    if (sc->nhits == sc->cap_hits && tdm_grow((void **)&sc->hits, &sc->cap_hits, sc->nhits + 1, sizeof *sc->hits)) return -1;
+    if (sc->nhits == sc->cap_hits) {
+        if (tdm_grow((void **)&sc->hits, &sc->cap_hits, sc->nhits + 1, sizeof *sc->hits)) return -1;
+        tdm_advise_huge(sc->hits, sc->cap_hits * sizeof *sc->hits);
+    }
     sc->hits[sc->nhits++] = hit;
     if (o->top_k) { /* sift up */
         for (size_t i = sc->nhits - 1; i > 0;) {
@@ -590,6 +593,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     }
     if (o->top_k && total > o->top_k) total = o->top_k;
     tdm_seq_hit *hits = failed ? NULL : tdm_malloc((total ? total : 1) * sizeof *hits);
+    if (hits) tdm_advise_huge(hits, total * sizeof *hits);
     size_t *at = hits ? tdm_calloc((size_t)threads, sizeof *at) : NULL;
     for (size_t k = 0; at && k < total; k++) { /* few runs, one per thread: a linear pick is enough */
         int best = -1;
@@ -630,17 +634,24 @@ int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const td
     return rc;
 }
 
-/* Whether a query reads most of the store (no candidate list from the index), so that answering it in
- * the lanes of query_lanes.c beats answering it alone: lcs, a threshold, an STM the lanes fit. */
+/* Whether a query reads most of the store, so that answering it in the lanes of query_lanes.c beats
+ * answering it alone: lcs, a threshold, an STM the lanes fit, no candidate list from the index, and a
+ * length that passes with at most two common elements. */
 static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, int *lane) {
     *lane = 0;
     if (o->metric != TDM_SEQ_LCS || o->top_k || !tdm_seq_lanes_fit(s, stm->n) || !s->count) return TDM_OK;
     uint32_t *need;
     size_t n_need;
     if (tdm_seq_need_table(s, stm->n, o, &need, &n_need)) return tdm_error(TDM_E_NOMEM, "tdm_seq_query_batch: no memory");
+    /* The lanes read every pattern; a query alone reads the patterns its count bound keeps, which is
+     * most of the store only when some length needs at most two common elements (KATO's 0.1 on STMs of
+     * a few dozen symbols); above that the bound keeps a few percent, and the query alone wins. */
+    uint32_t lmin = UINT32_MAX;
+    for (size_t n = 0; n < n_need; n++)
+        if (need[n] < lmin) lmin = need[n];
     tdm_seq_walk w;
     int rc = tdm_seq_walk_plan(s, stm, need, n_need, &w);
-    if (!rc) *lane = !(w.usable && w.cost * 2 <= s->nsym && w.cost * 16 < s->count);
+    if (!rc) *lane = lmin <= 2 && !(w.usable && w.cost * 2 <= s->nsym && w.cost * 16 < s->count);
     tdm_seq_walk_clear(&w);
     tdm_free(need);
     return rc;

@@ -242,6 +242,7 @@ static int run_group(const group *g, lane_scratch *ls, int threads, tdm_seq_resu
                     failed = 1;
                     break;
                 }
+                tdm_advise_huge(out[q]->hits, total * sizeof *out[q]->hits);
                 out[q]->n = total;
                 uint32_t at = 0; /* counts -> each thread's first place per rank: rank-major, then thread */
                 for (uint32_t r = 0; r < g->nrank[q]; r++)
