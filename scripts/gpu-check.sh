@@ -47,7 +47,9 @@ if want tests; then
   cat "$OUT/info.log"
   # Every test; the GPU ones must not skip here.
   export TANDEM_TEST_REQUIRE_GPU=1
-  step tests ctest --test-dir build-gpu --output-on-failure -j 8
+  # A per-test limit (the longest takes about 40 s there), so that a hang shows as one failed test with
+  # its output instead of eating the device command's 10 minutes.
+  step tests ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 180
   grep -E "tests passed|tests failed|Skipped|Not Run" "$OUT/tests.log"
   if command -v compute-sanitizer >/dev/null; then
     # test_cuda_backend provokes an out-of-memory on purpose; API errors are checked by the test itself.

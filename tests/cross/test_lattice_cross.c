@@ -457,10 +457,12 @@ int main(void) {
     rng_state = seed;
     const char *req = getenv("TANDEM_TEST_REQUIRE_GPU");
     int require_gpu = req && !strcmp(req, "1");
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each phase's line shows even if a later one hangs */
     printf("test_lattice_cross: seed %" PRIu64 " (replay with TANDEM_TEST_SEED=%" PRIu64 ")\n", seed, seed);
     tdm_ctx *cpu = make_ctx(TDM_DEVICE_CPU), *gpu = make_ctx(TDM_DEVICE_AUTO);
     const tdm_backend *cb = tdm_backend_find(gpu, TDM_BACKEND_CUDA);
     int run_gpu = cb && cb->lattice;
+    printf("paths\n");
     cross_paths(cpu, gpu, run_gpu, 25, 40);
     long cpu_failures = failures;
     /* Each BFS kernel the device has (the default above is the persistent one where it runs). */
@@ -481,10 +483,15 @@ int main(void) {
         cb->lattice->bfs_kernel(cb, TDM_LAT_BFS_KERNEL_AUTO);
     }
     if (run_gpu) {
+        printf("xor\n");
         cross_xor(cpu, cb);
+        printf("xor batch\n");
         if (cb->lattice->xor_key_batch) cross_xor_batch(cpu, gpu);
+        printf("gemm\n");
         cross_gemm(cpu, cb);
+        printf("element-wise and reductions\n");
         cross_ewise_reduce(cpu, cb);
+        printf("catalytic\n");
         cross_catalytic(gpu, cb);
     }
     int rc = failures ? 1 : 0;

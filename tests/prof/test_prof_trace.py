@@ -164,8 +164,9 @@ def cli(tandem, tmp):
     pc.check_html_totals(h, doc)
     pc.check_self_contained(h)
     names = {e["name"] for e in doc["traceEvents"] if e["ph"] == "X"}
-    # Each query is a span of its own, or (low thresholds) answered with others in a lanes span.
-    assert "seq.query_batch" in names and names & {"seq.scan", "seq.lanes"}, "trace lacks query spans: %s" % sorted(names)
+    # The engine answers on the CPU (a batch span; each query a scan of its own, or answered with others
+    # in a lanes span) or on the GPU (a query span per query, its recent tier scanned on the CPU).
+    assert names & {"seq.query_batch", "seq.query"} and names & {"seq.scan", "seq.lanes"}, "trace lacks query spans: %s" % sorted(names)
     routes = [e for e in doc["traceEvents"] if e["ph"] == "i" and e["name"] == "route"]
     assert routes and all(r["args"]["op"] == "seq.lcs" for r in routes), routes[:2]
     for cmd in (["info"], ["version"]):
