@@ -6,6 +6,8 @@
 # and CI runs its tests.
 #
 # Usage there: bash scripts/gpu-check.sh [PART]   (OUT defaults to /tmp/tandem-gpu-out)
+#   build       configure and build only (a fresh machine's full build takes most of one device command's
+#               10 minutes: build first, then run the other parts on the same warm machine)
 #   tests       configure, build, every test with TANDEM_TEST_REQUIRE_GPU=1, compute-sanitizer, many random
 #               cases; on success it leaves a marker with the sources' checksum in build-gpu/
 #   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps
@@ -16,7 +18,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${1:-all}
-case "$PART" in tests|bench-seq|bench-rest|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
+case "$PART" in build|tests|bench-seq|bench-rest|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/tandem-gpu-out}
 mkdir -p "$OUT"
 status=0
