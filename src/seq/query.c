@@ -636,7 +636,7 @@ int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const td
 
 /* Whether a query reads most of the store, so that answering it in the lanes of query_lanes.c beats
  * answering it alone: lcs, a threshold, an STM the lanes fit, no candidate list from the index, and a
- * length that passes with at most two common elements. */
+ * length that passes with few common elements. */
 static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, int *lane) {
     *lane = 0;
     if (o->metric != TDM_SEQ_LCS || o->top_k || !tdm_seq_lanes_fit(s, stm->n) || !s->count) return TDM_OK;
@@ -644,14 +644,14 @@ static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     size_t n_need;
     if (tdm_seq_need_table(s, stm->n, o, &need, &n_need)) return tdm_error(TDM_E_NOMEM, "tdm_seq_query_batch: no memory");
     /* The lanes read every pattern; a query alone reads the patterns its count bound keeps, which is
-     * most of the store only when some length needs at most two common elements (KATO's 0.1 on STMs of
-     * a few dozen symbols); above that the bound keeps a few percent, and the query alone wins. */
-    uint32_t lmin = UINT32_MAX;
-    for (size_t n = 0; n < n_need; n++)
-        if (need[n] < lmin) lmin = need[n];
+     * most of the store only when some length needs a small share of the elements in play (at most an
+     * eighth of STM length plus pattern length: KATO's 0.1 gives about a twentieth, 0.5 a quarter);
+     * above that the bound keeps a few percent, and the query alone wins. */
+    int low = 0;
+    for (size_t n = 0; n < n_need && !low; n++) low = need[n] != UINT32_MAX && (uint64_t)need[n] * 8 <= stm->n + n;
     tdm_seq_walk w;
     int rc = tdm_seq_walk_plan(s, stm, need, n_need, &w);
-    if (!rc) *lane = lmin <= 2 && !(w.usable && w.cost * 2 <= s->nsym && w.cost * 16 < s->count);
+    if (!rc) *lane = low && !(w.usable && w.cost * 2 <= s->nsym && w.cost * 16 < s->count);
     tdm_seq_walk_clear(&w);
     tdm_free(need);
     return rc;

@@ -6,9 +6,10 @@
  * symbol is not in that STM), so the step V = (V + (V & M)) | (V - (V & M)) is one vector operation.
  * Each lane computes exactly what tdm_seq_lcsq_run computes for its query alone. A lane's similarity is a
  * function of (pattern length, LCS), so it is looked up, together with its rank among the lane's
- * distinct values, in a table; threads take contiguous id ranges, count their hits per rank, and then
- * place them straight into the answer: rank ascending (similarity descending), and ids ascending within
- * a rank because ranges and threads are in id order. Every result equals tdm_seq_query's. */
+ * distinct values, in a table; threads take contiguous id ranges (a few per thread, dynamically), count
+ * each range's hits per rank, and then place them straight into the answer: rank ascending (similarity
+ * descending), and ids ascending within a rank because ranges are placed in id order. Every result
+ * equals tdm_seq_query's. */
 #include "runtime/prof_internal.h"
 #include "seq/seq_internal.h"
 
@@ -210,61 +211,65 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* One group: scan, count, then place every hit into its answer. Returns 0, or -1 (no memory). */
-static int run_group(const group *g, lane_scratch *ls, int threads, tdm_seq_result *const *out) {
+/* One group: scan, count, then place every hit into its answer. The store is cut into nparts contiguous
+ * ranges of blocks that threads take dynamically (balance), each with its own hits and counts, so the
+ * placement can still go rank by rank, then range by range (id order). Returns 0, or -1 (no memory). */
+static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, tdm_seq_result *const *out) {
     const tdm_seq_store *s = g->s;
     uint32_t nblocks = (s->count + LANE_BLOCK - 1) / LANE_BLOCK;
     size_t nl = g->nlanes;
-    int failed = 0, team = 1;
+    int failed = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        lane_scratch *me = &ls[t];
-#pragma omp single
-        team = nt;
-        for (size_t q = 0; q < nl && !me->err; q++) {
-            me->nhits[q] = 0, me->union_pruned[q] = 0;
-            if (tdm_grow((void **)&me->hist[q], &me->cap_hist[q], g->nrank[q] + 1, sizeof *me->hist[q])) me->err = 1;
-            else memset(me->hist[q], 0, g->nrank[q] * sizeof *me->hist[q]);
+#pragma omp for schedule(dynamic, 1)
+        for (int pt = 0; pt < nparts; pt++) {
+            lane_scratch *me = &ls[pt];
+            me->err = 0;
+            for (size_t q = 0; q < nl && !me->err; q++) {
+                me->nhits[q] = 0, me->union_pruned[q] = 0;
+                if (tdm_grow((void **)&me->hist[q], &me->cap_hist[q], g->nrank[q] + 1, sizeof *me->hist[q])) me->err = 1;
+                else memset(me->hist[q], 0, g->nrank[q] * sizeof *me->hist[q]);
+            }
+            uint32_t b0 = (uint32_t)((uint64_t)nblocks * pt / nparts), b1 = (uint32_t)((uint64_t)nblocks * (pt + 1) / nparts);
+            for (uint32_t b = b0; b < b1 && !me->err; b++)
+                scan_block(g, me, b * LANE_BLOCK, (b + 1) * LANE_BLOCK < s->count ? (b + 1) * LANE_BLOCK : s->count);
         }
-        /* Contiguous block ranges, in thread order: thread t's ids all precede thread t+1's. */
-        uint32_t b0 = (uint32_t)((uint64_t)nblocks * t / nt), b1 = (uint32_t)((uint64_t)nblocks * (t + 1) / nt);
-        for (uint32_t b = b0; b < b1 && !me->err; b++)
-            scan_block(g, me, b * LANE_BLOCK, (b + 1) * LANE_BLOCK < s->count ? (b + 1) * LANE_BLOCK : s->count);
-#pragma omp barrier
 #pragma omp single
         {
-            for (int u = 0; u < nt; u++) failed |= ls[u].err;
+            for (int u = 0; u < nparts; u++) failed |= ls[u].err;
             for (size_t q = 0; q < nl && !failed; q++) {
                 size_t total = 0;
-                for (int u = 0; u < nt; u++) total += ls[u].nhits[q];
+                for (int u = 0; u < nparts; u++) total += ls[u].nhits[q];
                 if (!(out[q]->hits = tdm_malloc((total ? total : 1) * sizeof *out[q]->hits))) {
                     failed = 1;
                     break;
                 }
                 tdm_advise_huge(out[q]->hits, total * sizeof *out[q]->hits);
                 out[q]->n = total;
-                uint32_t at = 0; /* counts -> each thread's first place per rank: rank-major, then thread */
+                uint32_t at = 0; /* counts -> each range's first place per rank: rank-major, then range */
                 for (uint32_t r = 0; r < g->nrank[q]; r++)
-                    for (int u = 0; u < nt; u++) {
+                    for (int u = 0; u < nparts; u++) {
                         uint32_t c = ls[u].hist[q][r];
                         ls[u].hist[q][r] = at;
                         at += c;
                     }
             }
         }
-        if (!failed)
-            for (size_t q = 0; q < nl; q++) {
-                tdm_seq_hit *dst = out[q]->hits;
-                uint32_t *place = me->hist[q];
-                const double *val = g->rankval[q];
-                for (size_t i = 0; i < me->nhits[q]; i++) {
-                    lane_hit h = me->hits[q][i];
-                    dst[place[h.rank]++] = (tdm_seq_hit){h.id, val[h.rank]};
+        if (!failed) {
+#pragma omp for schedule(dynamic, 1)
+            for (int pt = 0; pt < nparts; pt++)
+                for (size_t q = 0; q < nl; q++) {
+                    const lane_scratch *me = &ls[pt];
+                    tdm_seq_hit *dst = out[q]->hits;
+                    uint32_t *place = me->hist[q];
+                    const double *val = g->rankval[q];
+                    for (size_t i = 0; i < me->nhits[q]; i++) {
+                        lane_hit h = me->hits[q][i];
+                        dst[place[h.rank]++] = (tdm_seq_hit){h.id, val[h.rank]};
+                    }
                 }
-            }
+        }
     }
-    (void)team;
     return failed ? -1 : 0;
 }
 
@@ -273,9 +278,11 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
     int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
     uint32_t nblocks = (s->count + LANE_BLOCK - 1) / LANE_BLOCK;
     if ((uint32_t)threads > nblocks) threads = nblocks ? (int)nblocks : 1;
+    int nparts = threads == 1 ? 1 : 4 * threads; /* ranges taken dynamically: a few per thread */
+    if ((uint32_t)nparts > nblocks) nparts = nblocks ? (int)nblocks : 1;
     const tdm_backend *cpu = tdm_backend_get(s->ctx, 0);
     uint16_t *umap = tdm_calloc(s->vocab->n ? s->vocab->n : 1, sizeof *umap);
-    lane_scratch *ls = tdm_calloc((size_t)threads, sizeof *ls);
+    lane_scratch *ls = tdm_calloc((size_t)nparts, sizeof *ls);
     int failed = !umap || !ls;
     for (size_t g0 = 0; g0 < n && !failed; g0 += LANES) {
         size_t nl = n - g0 < LANES ? n - g0 : LANES;
@@ -285,14 +292,14 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
         group g;
         failed = group_init(&g, s, stms + g0, nl, o, umap) != 0;
         double t1 = now_ms();
-        failed = failed || run_group(&g, ls, threads, out + g0);
+        failed = failed || run_group(&g, ls, nparts, threads, out + g0);
         double t2 = now_ms();
         TDM_PROF_OP_END(ps, failed ? TDM_E_NOMEM : TDM_OK);
         for (size_t q = 0; q < nl && !failed; q++) {
             tdm_seq_query_stats st = {.patterns = s->count, .backend = cpu->name, .route_reason = (int)TDM_ROUTE_FORCED_CPU};
             for (size_t b = 0; b < s->nbuckets; b++)
                 if (g.need[q][s->buckets[b].length] == NEVER) st.length_pruned += s->buckets[b].n;
-            for (int t = 0; t < threads; t++) st.multiset_pruned += ls[t].union_pruned[q];
+            for (int t = 0; t < nparts; t++) st.multiset_pruned += ls[t].union_pruned[q];
             st.scored = st.patterns - st.length_pruned - st.multiset_pruned;
             st.returned = out[g0 + q]->n;
             st.filter_ms = (t1 - t0) / (double)nl; /* the group's times, shared out */
@@ -304,7 +311,7 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
                 if (g.stm[q]->ids[i] != TDM_SEQ_UNKNOWN) umap[g.stm[q]->ids[i]] = 0;
         group_clear(&g);
     }
-    for (int t = 0; ls && t < threads; t++) {
+    for (int t = 0; ls && t < nparts; t++) {
         for (size_t q = 0; q < LANES; q++) tdm_free(ls[t].hits[q]), tdm_free(ls[t].hist[q]);
         tdm_free(ls[t].slots);
     }
