@@ -1,14 +1,21 @@
 /* bench_lattice.c: timings of the lattice engine for bench/RESULTS.md (spec section 8 protocol: median of
  * >= 20 runs after 3 warm-ups, host clock after synchronisation): lattice build, BFS sweeps and s-t paths
- * (CPU; GPU through the CUDA backend's entry points, CSR upload included, when a GPU is present),
- * structure analysis, the catalytic distance, XOR and GEMM. One line per measurement, as JSON with --json.
- * TANDEM_BENCH_QUICK=1 (or --quick) runs smaller sizes and fewer repetitions (a smoke run). */
+ * (CPU; GPU through the CUDA backend's entry points when a GPU is present: with the CSR resident on the
+ * device, with an upload per call, and with the launch-per-level kernel), structure analysis, the catalytic
+ * distance, XOR and GEMM. When built with igraph (libigraph-dev, bench/CMakeLists.txt), igraph's lattice
+ * construction, BFS sweep and shortest path on the same shapes run beside ours in the same process, and
+ * its distances and hop counts must equal ours (exit 1 otherwise). One line per measurement, as JSON with
+ * --json. TANDEM_BENCH_QUICK=1 (or --quick) runs smaller sizes and fewer repetitions (a smoke run). */
 #define BENCH_NAME "bench_lattice"
 #include "bench_common.h" /* die, xmalloc, now_s, median */
 
 #include "lattice/lattice_device.h"
 #include "tandem/backend.h"
 #include "tandem/lattice.h"
+
+#ifdef TANDEM_HAVE_IGRAPH
+#include <igraph.h>
+#endif
 
 static int json, reps = 20;
 
@@ -35,6 +42,50 @@ static void report(const char *what, const char *shape, const char *backend, dou
         report(what, shape, backend, t_, reps, work);                                                       \
     } while (0)
 
+#ifdef TANDEM_HAVE_IGRAPH
+/* igraph's rows for the d-dimensional lattice of side L. igraph_square_lattice (open boundaries) numbers
+ * vertices first coordinate fastest, ours last coordinate fastest; with equal sides that only renumbers
+ * vertices and keeps each one's distance from the corner 0 (its digit sum in base L) and the far corner
+ * V-1, so igraph's BFS distances from 0 must equal ours entry by entry and its 0 -> V-1 hop count ours. */
+static void igraph_rows(int d, int L, const char *shape, const int32_t *dist, int64_t hops, double arcs) {
+    igraph_vector_int_t dims, path;
+    igraph_matrix_t idist; /* 1 x V distances (igraph_real_t) */
+    igraph_vector_int_init(&dims, d);
+    for (int i = 0; i < d; i++) VECTOR(dims)[i] = L;
+    igraph_matrix_init(&idist, 0, 0);
+    igraph_vector_int_init(&path, 0);
+    igraph_t g;
+    int have = 0;
+    TIME("build", shape, "igraph", 0, {
+        if (have) igraph_destroy(&g);
+        if (igraph_square_lattice(&g, &dims, 1, 0, 0, NULL)) die("igraph_square_lattice", TDM_E_INVAL);
+        have = 1;
+    });
+    const igraph_integer_t V = igraph_vcount(&g);
+    /* igraph_distances from one source is igraph's fastest unweighted sweep here (igraph_bfs with its
+     * distance output took 3x longer on 4D/18, igraph_bfs_simple about the same). */
+    TIME("bfs sweep", shape, "igraph", arcs, {
+        if (igraph_distances(&g, &idist, igraph_vss_1(0), igraph_vss_all(), IGRAPH_ALL)) die("igraph_distances", TDM_E_INVAL);
+    });
+    TIME("path 0->V-1", shape, "igraph", arcs, {
+        if (igraph_get_shortest_path(&g, &path, NULL, 0, V - 1, IGRAPH_ALL)) die("igraph_get_shortest_path", TDM_E_INVAL);
+    });
+    int64_t bad = 0;
+    for (igraph_integer_t v = 0; v < V; v++) bad += MATRIX(idist, 0, v) != (igraph_real_t)dist[v];
+    const int64_t ihops = (int64_t)igraph_vector_int_size(&path) - 1;
+    fprintf(stderr, "bench_lattice: igraph %s: %lld vertices, %lld distances differ from ours, hops %lld (ours %lld)\n",
+            shape, (long long)V, (long long)bad, (long long)ihops, (long long)hops);
+    if (bad || ihops != hops) {
+        fprintf(stderr, "bench_lattice: igraph disagrees with the lattice engine on %s\n", shape);
+        exit(1);
+    }
+    igraph_destroy(&g);
+    igraph_vector_int_destroy(&dims);
+    igraph_matrix_destroy(&idist);
+    igraph_vector_int_destroy(&path);
+}
+#endif
+
 int main(int argc, char **argv) {
     int quick = getenv("TANDEM_BENCH_QUICK") && !strcmp(getenv("TANDEM_BENCH_QUICK"), "1");
     for (int i = 1; i < argc; i++) {
@@ -60,6 +111,11 @@ int main(int argc, char **argv) {
     const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
     if (gpu && !gpu->lattice) gpu = NULL;
     fprintf(stderr, "bench_lattice: %d threads, GPU %s\n", tdm_ctx_threads(ctx), gpu ? gpu->description : "none");
+#ifdef TANDEM_HAVE_IGRAPH
+    fprintf(stderr, "bench_lattice: igraph %s peer rows on (same lattices, same process)\n", TANDEM_IGRAPH_VERSION);
+#else
+    fprintf(stderr, "bench_lattice: built without igraph (libigraph-dev not found at configure time): no peer rows\n");
+#endif
 
     static const int shapes[][2] = {{4, 10}, {4, 18}, {4, 32}, {5, 16}, {3, 100}, {2, 1000}};
     const int nshapes = quick ? 2 : (int)(sizeof shapes / sizeof *shapes);
@@ -81,19 +137,42 @@ int main(int argc, char **argv) {
         TIME("bfs sweep", shape, "cpu", arcs, {
             if ((rc = tdm_lattice_bfs_multi(cpu_ctx, &g, &s, 1, dist, NULL))) die("sweep", rc);
         });
+        int64_t hops = -1;
         TIME("path 0->V-1", shape, "cpu", arcs, {
             if ((rc = tdm_lattice_sp(cpu_ctx, &g, s, t, TDM_DEVICE_CPU, &p))) die("path", rc);
+            hops = p.hops;
             tdm_lattice_path_release(&p);
         });
+        /* The sweep above left the CPU's distances from s in dist: the peers' and the GPU's must match. */
+        int32_t *dev_dist = gpu ? xmalloc((size_t)g.nvertices * 4) : NULL;
         if (gpu) {
-            TIME("bfs sweep+upload", shape, "cuda", arcs, {
-                if ((rc = gpu->lattice->bfs_dist(gpu, &g, s, dist))) die("gpu sweep", rc);
+            /* Resident: the lattice's CSR stays on the device after the first call (keyed by its id). */
+            TIME("bfs sweep", shape, "cuda", arcs, {
+                if ((rc = gpu->lattice->bfs_dist(gpu, &g, s, dev_dist))) die("gpu sweep", rc);
             });
+            if (memcmp(dev_dist, dist, (size_t)g.nvertices * 4)) die("gpu sweep differs from the CPU's", TDM_E_INVAL);
+            /* The same graph without an id (anonymous): uploaded at every call. */
+            tdm_lattice_csr anon = g;
+            anon.id = 0;
+            TIME("bfs sweep+upload", shape, "cuda", arcs, {
+                if ((rc = gpu->lattice->bfs_dist(gpu, &anon, s, dev_dist))) die("gpu sweep", rc);
+            });
+            if (gpu->lattice->bfs_kernel && gpu->lattice->bfs_kernel(gpu, TDM_LAT_BFS_KERNEL_LEVELS) == TDM_OK) {
+                TIME("bfs sweep levels", shape, "cuda", arcs, {
+                    if ((rc = gpu->lattice->bfs_dist(gpu, &g, s, dev_dist))) die("gpu sweep", rc);
+                });
+                gpu->lattice->bfs_kernel(gpu, TDM_LAT_BFS_KERNEL_AUTO);
+            }
             TIME("path 0->V-1", shape, "cuda", arcs, {
                 if ((rc = tdm_lattice_sp(ctx, &g, s, t, TDM_DEVICE_CUDA, &p))) die("gpu path", rc);
+                if (p.hops != hops) die("gpu path length differs from the CPU's", TDM_E_INVAL);
                 tdm_lattice_path_release(&p);
             });
         }
+        free(dev_dist);
+#ifdef TANDEM_HAVE_IGRAPH
+        igraph_rows(d, L, shape, dist, hops, arcs);
+#endif
         free(dist);
         tdm_lattice_free(lat);
     }

@@ -16,6 +16,7 @@ packages=(
   liblmdb-dev      # the service's durable store
   libmicrohttpd-dev # the HTTP service
   libopenblas-dev  # CBLAS for the lattice engine's matrix operations
+  libigraph-dev    # bench_lattice's peer (igraph 0.10); optional to the build: bench/CMakeLists.txt
 )
 # Optional, not installed here (large): `chromium` lets tests/prof/test_prof_render.py render the profiler's
 # HTML report headless; without it that test is reported as skipped.

@@ -89,6 +89,7 @@ void tdm_destroy(tdm_ctx *ctx) {
     tdm_router_free(ctx); /* after the backends: their monitors live here */
     tdm_cuda_unload(ctx);
     tdm_lat_cache_free(atomic_load(&ctx->lattice_cache));
+    tdm_lat_ws_free(atomic_load(&ctx->lattice_ws));
     tdm_free(ctx);
 }
 

@@ -17,11 +17,14 @@ struct tdm_ctx {
     void *cuda_module;                        /* dlopen handle or NULL */
     struct tdm_router *router;                /* routing, cost model, device monitors (src/runtime/router.c) */
     _Atomic(struct tdm_lat_cache *) lattice_cache; /* shortest-path LRU (src/lattice/sp_cache.c), lazy */
+    _Atomic(struct tdm_lat_ws *) lattice_ws;       /* kept BFS workspace (src/lattice/bfs_ws.c), lazy */
     int prof_owner;                           /* this context started the profiler (TANDEM_PROFILE=1) */
 };
 
 /* Frees the lattice engine's path cache (accepts NULL); tdm_destroy calls it. */
 void tdm_lat_cache_free(struct tdm_lat_cache *c);
+/* Frees the lattice engine's kept BFS workspace (accepts NULL); tdm_destroy calls it. */
+void tdm_lat_ws_free(struct tdm_lat_ws *ws);
 
 /* The CPU model from /proc/cpuinfo ("unknown CPU" when it cannot be read). */
 void tdm_cpu_model(char *buf, size_t cap);

@@ -225,6 +225,7 @@ static void cu_destroy(tdm_backend *b) {
     if (c) {
         tdm_cuda_prof_free(c->prof); /* its spans are flushed to the core first */
         cudaSetDevice(c->dev);
+        tdm_cuda_lat_bfs_free(b); /* its device buffers, on the stream, before the stream goes */
         cudaStreamSynchronize(c->stream);
         cudaStreamDestroy(c->stream);
         if (c->pool) cudaMemPoolDestroy(c->pool);
@@ -319,6 +320,7 @@ static int mod_backend_create(int dev, tdm_backend **out) {
     for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)p.uuid.bytes[i]);
     snprintf(b->identity, sizeof b->identity, "uuid %s driver %d runtime %d", uuid, drv, rt);
     b->lattice = &tdm_cuda_lattice_ops;
+    c->lat_bfs = tdm_cuda_lat_bfs_new();
     if (H->prof_set_device_info) {
         char ver[64];
         snprintf(ver, sizeof ver, "CUDA driver %d.%d, runtime %d.%d", drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);

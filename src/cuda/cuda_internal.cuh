@@ -32,6 +32,7 @@ typedef struct {
     tdm_cuda_prof *prof; /* device spans of this stream; NULL when the core has no profiler */
     int sms; /* multiprocessors, to size persistent grids */
     char name[16];
+    struct lat_bfs_state *lat_bfs; /* resident CSR and BFS workspace (lattice_bfs.cu); owned */
 } cuda_impl;
 
 /* The core's error, log and allocation functions (set by the module's init). */

@@ -56,4 +56,10 @@ int tdm_cuda_lat_reduce(const tdm_backend *b, tdm_lattice_reduce_op op, tdm_latt
 /* The lattice engine's device entry points (lattice_bfs.cu). */
 extern const struct tdm_lattice_dev_ops tdm_cuda_lattice_ops;
 
+/* The per-backend BFS state (lattice_bfs.cu): _new at backend creation (host memory only; NULL when out of
+ * memory, and BFS calls then fail with TDM_E_NOMEM), _free at its destruction (releases the device buffers
+ * on the backend's stream; accepts a backend without state). */
+struct lat_bfs_state *tdm_cuda_lat_bfs_new(void);
+void tdm_cuda_lat_bfs_free(const tdm_backend *b);
+
 #endif

@@ -10,8 +10,8 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 10 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
-                                 8: batched XOR; 9: BFS kernel choice (withdrawn); 10: batched XOR alone */
+#define TDM_CUDA_MODULE_ABI 9 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
+                                8: batched XOR; 9: BFS kernel choice */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);

@@ -58,9 +58,18 @@ typedef struct tdm_lattice_dev_ops {
      * keys staged together, one kernel over the job table, results copied back together. Outputs are
      * written only once every device step succeeded, so a failed call (TDM_E_DEVICE_OOM, TDM_E_DEVICE)
      * leaves them untouched and the executor can rerun the group anywhere. Jobs' outputs are disjoint;
-     * in == out is allowed. NULL when not implemented (module ABI 8). */
+     * in == out is allowed. NULL when not implemented (module ABI 8 and later). */
     int (*xor_key_batch)(const tdm_backend *b, const tdm_lattice_xor_job *jobs, size_t count);
+    /* Which BFS kernel bfs_path/bfs_dist use from now on (TDM_LAT_BFS_KERNEL_*), so that tests and benchmarks
+     * can cover each: AUTO (the device's best: one persistent kernel where cooperative launches work, else a
+     * launch per level), PERSISTENT (TDM_E_UNSUPPORTED where the device cannot), LEVELS. TDM_E_INVAL for
+     * another value. NULL when the backend has one kernel only. */
+    int (*bfs_kernel)(const tdm_backend *b, int which);
 } tdm_lattice_dev_ops;
+
+#define TDM_LAT_BFS_KERNEL_AUTO 0
+#define TDM_LAT_BFS_KERNEL_PERSISTENT 1
+#define TDM_LAT_BFS_KERNEL_LEVELS 2
 
 #ifdef __cplusplus
 }

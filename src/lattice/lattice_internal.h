@@ -35,6 +35,18 @@ uint64_t tdm_lat_next_id(void);
 int64_t tdm_lat_bfs(const tdm_lattice_csr *g, int64_t s, int32_t *dist, int32_t *queue, const int64_t *stop,
                     size_t nstop, int32_t *ecc);
 
+/* A BFS workspace (bfs_ws.c): dist and queue of cap entries each, every dist entry -1 while it rests.
+ * take: one with cap >= V (the context's kept one when free and large enough, else a new one); NULL when
+ * out of memory. clean: restores dist to -1 after a BFS that labelled `labelled` vertices (the count
+ * tdm_lat_bfs returned, with the same queue). give: hands it back (kept or freed); accepts NULL. */
+typedef struct tdm_lat_ws {
+    size_t cap;
+    int32_t *dist, *queue;
+} tdm_lat_ws;
+tdm_lat_ws *tdm_lat_ws_take(tdm_ctx *ctx, size_t V);
+void tdm_lat_ws_clean(tdm_lat_ws *ws, int64_t labelled);
+void tdm_lat_ws_give(tdm_ctx *ctx, tdm_lat_ws *ws);
+
 /* Builds the tie-rule path to t from finished distances dist (dist[t] >= 0) into out->vertex/hops. Returns
  * TDM_OK or TDM_E_NOMEM. */
 int tdm_lat_path_from_dist(const tdm_lattice_csr *g, const int32_t *dist, int64_t t, tdm_lattice_path *out);

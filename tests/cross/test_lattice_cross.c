@@ -7,7 +7,9 @@
  * Without a GPU the driver prints "CUDA half: NOT RUN (<reason>)" once the CPU half has passed, which CTest
  * reads as skipped; TANDEM_TEST_REQUIRE_GPU=1 turns that into a failure (the GPU machine). Paths go through
  * the library (tdm_lattice_sp with a CUDA preference must answer on the device); the other ops call the
- * backend's lattice entry points directly, so a silent CPU fallback cannot pass for a device result. */
+ * backend's lattice entry points directly, so a silent CPU fallback cannot pass for a device result. Paths
+ * and sweeps run once per device BFS kernel (persistent cooperative, launch per level), and over lattices
+ * kept resident on the device interleaved with anonymous graphs that are uploaded at every call. */
 #include "lattice/lattice_device.h"
 #include "tandem/backend.h"
 #include "tandem/lattice.h"
@@ -77,7 +79,8 @@ static int64_t oracle_path(int d, int64_t L, int64_t s, int64_t t, int64_t *out)
 
 /* ---- paths and sweeps ---------------------------------------------------------------------------------- */
 
-static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
+/* queries: per lattice shape; rounds: random general graphs (10 queries each). */
+static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, int rounds) {
     static const int shapes[][2] = {{2, 3}, {4, 10}, {3, 10}, {4, 18}, {2, 200}, {5, 8}, {1, 500}, {6, 4}};
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes + 6; sh++) {
         int d;
@@ -99,7 +102,7 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
         tdm_lattice_csr g;
         tdm_lattice_get_csr(lat, &g);
         int32_t *dc = malloc((size_t)g.nvertices * 4), *dg = malloc((size_t)g.nvertices * 4);
-        for (int q = 0; q < 25; q++) {
+        for (int q = 0; q < queries; q++) {
             int64_t s = (int64_t)below((uint64_t)g.nvertices), t = (int64_t)below((uint64_t)g.nvertices);
             if (q == 0) s = 0, t = g.nvertices - 1;
             int64_t hops = oracle_path(d, L, s, t, want);
@@ -131,7 +134,7 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
         tdm_lattice_free(lat);
     }
     /* Random general graphs, unreachable targets included. */
-    for (int round = 0; round < 40 && run_gpu; round++) {
+    for (int round = 0; round < rounds && run_gpu; round++) {
         int n = (int)(2 + below(300));
         double p = unit() * 4.0 / n;
         unsigned char *adj = calloc((size_t)n * n, 1);
@@ -159,6 +162,66 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu) {
         }
         free(adj), free(row), free(col);
     }
+}
+
+/* The device keeps the last lattice's CSR resident (keyed by graph id) and re-uploads anonymous graphs at
+ * every call: queries interleaved over two live lattices and an anonymous graph whose arrays are rewritten
+ * in place between queries (same pointers, same sizes, other edges) must all equal the CPU. */
+static void cross_resident(tdm_ctx *cpu, tdm_ctx *gpu, const tdm_backend *cb) {
+    tdm_lattice *la, *lb;
+    if (tdm_lattice_new(cpu, 4, 9, 0, &la) || tdm_lattice_new(cpu, 3, 20, 0, &lb)) {
+        CHECK(0, "resident: lattice build: %s", tdm_last_error());
+        return;
+    }
+    tdm_lattice_csr ga, gb;
+    tdm_lattice_get_csr(la, &ga);
+    tdm_lattice_get_csr(lb, &gb);
+    /* The anonymous graph: a ring of n vertices, rewired each round as a ring over another permutation. */
+    enum { n = 500 };
+    int64_t arow[n + 1];
+    int32_t acol[2 * n], perm[n];
+    tdm_lattice_csr gn = {n, arow, acol, 0};
+    int32_t *dc = malloc(8000 * 4), *dg = malloc(8000 * 4);
+    for (int q = 0; q < 90; q++) {
+        const int which = (int)below(3);
+        if (which == 2) {
+            for (int i = 0; i < n; i++) perm[i] = i;
+            for (int i = n - 1; i > 0; i--) {
+                int j = (int)below((uint64_t)i + 1), x = perm[i];
+                perm[i] = perm[j], perm[j] = x;
+            }
+            /* Ring edges perm[i] - perm[i+1]: every vertex has degree 2; rows sorted. */
+            int32_t nb[n][2];
+            for (int i = 0; i < n; i++) {
+                int32_t u = perm[i], v = perm[(i + 1) % n];
+                nb[u][1] = v, nb[v][0] = u;
+            }
+            for (int v = 0; v < n; v++) {
+                arow[v] = 2 * v;
+                acol[2 * v] = nb[v][0] < nb[v][1] ? nb[v][0] : nb[v][1];
+                acol[2 * v + 1] = nb[v][0] < nb[v][1] ? nb[v][1] : nb[v][0];
+            }
+            arow[n] = 2 * n;
+        }
+        const tdm_lattice_csr *g = which == 0 ? &ga : which == 1 ? &gb : &gn;
+        int64_t s = (int64_t)below((uint64_t)g->nvertices), t = (int64_t)below((uint64_t)g->nvertices);
+        tdm_lattice_path pc, pg;
+        int rc1 = tdm_lattice_sp(cpu, g, s, t, TDM_DEVICE_CPU, &pc), rc2 = tdm_lattice_sp(gpu, g, s, t, TDM_DEVICE_CUDA, &pg);
+        CHECK(rc1 == TDM_OK && rc2 == TDM_OK && pc.hops == pg.hops && !memcmp(pc.vertex, pg.vertex, (size_t)(pc.hops + 1) * 8),
+              "resident: query %d graph %d %lld->%lld: CPU rc %d hops %lld, GPU rc %d hops %lld", q, which, (long long)s,
+              (long long)t, rc1, (long long)pc.hops, rc2, rc2 == TDM_OK ? (long long)pg.hops : -2LL);
+        if (rc1 == TDM_OK) tdm_lattice_path_release(&pc);
+        if (rc2 == TDM_OK) tdm_lattice_path_release(&pg);
+        if (q % 5 == 0) {
+            tdm_lattice_bfs_multi(cpu, g, &s, 1, dc, NULL);
+            int rc = cb->lattice->bfs_dist(cb, g, s, dg);
+            CHECK(rc == TDM_OK && !memcmp(dc, dg, (size_t)g->nvertices * 4), "resident: sweep %d graph %d from %lld differs", q,
+                  which, (long long)s);
+        }
+    }
+    free(dc), free(dg);
+    tdm_lattice_free(la);
+    tdm_lattice_free(lb);
 }
 
 /* ---- XOR ---------------------------------------------------------------------------------------------- */
@@ -401,8 +464,21 @@ int main(void) {
     const tdm_backend *cb = tdm_backend_find(gpu, TDM_BACKEND_CUDA);
     int run_gpu = cb && cb->lattice;
     printf("paths\n");
-    cross_paths(cpu, gpu, run_gpu);
+    cross_paths(cpu, gpu, run_gpu, 25, 40);
     long cpu_failures = failures;
+    /* Each BFS kernel the device has (the default above is the persistent one where it runs). */
+    if (run_gpu && cb->lattice->bfs_kernel) {
+        static const int kernels[] = {TDM_LAT_BFS_KERNEL_PERSISTENT, TDM_LAT_BFS_KERNEL_LEVELS, TDM_LAT_BFS_KERNEL_AUTO};
+        static const char *const names[] = {"persistent", "levels", "auto"};
+        for (int k = 0; k < 3; k++) {
+            int rc = cb->lattice->bfs_kernel(cb, kernels[k]);
+            printf("BFS kernel %s: %s\n", names[k], rc ? tdm_last_error() : "checking");
+            if (rc) continue;
+            if (k < 2) cross_paths(cpu, gpu, 1, 8, 12); /* lighter: the full pass above ran the default */
+            cross_resident(cpu, gpu, cb);
+        }
+        cb->lattice->bfs_kernel(cb, TDM_LAT_BFS_KERNEL_AUTO);
+    }
     if (run_gpu) {
         printf("xor\n");
         cross_xor(cpu, cb);

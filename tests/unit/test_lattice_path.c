@@ -3,7 +3,8 @@
  * t_i > s_i, highest axis first) built here from coordinates, its length the L1 distance, and
  * path(t,s) = reverse(path(s,t)); the spec's 4D/10 examples are checked literally. On seeded random
  * general graphs the path must follow the tie rule over Floyd-Warshall distances computed here. Batches
- * must equal single calls item by item; multi-source sweeps must match brute force. */
+ * must equal single calls item by item; multi-source sweeps must match brute force. Interleaved queries
+ * on one context over graphs of changing sizes must equal a plain queue BFS (the kept workspace). */
 #include "unit_common.h"
 
 #include "lattice/lattice_internal.h"
@@ -422,12 +423,135 @@ static void test_cache(void **state) {
     tdm_destroy(ctx);
 }
 
+/* ---- the kept BFS workspace (src/lattice/bfs_ws.c) ---------------------------------------------------------
+ * One context answers interleaved single, batch and multi-source queries over graphs of changing sizes
+ * (sparse ones, so early exits leave partial labels and many targets are unreachable); every answer must
+ * equal a plain queue BFS written here, with its own fresh arrays, plus the tie-rule walk. A workspace left
+ * dirty by an earlier query, or too small for a later graph, shows up as a wrong distance or path. */
+typedef struct {
+    int64_t n;
+    int64_t *row;
+    int32_t *col;
+} big_graph;
+
+static big_graph random_sparse(tu_rng *r, int64_t n) {
+    big_graph b = {n, malloc((size_t)(n + 1) * sizeof *b.row), NULL};
+    /* A random symmetric graph of average degree ~2.5: adjacency from an edge list, sorted rows. */
+    const int64_t m = n + n / 4;
+    int64_t *deg = calloc((size_t)n, sizeof *deg), (*e)[2] = malloc((size_t)m * sizeof *e), ne = 0;
+    for (int64_t i = 0; i < m; i++) {
+        int64_t u = (int64_t)tu_below(r, (uint64_t)n), v = (int64_t)tu_below(r, (uint64_t)n);
+        if (u == v) continue;
+        e[ne][0] = u, e[ne][1] = v, ne++;
+    }
+    int64_t *tmp_row = calloc((size_t)n + 1, sizeof *tmp_row);
+    for (int64_t i = 0; i < ne; i++) tmp_row[e[i][0] + 1]++, tmp_row[e[i][1] + 1]++;
+    for (int64_t v = 0; v < n; v++) tmp_row[v + 1] += tmp_row[v];
+    int32_t *tmp_col = malloc((size_t)tmp_row[n] * sizeof *tmp_col + 4);
+    for (int64_t i = 0; i < ne; i++) {
+        tmp_col[tmp_row[e[i][0]] + deg[e[i][0]]++] = (int32_t)e[i][1];
+        tmp_col[tmp_row[e[i][1]] + deg[e[i][1]]++] = (int32_t)e[i][0];
+    }
+    b.col = malloc((size_t)tmp_row[n] * sizeof *b.col + 4);
+    int64_t k = 0;
+    for (int64_t v = 0; v < n; v++) {
+        b.row[v] = k;
+        int32_t *lo = tmp_col + tmp_row[v];
+        const int64_t len = tmp_row[v + 1] - tmp_row[v];
+        for (int64_t i = 1; i < len; i++) /* insertion sort: rows are short */
+            for (int64_t j = i; j > 0 && lo[j - 1] > lo[j]; j--) {
+                int32_t t = lo[j];
+                lo[j] = lo[j - 1], lo[j - 1] = t;
+            }
+        for (int64_t i = 0; i < len; i++) /* duplicate edges dropped */
+            if (i == 0 || lo[i] != lo[i - 1]) b.col[k++] = lo[i];
+    }
+    b.row[n] = k;
+    free(deg), free(e), free(tmp_row), free(tmp_col);
+    return b;
+}
+
+static void plain_bfs(const big_graph *b, int64_t s, int32_t *dist) {
+    int32_t *q = malloc((size_t)b->n * sizeof *q);
+    for (int64_t v = 0; v < b->n; v++) dist[v] = -1;
+    int64_t h = 0, t = 0;
+    dist[s] = 0, q[t++] = (int32_t)s;
+    while (h < t) {
+        int32_t u = q[h++];
+        for (int64_t a = b->row[u]; a < b->row[u + 1]; a++)
+            if (dist[b->col[a]] < 0) dist[b->col[a]] = dist[u] + 1, q[t++] = b->col[a];
+    }
+    free(q);
+}
+
+static void check_against_plain(const big_graph *b, int64_t s, int64_t t, const int32_t *dist, int rc,
+                                const tdm_lattice_path *p, const char *what) {
+    if (dist[t] < 0) {
+        tu_check(rc == TDM_E_NOPATH && p->hops == -1 && !p->vertex, "%s %lld->%lld: rc %d, want NOPATH", what,
+                 (long long)s, (long long)t, rc);
+        return;
+    }
+    tu_check(rc == TDM_OK && p->hops == dist[t], "%s %lld->%lld: rc %d hops %lld, want %d", what, (long long)s,
+             (long long)t, rc, (long long)p->hops, dist[t]);
+    if (rc != TDM_OK || p->hops != dist[t]) return;
+    int64_t v = t;
+    for (int64_t j = dist[t]; j > 0; j--) {
+        tu_check(p->vertex[j] == v, "%s %lld->%lld: vertex %lld", what, (long long)s, (long long)t, (long long)j);
+        int64_t a = b->row[v];
+        while (dist[b->col[a]] != j - 1) a++;
+        v = b->col[a];
+    }
+    tu_check(p->vertex[0] == s, "%s: path starts at %lld", what, (long long)p->vertex[0]);
+}
+
+static void test_workspace_reuse(void **state) {
+    (void)state;
+    tdm_ctx *ctx = new_ctx();
+    tu_rng r = tu_rng_for(305);
+    static const int64_t sizes[] = {3000, 50, 20000, 700, 20000, 9, 4096};
+    for (size_t round = 0; round < 3 * sizeof sizes / sizeof *sizes; round++) {
+        big_graph b = random_sparse(&r, sizes[round % (sizeof sizes / sizeof *sizes)]);
+        tdm_lattice_csr g = {b.n, b.row, b.col, 0};
+        int32_t *want = malloc((size_t)b.n * sizeof *want), *got = malloc((size_t)b.n * sizeof *got);
+        for (int q = 0; q < 12; q++) {
+            int64_t s = (int64_t)tu_below(&r, (uint64_t)b.n);
+            plain_bfs(&b, s, want);
+            /* Near and far targets: early exits of every depth. */
+            for (int k = 0; k < 6; k++) {
+                int64_t t = (int64_t)tu_below(&r, (uint64_t)b.n);
+                tdm_lattice_path p;
+                int rc = tdm_lattice_sp(ctx, &g, s, t, TDM_DEVICE_CPU, &p);
+                check_against_plain(&b, s, t, want, rc, &p, "sp");
+                tdm_lattice_path_release(&p);
+            }
+            if (q % 4 == 0) {
+                int64_t src[8], dst[8];
+                tdm_lattice_path paths[8];
+                int status[8];
+                for (int i = 0; i < 8; i++) src[i] = s, dst[i] = (int64_t)tu_below(&r, (uint64_t)b.n);
+                assert_int_equal(tdm_lattice_sp_batch(ctx, &g, 8, src, dst, TDM_DEVICE_CPU, paths, status), TDM_OK);
+                for (int i = 0; i < 8; i++) {
+                    check_against_plain(&b, s, dst[i], want, status[i], &paths[i], "batch");
+                    tdm_lattice_path_release(&paths[i]);
+                }
+            }
+            if (q % 3 == 0) {
+                assert_int_equal(tdm_lattice_bfs_multi(ctx, &g, &s, 1, got, NULL), TDM_OK);
+                tu_check(!memcmp(got, want, (size_t)b.n * sizeof *got), "sweep from %lld differs (n %lld)", (long long)s,
+                         (long long)b.n);
+            }
+        }
+        free(want), free(got), free(b.row), free(b.col);
+    }
+    tdm_destroy(ctx);
+}
+
 int main(void) {
     tu_init_seed("test_lattice_path");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_examples), cmocka_unit_test(test_random_lattice_pairs),
         cmocka_unit_test(test_random_graphs), cmocka_unit_test(test_batch),
-        cmocka_unit_test(test_multi_source), cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_multi_source), cmocka_unit_test(test_cache), cmocka_unit_test(test_workspace_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
