@@ -71,7 +71,7 @@ static int fake_catalytic(const tdm_backend *b, const tdm_lattice_csr *g, void *
 }
 
 static const tdm_lattice_dev_ops fake_ops = {fake_bfs_path, fake_bfs_dist, fake_xor_key, fake_xor_seeded,
-                                             fake_gemm,     fake_ewise,    fake_reduce,  fake_catalytic, NULL};
+                                             fake_gemm,     fake_ewise,    fake_reduce,  fake_catalytic, NULL, NULL};
 
 static int fake_supports(const tdm_backend *b, tdm_op op) {
     return op == TDM_OP_LATTICE_BFS || op == TDM_OP_LATTICE_XOR || op == TDM_OP_LATTICE_GEMM || op == TDM_OP_LATTICE_CATALYTIC ||
