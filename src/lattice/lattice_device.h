@@ -61,9 +61,9 @@ typedef struct tdm_lattice_dev_ops {
      * in == out is allowed. NULL when not implemented (module ABI 8 and later). */
     int (*xor_key_batch)(const tdm_backend *b, const tdm_lattice_xor_job *jobs, size_t count);
     /* Which BFS kernel bfs_path/bfs_dist use from now on (TDM_LAT_BFS_KERNEL_*), so that tests and benchmarks
-     * can cover each: AUTO (the device's best: one persistent kernel where cooperative launches work, else a
-     * launch per level), PERSISTENT (TDM_E_UNSUPPORTED where the device cannot), LEVELS. TDM_E_INVAL for
-     * another value. NULL when the backend has one kernel only. */
+     * can cover each: AUTO (the default: a launch per level, since the persistent kernel is experimental),
+     * PERSISTENT (one cooperative kernel for all levels; TDM_E_UNSUPPORTED where the device cannot), LEVELS.
+     * TDM_E_INVAL for another value. NULL when the backend has one kernel only. */
     int (*bfs_kernel)(const tdm_backend *b, int which);
 } tdm_lattice_dev_ops;
 
