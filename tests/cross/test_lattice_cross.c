@@ -82,7 +82,6 @@ static int64_t oracle_path(int d, int64_t L, int64_t s, int64_t t, int64_t *out)
 /* queries: per lattice shape; rounds: random general graphs (10 queries each). */
 static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, int rounds) {
     static const int shapes[][2] = {{2, 3}, {4, 10}, {3, 10}, {4, 18}, {2, 200}, {5, 8}, {1, 500}, {6, 4}};
-    int64_t *want = malloc(8192 * sizeof *want);
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes + 6; sh++) {
         int d;
         int64_t L;
@@ -98,6 +97,8 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, in
             CHECK(0, "%dD/%lld: %s", d, (long long)L, tdm_last_error());
             continue;
         }
+        /* The closed-form path of the farthest pair has d * (L - 1) hops (a 1D shape can have 60,000). */
+        int64_t *want = malloc(((size_t)d * (size_t)(L - 1) + 1) * sizeof *want);
         tdm_lattice_csr g;
         tdm_lattice_get_csr(lat, &g);
         int32_t *dc = malloc((size_t)g.nvertices * 4), *dg = malloc((size_t)g.nvertices * 4);
@@ -129,9 +130,9 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, in
             }
         }
         free(dc), free(dg);
+        free(want);
         tdm_lattice_free(lat);
     }
-    free(want);
     /* Random general graphs, unreachable targets included. */
     for (int round = 0; round < rounds && run_gpu; round++) {
         int n = (int)(2 + below(300));
