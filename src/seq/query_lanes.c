@@ -1,7 +1,7 @@
-/* query_lanes.c: lcs threshold queries of a batch answered together, eight per pass over the store. At
+/* query_lanes.c: lcs threshold queries of a batch answered together, sixteen per pass over the store. At
  * low thresholds most of the store must be scored for every query, and one query at a time spends its
  * time mapping each pattern's symbols onto its STM. Here each pattern is read and mapped once per group
- * of eight STMs (onto the union of their symbols), and the bit-parallel LCS runs in eight lanes at once:
+ * of sixteen STMs (onto the union of their symbols), and the bit-parallel LCS runs in sixteen lanes:
  * lane q holds query q's bit vector, and one union symbol brings one mask per lane (zero where the
  * symbol is not in that STM), so the step V = (V + (V & M)) | (V - (V & M)) is one vector operation.
  * Each lane computes exactly what tdm_seq_lcsq_run computes for its query alone. A lane's similarity is a
@@ -50,10 +50,11 @@ typedef struct {
     uint32_t id, rank;
 } lane_hit;
 
+/* One contiguous id range's work of a group (reused by the next group). */
 typedef struct {
     lane_hit *hits[LANES];
     size_t nhits[LANES], cap[LANES];
-    uint32_t *hist[LANES];        /* hits per rank, then (after the count) where this thread's go */
+    uint32_t *hist[LANES];        /* hits per rank, then (after the count) where this range's go */
     size_t cap_hist[LANES];
     uint64_t union_pruned[LANES]; /* patterns skipped by the union bound in lanes where they could pass */
     uint32_t *slots;
