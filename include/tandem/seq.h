@@ -203,7 +203,10 @@ void tdm_seq_result_clear(tdm_seq_result *r);
 int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *opts,
                   tdm_seq_result *out);
 /* Runs n queries with the same options, spreading them over the threads; out[i] answers stms[i] exactly
- * as tdm_seq_query would. On error every out[i] is cleared. */
+ * as tdm_seq_query would (the same hits in the same order, bit for bit). Low-threshold lcs queries are
+ * answered sixteen at a time in one pass over the store (docs/seq.md, "lanes"); their statistics then
+ * describe that pass (index_pruned 0, the union bound under multiset_pruned, the group's times shared
+ * out). On error every out[i] is cleared. */
 int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t n,
                         const tdm_seq_query_opts *opts, tdm_seq_result *out);
 
