@@ -181,8 +181,9 @@ typedef struct {
     double *aff_values;
 } tdm_kato_symbol;
 
-/* Symbols ever learned (indices 0 .. count-1) and one symbol's statistics, owned by the caller
- * (tdm_kato_symbol_free). Errors: TDM_E_RANGE, TDM_E_NOMEM. */
+/* Symbols ever learned (indices 0 .. count-1) and one symbol's statistics by index, owned by the caller
+ * (tdm_kato_symbol_free; tdm_kato_kb_symbol_find gives the same by name). Errors: TDM_E_RANGE,
+ * TDM_E_NOMEM. */
 uint32_t tdm_kato_kb_symbol_count(tdm_kato_kb *kb);
 int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, uint32_t index, tdm_kato_symbol *out);
 void tdm_kato_symbol_free(tdm_kato_symbol *s);
@@ -334,28 +335,18 @@ void tdm_kato_py_float(double x, char *out, size_t cap);
  * functions read those pieces out after a learn and put them back into an empty knowledge base at start-up,
  * so that the restored knowledge base answers every query exactly as the one that learned. */
 
-/* The statistics of one symbol by name: counts and its affinity sums per emotive key (first-seen order).
- * (tdm_kato_symbol above is the same information by index, for tdm_kato_kb_import; the store uses these.) */
-typedef struct {
-    uint64_t frequency, pattern_member_frequency;
-    size_t naffinity;
-    char **affinity_keys;   /* owned, NUL-terminated */
-    double *affinity_sums;
-} tdm_kato_symbol_state;
-
-/* Copies a symbol's statistics into *out (release with tdm_kato_symbol_state_free). Errors: TDM_E_NOTFOUND
- * (never learned), TDM_E_INVAL, TDM_E_NOMEM. */
-int tdm_kato_kb_symbol_state_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol_state *out);
-void tdm_kato_symbol_state_free(tdm_kato_symbol_state *s);
+/* A symbol's statistics by name (a tdm_kato_symbol, above, release with tdm_kato_symbol_free): what the
+ * store writes after each learn. Errors: TDM_E_NOTFOUND (never learned), TDM_E_INVAL, TDM_E_NOMEM. */
+int tdm_kato_kb_symbol_find(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol *out);
 /* Appends a pattern exactly as exported by tdm_kato_kb_get (name, frequency, events, emotives window,
  * metadata) without touching symbol statistics or totals; restore patterns in index order so that indices
  * match. The name is taken as given (not recomputed from the events: loading stays one pass of copies).
  * Errors: TDM_E_INVAL (bad name or NULL), TDM_E_CORRUPT (the name is already there, fewer than 2 symbols,
  * event sizes that do not add up, frequency 0), TDM_E_UTF8, TDM_E_NOMEM. Nothing changes on error. */
 int tdm_kato_kb_restore_pattern(tdm_kato_kb *kb, const tdm_kato_pattern *p);
-/* Sets a symbol's statistics (the symbol must belong to a restored pattern). Errors: TDM_E_NOTFOUND,
- * TDM_E_INVAL, TDM_E_NOMEM. */
-int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol_state *s);
+/* Sets the statistics of symbol s->sym (s->len bytes; it must belong to a restored pattern) from s, which
+ * is only read. Errors: TDM_E_NOTFOUND, TDM_E_INVAL, TDM_E_NOMEM. */
+int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const tdm_kato_symbol *s);
 /* Sets the totals (total_pattern_frequencies, total_symbols_in_patterns_frequencies, symbols); patterns
  * must equal the restored count. Errors: TDM_E_CORRUPT. */
 int tdm_kato_kb_restore_totals(tdm_kato_kb *kb, const tdm_kato_kb_totals *t);

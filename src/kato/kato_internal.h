@@ -85,6 +85,9 @@ uint32_t kato_average_emotives(uint32_t ndicts, const uint32_t *dsize, const uin
 int kato_reserve_pattern(tdm_kato_kb *kb);
 void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec);
 int kato_copy_affinity(const tdm_kato_kb *kb, uint32_t id, char ***keys, double **sums, size_t *n);
+/* Fills *out (tdm_kato_symbol_free) with vocabulary id's name and statistics; the caller holds the lock.
+ * Status (TDM_E_NOMEM; *out is then empty). */
+int kato_symbol_export(const tdm_kato_kb *kb, uint32_t id, tdm_kato_symbol *out);
 /* Index of an emotive key, added when new; -1 without memory. Write lock held. */
 int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out);
 

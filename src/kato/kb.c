@@ -531,21 +531,24 @@ int tdm_kato_kb_symbol_get(tdm_kato_kb *kb, uint32_t index, tdm_kato_symbol *out
         rc = tdm_error(TDM_E_RANGE, "symbol index %u: the knowledge base has %u", index, tdm_seq_vocab_size(v));
         goto out;
     }
-    const char *s;
-    size_t len;
-    tdm_seq_vocab_get(v, index, &s, &len);
-    out->sym = tdm_strndup(s, len);
-    out->len = len;
-    out->frequency = kb->freq[index];
-    out->pattern_member_frequency = kb->pmf[index];
-    if (!out->sym || kato_copy_affinity(kb, index, &out->aff_keys, &out->aff_values, &out->naff)) goto nomem;
-    goto out;
-nomem:
-    tdm_kato_symbol_free(out);
-    rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_symbol_get: no memory");
+    rc = kato_symbol_export(kb, index, out);
 out:
     pthread_rwlock_unlock(&kb->lock);
     return rc;
+}
+
+int kato_symbol_export(const tdm_kato_kb *kb, uint32_t id, tdm_kato_symbol *out) {
+    const char *s;
+    size_t len;
+    tdm_seq_vocab_get(tdm_seq_store_vocab_const(tdm_seq_engine_store(kb->engine)), id, &s, &len);
+    memset(out, 0, sizeof *out);
+    out->sym = tdm_strndup(s, len);
+    out->len = len;
+    out->frequency = kb->freq[id];
+    out->pattern_member_frequency = kb->pmf[id];
+    if (out->sym && !kato_copy_affinity(kb, id, &out->aff_keys, &out->aff_values, &out->naff)) return TDM_OK;
+    tdm_kato_symbol_free(out);
+    return tdm_error(TDM_E_NOMEM, "symbol export: no memory");
 }
 
 void tdm_kato_kb_totals_get(tdm_kato_kb *kb, tdm_kato_kb_totals *out) {
@@ -715,7 +718,7 @@ void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec) {
 }
 
 /* A copy of symbol id's affinity sums (keys and values, first-seen order), for the two exports (by index,
- * tdm_kato_kb_symbol_get; by name, the store's tdm_kato_kb_symbol_state_get); the caller holds the lock.
+ * tdm_kato_kb_symbol_get and tdm_kato_kb_symbol_find); the caller holds the lock.
  * Returns -1 without memory; what was copied so far is in *keys and *sums for the caller's free. */
 int kato_copy_affinity(const tdm_kato_kb *kb, uint32_t id, char ***keys, double **sums, size_t *n) {
     const kato_aff *a = &kb->aff[id];

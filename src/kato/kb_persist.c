@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tdm_kato_symbol_state_free(tdm_kato_symbol_state *s) {
-    if (!s) return;
-    for (size_t i = 0; i < s->naffinity; i++) tdm_free(s->affinity_keys ? s->affinity_keys[i] : NULL);
-    tdm_free(s->affinity_keys), tdm_free(s->affinity_sums);
-    memset(s, 0, sizeof *s);
-}
-
 static int symbol_id(tdm_kato_kb *kb, const char *sym, size_t len, uint32_t *id) {
     const tdm_seq_vocab *v = tdm_seq_store_vocab_const(tdm_seq_engine_store(kb->engine));
     if (tdm_seq_vocab_find(v, sym, len, id) || *id >= kb->capsym)
@@ -23,20 +16,13 @@ static int symbol_id(tdm_kato_kb *kb, const char *sym, size_t len, uint32_t *id)
     return TDM_OK;
 }
 
-int tdm_kato_kb_symbol_state_get(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol_state *out) {
-    if (!kb || (!sym && len) || !out) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_symbol_state_get: NULL argument");
+int tdm_kato_kb_symbol_find(tdm_kato_kb *kb, const char *sym, size_t len, tdm_kato_symbol *out) {
+    if (!kb || (!sym && len) || !out) return tdm_error(TDM_E_INVAL, "tdm_kato_kb_symbol_find: NULL argument");
     memset(out, 0, sizeof *out);
     pthread_rwlock_rdlock(&kb->lock);
     uint32_t id;
     int rc = symbol_id(kb, sym ? sym : "", len, &id);
-    if (rc) goto out;
-    out->frequency = kb->freq[id], out->pattern_member_frequency = kb->pmf[id];
-    if (kato_copy_affinity(kb, id, &out->affinity_keys, &out->affinity_sums, &out->naffinity)) goto nomem;
-    goto out;
-nomem:
-    tdm_kato_symbol_state_free(out);
-    rc = tdm_error(TDM_E_NOMEM, "tdm_kato_kb_symbol_state_get: no memory");
-out:
+    if (!rc) rc = kato_symbol_export(kb, id, out);
     pthread_rwlock_unlock(&kb->lock);
     return rc;
 }
@@ -137,19 +123,19 @@ unlock:
     return rc;
 }
 
-int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, const tdm_kato_symbol_state *s) {
-    if (!kb || (!sym && len) || !s || (s->naffinity && (!s->affinity_keys || !s->affinity_sums)))
+int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const tdm_kato_symbol *s) {
+    if (!kb || !s || (!s->sym && s->len) || (s->naff && (!s->aff_keys || !s->aff_values)))
         return tdm_error(TDM_E_INVAL, "tdm_kato_kb_restore_symbol: NULL argument");
     pthread_rwlock_wrlock(&kb->lock);
     uint32_t id;
-    int rc = symbol_id(kb, sym ? sym : "", len, &id);
+    int rc = symbol_id(kb, s->sym ? s->sym : "", s->len, &id);
     if (rc) goto out;
-    uint32_t *keys = tdm_malloc((s->naffinity + 1) * sizeof *keys);
-    double *sums = tdm_malloc((s->naffinity + 1) * sizeof *sums);
+    uint32_t *keys = tdm_malloc((s->naff + 1) * sizeof *keys);
+    double *sums = tdm_malloc((s->naff + 1) * sizeof *sums);
     int bad = !keys || !sums;
-    for (size_t i = 0; !bad && i < s->naffinity; i++) {
-        bad = kato_emokey_intern(kb, s->affinity_keys[i], &keys[i]) != 0;
-        sums[i] = s->affinity_sums[i];
+    for (size_t i = 0; !bad && i < s->naff; i++) {
+        bad = kato_emokey_intern(kb, s->aff_keys[i], &keys[i]) != 0;
+        sums[i] = s->aff_values[i];
     }
     if (bad) {
         tdm_free(keys), tdm_free(sums);
@@ -158,7 +144,7 @@ int tdm_kato_kb_restore_symbol(tdm_kato_kb *kb, const char *sym, size_t len, con
     }
     kato_aff *a = &kb->aff[id];
     tdm_free(a->keys), tdm_free(a->sums);
-    a->keys = keys, a->sums = sums, a->n = (uint32_t)s->naffinity;
+    a->keys = keys, a->sums = sums, a->n = (uint32_t)s->naff;
     kb->freq[id] = s->frequency, kb->pmf[id] = s->pattern_member_frequency;
 out:
     pthread_rwlock_unlock(&kb->lock);

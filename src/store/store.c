@@ -342,12 +342,12 @@ static void symbol_key(unsigned char k[20], uint32_t no, const char *sym, size_t
     for (int i = 0; i < 8; i++) k[4 + i] = (unsigned char)(h.high64 >> (56 - 8 * i)), k[12 + i] = (unsigned char)(h.low64 >> (56 - 8 * i));
 }
 
-static void symbol_encode(enc *e, const tdm_kato_symbol_state *y, const char *sym, size_t len) {
+static void symbol_encode(enc *e, const tdm_kato_symbol *y) {
     enc_u64(e, y->frequency);
     enc_u64(e, y->pattern_member_frequency);
-    enc_u32(e, (uint32_t)y->naffinity);
-    for (size_t i = 0; i < y->naffinity; i++) enc_str(e, y->affinity_keys[i], strlen(y->affinity_keys[i])), enc_f64(e, y->affinity_sums[i]);
-    enc_str(e, sym, len);
+    enc_u32(e, (uint32_t)y->naff);
+    for (size_t i = 0; i < y->naff; i++) enc_str(e, y->aff_keys[i], strlen(y->aff_keys[i])), enc_f64(e, y->aff_values[i]);
+    enc_str(e, y->sym, y->len);
 }
 
 /* The symbol's bytes of a record (for the collision check). */
@@ -379,12 +379,12 @@ static int load_symbols(tdm_store *s, MDB_txn *txn, uint32_t no, const char *kb_
     for (mrc = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE); !mrc && k.mv_size == 20 && !memcmp(k.mv_data, kb8, 4);
          mrc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
         dec d = {v.mv_data, v.mv_size, 0, 0};
-        tdm_kato_symbol_state y = {0};
+        tdm_kato_symbol y = {0}; /* borrows the record's bytes and the key arrays: restore only reads it */
         y.frequency = dec_u64(&d), y.pattern_member_frequency = dec_u64(&d);
-        y.naffinity = dec_u32(&d);
-        if (y.naffinity > v.mv_size / 4) d.bad = 1;
-        if (!d.bad && y.naffinity + 1 > cap) {
-            size_t c2 = y.naffinity + 1;
+        y.naff = dec_u32(&d);
+        if (y.naff > v.mv_size / 4) d.bad = 1;
+        if (!d.bad && y.naff + 1 > cap) {
+            size_t c2 = y.naff + 1;
             char **k2 = tdm_realloc(keys, c2 * sizeof *k2);
             if (k2) keys = k2;
             double *s2 = tdm_realloc(sums, c2 * sizeof *s2);
@@ -395,19 +395,18 @@ static int load_symbols(tdm_store *s, MDB_txn *txn, uint32_t no, const char *kb_
             }
             cap = c2;
         }
-        for (size_t i = 0; i < y.naffinity && !d.bad; i++) {
+        for (size_t i = 0; i < y.naff && !d.bad; i++) {
             size_t n;
             const char *key = dec_str(&d, &n);
             keys[i] = key ? tdm_strndup(key, n) : NULL;
             if (key && !keys[i]) d.bad = 2;
             sums[i] = dec_f64(&d);
         }
-        size_t slen;
-        const char *sym = dec_str(&d, &slen);
-        y.affinity_keys = keys, y.affinity_sums = sums;
-        if (!d.bad && d.at == d.n) rc = tdm_kato_kb_restore_symbol(kb, sym, slen, &y);
+        const char *sym = dec_str(&d, &y.len);
+        y.sym = (char *)sym, y.aff_keys = keys, y.aff_values = sums;
+        if (!d.bad && d.at == d.n) rc = tdm_kato_kb_restore_symbol(kb, &y);
         else rc = d.bad == 2 ? tdm_error(TDM_E_NOMEM, "store: no memory") : tdm_error(TDM_E_CORRUPT, "store %s: a symbol record of node %s is damaged", s->dir, kb_id);
-        for (size_t i = 0; i < y.naffinity && i < cap; i++) tdm_free(keys[i]), keys[i] = NULL;
+        for (size_t i = 0; i < y.naff && i < cap; i++) tdm_free(keys[i]), keys[i] = NULL;
         if (rc) break;
     }
     if (!rc && mrc && mrc != MDB_NOTFOUND) rc = mdb_fail(mrc, "store: load symbols");
@@ -561,11 +560,11 @@ static int prepare_one(tdm_store_pending *pp, tdm_kato_kb *kb, const char *name)
         unsigned char k20[20];
         symbol_key(k20, 0, p.syms[i], p.sym_lens[i]);
         if (has_sym_rec(pp, k20 + 4)) continue;
-        tdm_kato_symbol_state y;
-        if ((rc = tdm_kato_kb_symbol_state_get(kb, p.syms[i], p.sym_lens[i], &y))) goto out;
+        tdm_kato_symbol y;
+        if ((rc = tdm_kato_kb_symbol_find(kb, p.syms[i], p.sym_lens[i], &y))) goto out;
         start = pp->buf.n;
-        symbol_encode(&pp->buf, &y, p.syms[i], p.sym_lens[i]);
-        tdm_kato_symbol_state_free(&y);
+        symbol_encode(&pp->buf, &y);
+        tdm_kato_symbol_free(&y);
         if (pp->buf.failed || !(r = add_rec(pp, 1, start))) goto nomem;
         r->klen = 16;
         memcpy(r->key, k20 + 4, 16);

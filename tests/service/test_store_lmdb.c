@@ -94,17 +94,19 @@ static void same_pattern(tdm_kato_kb *a, tdm_kato_kb *b, uint32_t i) {
     }
     /* every symbol's statistics and affinities */
     for (size_t k = 0; k < p.nsyms; k++) {
-        tdm_kato_symbol_state x, y;
-        assert_int_equal(tdm_kato_kb_symbol_state_get(a, p.syms[k], p.sym_lens[k], &x), TDM_OK);
-        assert_int_equal(tdm_kato_kb_symbol_state_get(b, p.syms[k], p.sym_lens[k], &y), TDM_OK);
+        tdm_kato_symbol x, y;
+        assert_int_equal(tdm_kato_kb_symbol_find(a, p.syms[k], p.sym_lens[k], &x), TDM_OK);
+        assert_int_equal(tdm_kato_kb_symbol_find(b, p.syms[k], p.sym_lens[k], &y), TDM_OK);
+        assert_int_equal(x.len, p.sym_lens[k]);
+        assert_memory_equal(x.sym, p.syms[k], x.len);
         assert_int_equal(x.frequency, y.frequency);
         assert_int_equal(x.pattern_member_frequency, y.pattern_member_frequency);
-        assert_int_equal(x.naffinity, y.naffinity);
-        for (size_t j = 0; j < x.naffinity; j++) {
-            assert_string_equal(x.affinity_keys[j], y.affinity_keys[j]);
-            assert_memory_equal(&x.affinity_sums[j], &y.affinity_sums[j], sizeof(double));
+        assert_int_equal(x.naff, y.naff);
+        for (size_t j = 0; j < x.naff; j++) {
+            assert_string_equal(x.aff_keys[j], y.aff_keys[j]);
+            assert_memory_equal(&x.aff_values[j], &y.aff_values[j], sizeof(double));
         }
-        tdm_kato_symbol_state_free(&x), tdm_kato_symbol_state_free(&y);
+        tdm_kato_symbol_free(&x), tdm_kato_symbol_free(&y);
     }
     tdm_kato_pattern_free(&p), tdm_kato_pattern_free(&q);
 }
