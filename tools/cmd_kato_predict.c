@@ -39,7 +39,7 @@ static int predict_one(tdm_kato_kb *kb, const json_t *stm, const tdm_kato_config
 
 int cmd_kato_predict(int argc, char **argv) {
     const char *patterns = NULL, *stm = NULL, *queries = NULL, *v;
-    unsigned long long persistence = 5, maxp;
+    unsigned long long persistence = 5;
     int json = 0;
     tdm_kato_config cfg;
     tdm_kato_config_init(&cfg);
@@ -55,21 +55,9 @@ int cmd_kato_predict(int argc, char **argv) {
         } else if ((r = cli_opt(argc, argv, &i, "--queries", &v))) {
             if (r < 0) return 2;
             queries = v;
-        } else if ((r = cli_opt(argc, argv, &i, "--threshold", &v))) {
-            if (r < 0 || cli_parse_double("--threshold", v, 0.0, 1.0, &cfg.recall_threshold)) return 2;
-        } else if ((r = cli_opt(argc, argv, &i, "--max-predictions", &v))) {
-            if (r < 0 || cli_parse_u64("--max-predictions", v, 1, 10000, &maxp)) return 2;
-            cfg.max_predictions = (uint32_t)maxp;
-        } else if ((r = cli_opt(argc, argv, &i, "--rank", &v))) {
+        } else if ((r = kcli_config_opt(argc, argv, &i, &cfg, &persistence))) {
             if (r < 0) return 2;
-            if (tdm_kato_rank_parse(v, &cfg.rank_sort_algo)) return cli_usage("--rank: %s", tdm_last_error());
-        } else if ((r = cli_opt(argc, argv, &i, "--affinity", &v))) {
-            if (r < 0) return 2;
-            cfg.affinity_emotive = v;
-        } else if ((r = cli_opt(argc, argv, &i, "--persistence", &v))) {
-            if (r < 0 || cli_parse_u64("--persistence", v, 1, 100, &persistence)) return 2;
-        } else if (!strcmp(argv[i], "--char")) cfg.use_token_matching = 0;
-        else if (!strcmp(argv[i], "--json")) json = 1;
+        } else if (!strcmp(argv[i], "--json")) json = 1;
         else return cli_usage("kato predict: unknown argument %s (see --help)", argv[i]);
     }
     if (!patterns) return cli_usage("kato predict: --patterns FILE is required (see --help)");

@@ -82,7 +82,7 @@ static int one_line(tdm_kato_kb *kb, tdm_kato_stm *stm, const tdm_kato_config *c
 
 int cmd_kato_session(int argc, char **argv) {
     const char *patterns = NULL, *observations = NULL, *v;
-    unsigned long long persistence = 5, maxp, mpl;
+    unsigned long long persistence = 5, mpl;
     tdm_kato_config cfg;
     tdm_kato_config_init(&cfg);
     for (int i = 1; i < argc; i++) {
@@ -97,22 +97,10 @@ int cmd_kato_session(int argc, char **argv) {
         } else if ((r = cli_opt(argc, argv, &i, "--max-pattern-length", &v))) {
             if (r < 0 || cli_parse_u64("--max-pattern-length", v, 0, 1000000, &mpl)) return 2;
             cfg.max_pattern_length = (uint32_t)mpl;
-        } else if ((r = cli_opt(argc, argv, &i, "--threshold", &v))) {
-            if (r < 0 || cli_parse_double("--threshold", v, 0.0, 1.0, &cfg.recall_threshold)) return 2;
-        } else if ((r = cli_opt(argc, argv, &i, "--max-predictions", &v))) {
-            if (r < 0 || cli_parse_u64("--max-predictions", v, 1, 10000, &maxp)) return 2;
-            cfg.max_predictions = (uint32_t)maxp;
-        } else if ((r = cli_opt(argc, argv, &i, "--rank", &v))) {
+        } else if ((r = kcli_config_opt(argc, argv, &i, &cfg, &persistence))) {
             if (r < 0) return 2;
-            if (tdm_kato_rank_parse(v, &cfg.rank_sort_algo)) return cli_usage("--rank: %s", tdm_last_error());
-        } else if ((r = cli_opt(argc, argv, &i, "--affinity", &v))) {
-            if (r < 0) return 2;
-            cfg.affinity_emotive = v;
-        } else if ((r = cli_opt(argc, argv, &i, "--persistence", &v))) {
-            if (r < 0 || cli_parse_u64("--persistence", v, 1, 100, &persistence)) return 2;
         } else if (!strcmp(argv[i], "--rolling")) cfg.stm_mode = TDM_KATO_STM_ROLLING;
         else if (!strcmp(argv[i], "--no-sort")) cfg.sort_symbols = 0;
-        else if (!strcmp(argv[i], "--char")) cfg.use_token_matching = 0;
         else return cli_usage("kato session: unknown argument %s (see --help)", argv[i]);
     }
     if (!observations) return cli_usage("kato session: --observations FILE is required (see --help)");

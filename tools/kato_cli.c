@@ -138,6 +138,33 @@ int kcli_learn_file(tdm_kato_kb *kb, const char *path, uint32_t persistence, FIL
     return rc;
 }
 
+int kcli_config_opt(int argc, char **argv, int *i, tdm_kato_config *cfg, unsigned long long *persistence) {
+    const char *v;
+    unsigned long long maxp;
+    int r;
+    if ((r = cli_opt(argc, argv, i, "--threshold", &v)))
+        return r < 0 || cli_parse_double("--threshold", v, 0.0, 1.0, &cfg->recall_threshold) ? -1 : 1;
+    if ((r = cli_opt(argc, argv, i, "--max-predictions", &v))) {
+        if (r < 0 || cli_parse_u64("--max-predictions", v, 1, 10000, &maxp)) return -1;
+        cfg->max_predictions = (uint32_t)maxp;
+        return 1;
+    }
+    if ((r = cli_opt(argc, argv, i, "--rank", &v))) {
+        if (r < 0) return -1;
+        if (tdm_kato_rank_parse(v, &cfg->rank_sort_algo)) return cli_usage("--rank: %s", tdm_last_error()), -1;
+        return 1;
+    }
+    if ((r = cli_opt(argc, argv, i, "--affinity", &v))) {
+        if (r < 0) return -1;
+        cfg->affinity_emotive = v;
+        return 1;
+    }
+    if ((r = cli_opt(argc, argv, i, "--persistence", &v)))
+        return r < 0 || cli_parse_u64("--persistence", v, 1, 100, persistence) ? -1 : 1;
+    if (!strcmp(argv[*i], "--char")) return cfg->use_token_matching = 0, 1;
+    return 0;
+}
+
 int kcli_config_from_json(const json_t *obj, const char *src, unsigned long lineno, tdm_kato_config *cfg) {
     if (!obj) return 0;
     if (!json_is_object(obj)) return cli_fail("%s: line %lu: config: expected an object", src, lineno), -1;

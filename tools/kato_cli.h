@@ -38,6 +38,11 @@ int kcli_learn_file(tdm_kato_kb *kb, const char *path, uint32_t persistence, FIL
  * affinity strings stay owned by the JSON value. Returns 0 or -1 (message printed). */
 int kcli_config_from_json(const json_t *obj, const char *src, unsigned long lineno, tdm_kato_config *cfg);
 
+/* The prediction options `kato predict` and `kato session` share (--threshold, --max-predictions, --rank,
+ * --affinity, --persistence, --char): argv[*i] is one of them (its value consumed, cfg or *persistence
+ * set) -> 1; not one of them -> 0; a bad or missing value (message printed) -> -1. */
+int kcli_config_opt(int argc, char **argv, int *i, tdm_kato_config *cfg, unsigned long long *persistence);
+
 /* Writes {"predictions": [...], "future_potentials": [...] or null, "count": N} (no newline). */
 void kcli_put_result(FILE *out, const tdm_kato_result *r);
 /* A human-readable table of the predictions. */
