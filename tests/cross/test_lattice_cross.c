@@ -10,6 +10,7 @@
  * backend's lattice entry points directly, so a silent CPU fallback cannot pass for a device result. Paths
  * and sweeps run once per device BFS kernel (persistent cooperative, launch per level), and over lattices
  * kept resident on the device interleaved with anonymous graphs that are uploaded at every call. */
+#include "../unit/lattice_oracle.h"
 #include "lattice/lattice_device.h"
 #include "tandem/backend.h"
 #include "tandem/lattice.h"
@@ -54,27 +55,6 @@ static tdm_ctx *make_ctx(int device) {
         exit(1);
     }
     return ctx;
-}
-
-static int64_t ipow(int64_t b, int e) {
-    int64_t r = 1;
-    while (e--) r *= b;
-    return r;
-}
-
-/* Closed-form path (spec section 3) into out; returns hops. */
-static int64_t oracle_path(int d, int64_t L, int64_t s, int64_t t, int64_t *out) {
-    int64_t cs[32], ct[32], st[32];
-    st[d - 1] = 1;
-    for (int i = d - 2; i >= 0; i--) st[i] = st[i + 1] * L;
-    for (int i = 0; i < d; i++) cs[i] = (s / st[i]) % L, ct[i] = (t / st[i]) % L;
-    int64_t n = 0, v = s;
-    out[n++] = v;
-    for (int i = 0; i < d; i++)
-        while (cs[i] > ct[i]) cs[i]--, v -= st[i], out[n++] = v;
-    for (int i = d - 1; i >= 0; i--)
-        while (cs[i] < ct[i]) cs[i]++, v += st[i], out[n++] = v;
-    return n - 1;
 }
 
 /* ---- paths and sweeps ---------------------------------------------------------------------------------- */

@@ -7,6 +7,8 @@
  * on one context over graphs of changing sizes must equal a plain queue BFS (the kept workspace). */
 #include "unit_common.h"
 
+#include "lattice_oracle.h"
+
 #include "lattice/lattice_internal.h"
 #include "tandem/lattice.h"
 
@@ -23,27 +25,6 @@ static tdm_ctx *new_ctx(void) {
     tdm_ctx *ctx;
     assert_int_equal(cpu_ctx(&ctx), TDM_OK);
     return ctx;
-}
-
-static int64_t ipow(int64_t b, int e) {
-    int64_t r = 1;
-    while (e--) r *= b;
-    return r;
-}
-
-/* The closed-form path from s to t on dD/L into out (returns the hop count). */
-static int64_t oracle_path(int d, int64_t L, int64_t s, int64_t t, int64_t *out) {
-    int64_t cs[32], ct[32], st[32];
-    st[d - 1] = 1;
-    for (int i = d - 2; i >= 0; i--) st[i] = st[i + 1] * L;
-    for (int i = 0; i < d; i++) cs[i] = (s / st[i]) % L, ct[i] = (t / st[i]) % L;
-    int64_t n = 0, v = s;
-    out[n++] = v;
-    for (int i = 0; i < d; i++)
-        while (cs[i] > ct[i]) cs[i]--, v -= st[i], out[n++] = v;
-    for (int i = d - 1; i >= 0; i--)
-        while (cs[i] < ct[i]) cs[i]++, v += st[i], out[n++] = v;
-    return n - 1;
 }
 
 static void expect_path(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t, const int64_t *want, int64_t hops) {
