@@ -73,15 +73,7 @@ int tdm_seq_lcsq_build(tdm_seq_lcsq *q, const uint32_t *vals, size_t n, int skip
 
 size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, uint64_t *V) {
     size_t W = q->words;
-    if (W == 1) {
-        uint64_t v = ~0ull;
-        for (size_t k = 0; k < n; k++) {
-            uint64_t u = v & q->masks[slots[k]];
-            v = (v + u) | (v - u);
-        }
-        uint64_t live = q->len >= 64 ? ~0ull : ((1ull << q->len) - 1);
-        return (size_t)__builtin_popcountll(~v & live);
-    }
+    if (W == 1) return tdm_seq_lcsq_word(q, slots, n);
     for (size_t w = 0; w < W; w++) V[w] = ~0ull;
     for (size_t k = 0; k < n; k++) {
         const uint64_t *M = q->masks + (size_t)slots[k] * W;

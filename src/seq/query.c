@@ -210,22 +210,6 @@ static size_t collect(const prepared *p, const uint32_t *restrict vals, size_t n
 }
 #undef MAP_LOOP
 
-/* tdm_seq_lcsq_run for a query of at most 64 elements, inline, with a popcount that needs no library
- * call on the baseline x86-64 target. */
-static inline size_t lcs_word(const tdm_seq_lcsq *q, const uint32_t *restrict slots, size_t k) {
-    const uint64_t *restrict masks = q->masks;
-    uint64_t v = ~0ull;
-    for (size_t t = 0; t < k; t++) {
-        uint64_t u = v & masks[slots[t]];
-        v = (v + u) | (v - u);
-    }
-    uint64_t x = ~v & (q->len >= 64 ? ~0ull : ((1ull << q->len) - 1));
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (size_t)((x * 0x0101010101010101ull) >> 56);
-}
-
 /* difflib's matched count for pattern P (of np symbols) and the STM, in the requested argument order,
  * given lcs = their LCS length (an upper bound) and the k elements of P found in the STM (their slots
  * and, when p->rowmask is set, positions, from collect). When autojunk cannot act (it needs b of 200 or
@@ -269,7 +253,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
         sc->st.multiset_pruned++;
         return 0;
     }
-    size_t count = p->q.words == 1 ? lcs_word(&p->q, sc->slots, k) : tdm_seq_lcsq_run(&p->q, sc->slots, k, sc->V);
+    size_t count = p->q.words == 1 ? tdm_seq_lcsq_word(&p->q, sc->slots, k) : tdm_seq_lcsq_run(&p->q, sc->slots, k, sc->V);
     if (p->o->metric == TDM_SEQ_DIFFLIB) {
         if (count < need) {
             sc->st.lcs_pruned++;
@@ -405,6 +389,14 @@ static size_t lower_bound(const uint32_t *ids, size_t n, uint32_t x) {
     return a;
 }
 
+double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need) {
+    size_t row = m + 1;
+    double *t = tdm_malloc((n_need ? n_need : 1) * row * sizeof *t);
+    for (size_t n = 0; t && n < n_need; n++)
+        for (size_t c = 0; c < row; c++) t[n * row + c] = value(metric, c, m, n);
+    return t;
+}
+
 int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opts *o, uint32_t **need, size_t *n_need) {
     size_t nn = (size_t)s->max_length + 1;
     uint32_t *t = tdm_malloc(nn * sizeof *t);
@@ -456,12 +448,8 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
     }
     if (tdm_seq_need_table(s, p->m, o, &p->need, &p->n_need)) return -1;
-    if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE) { /* the values a hit can take, once each */
-        size_t row = p->m + 1;
-        if (!(p->sim = tdm_malloc(p->n_need * row * sizeof *p->sim))) return -1;
-        for (size_t n = 0; n < p->n_need; n++)
-            for (size_t c = 0; c < row; c++) p->sim[n * row + c] = value(o->metric, c, p->m, n);
-    }
+    if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE && !(p->sim = tdm_seq_sim_table(o->metric, p->m, p->n_need)))
+        return -1; /* the values a hit can take, once each */
     uint64_t kept = 0, kept_sym = 0;
     for (size_t b = 0; b < s->nbuckets; b++) {
         if (p->need[s->buckets[b].length] == NEVER) continue;
@@ -479,7 +467,7 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     tdm_seq_walk w;
     if ((rc = tdm_seq_walk_plan(s, stm, p->need, p->n_need, &w))) return rc;
     if (w.usable && w.cost * 2 <= range_sym && w.cost * 16 < s->count) {
-        rc = tdm_seq_walk_candidates(s, &w, p->need, p->n_need, &pl->cand, &pl->ncand);
+        rc = tdm_seq_walk_candidates(s, &w, &pl->cand, &pl->ncand);
         tdm_seq_walk_clear(&w);
         if (rc) return rc;
         size_t k = 0; /* the postings cover the whole store: keep the range */

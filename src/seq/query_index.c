@@ -79,14 +79,7 @@ int tdm_seq_walk_plan(const tdm_seq_store *s, const tdm_seq_stm *q, const uint32
     return TDM_OK;
 }
 
-/* Whether a pattern of length len with bound count u (255 = "255 or more") may pass. */
-static inline int may_pass(const tdm_seq_walk *w, const uint32_t *need, size_t n_need, size_t len, uint32_t u) {
-    uint32_t nd = len < n_need ? need[len] : UINT32_MAX;
-    return nd != UINT32_MAX && (u == 255 || (uint64_t)u + w->cf >= nd);
-}
-
-int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
-                            uint32_t **cand, size_t *ncand) {
+int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t **cand, size_t *ncand) {
     /* One byte per pattern; 255 means "255 or more" and always makes a candidate, so the bound stays an
      * upper bound. Add the postings up, then revisit them (clearing each byte to see each id once) rather
      * than the whole array, and put the candidates in id order so visits read memory forwards. */
@@ -106,7 +99,7 @@ int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, const
         for (uint32_t e = 0; e < s->post[w->sym[k]].n; e++) {
             uint32_t id = s->post[w->sym[k]].ids[e];
             if (!u[id]) continue;
-            if (may_pass(w, need, n_need, (size_t)(s->off[id + 1] - s->off[id]), u[id])) out[n++] = id;
+            if (u[id] >= w->tneed[s->off[id + 1] - s->off[id]]) out[n++] = id;
             u[id] = 0;
         }
     qsort(out, n, sizeof *out, cmp_u32);

@@ -131,40 +131,38 @@ static void group_clear(group *g) {
     tdm_free(g->masks);
 }
 
-static const double *sort_vals; /* qsort has no context argument: set under the group's lock below */
-static int cmp_desc_index(const void *x, const void *y) {
-    double a = sort_vals[*(const uint32_t *)x], b = sort_vals[*(const uint32_t *)y];
+typedef struct {
+    double v;
+    uint32_t i;
+} valued;
+
+static int cmp_desc_value(const void *x, const void *y) {
+    double a = ((const valued *)x)->v, b = ((const valued *)y)->v;
     return a > b ? -1 : a < b;
 }
 
 /* Lane q's similarity table, ranked: every (length, LCS) pair's value, its rank among the distinct
  * values in descending order (bitwise-equal values share a rank). -1: no memory. */
 static int rank_lane(group *g, size_t q) {
-    size_t row = g->m[q] + 1, e = g->n_need * row;
-    double *val = tdm_malloc(e * sizeof *val);
-    uint32_t *idx = tdm_malloc(e * sizeof *idx);
-    g->rank[q] = tdm_malloc(e * sizeof *g->rank[q]);
-    g->rankval[q] = tdm_malloc(e * sizeof *g->rankval[q]);
-    int ok = val && idx && g->rank[q] && g->rankval[q];
+    size_t e = g->n_need * (g->m[q] + 1);
+    double *val = tdm_seq_sim_table(TDM_SEQ_LCS, g->m[q], g->n_need);
+    valued *by = tdm_malloc((e ? e : 1) * sizeof *by);
+    g->rank[q] = tdm_malloc((e ? e : 1) * sizeof *g->rank[q]);
+    g->rankval[q] = tdm_malloc((e ? e : 1) * sizeof *g->rankval[q]);
+    int ok = val && by && g->rank[q] && g->rankval[q];
     if (ok) {
-        for (size_t n = 0; n < g->n_need; n++)
-            for (size_t L = 0; L < row; L++) val[n * row + L] = tdm_seq_ratio_lcs(L, g->m[q], n);
-        for (size_t i = 0; i < e; i++) idx[i] = (uint32_t)i;
-#pragma omp critical(tdm_seq_lanes_sort)
-        {
-            sort_vals = val;
-            qsort(idx, e, sizeof *idx, cmp_desc_index);
-        }
+        for (size_t i = 0; i < e; i++) by[i] = (valued){val[i], (uint32_t)i};
+        qsort(by, e, sizeof *by, cmp_desc_value);
         uint32_t r = 0;
         for (size_t i = 0; i < e; i++) {
-            if (i && memcmp(&val[idx[i]], &val[idx[i - 1]], sizeof *val)) r++;
-            g->rank[q][idx[i]] = r;
-            g->rankval[q][r] = val[idx[i]];
+            if (i && memcmp(&by[i].v, &by[i - 1].v, sizeof by[i].v)) r++;
+            g->rank[q][by[i].i] = r;
+            g->rankval[q][r] = by[i].v;
         }
         g->nrank[q] = e ? r + 1 : 0;
     }
     tdm_free(val);
-    tdm_free(idx);
+    tdm_free(by);
     return ok ? 0 : -1;
 }
 

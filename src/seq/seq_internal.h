@@ -109,6 +109,21 @@ void tdm_seq_lcsq_clear(tdm_seq_lcsq *q);
 /* LCS length of q and the text given as its slots (values absent from q omitted: they never match). V is
  * scratch of q->words entries. */
 size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, uint64_t *V);
+/* tdm_seq_lcsq_run for q of one word (|q| <= 64), inline for the query loop, with a popcount that needs
+ * no library call on the baseline x86-64 target. */
+static inline size_t tdm_seq_lcsq_word(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n) {
+    const uint64_t *masks = q->masks;
+    uint64_t v = ~0ull;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t u = v & masks[slots[k]];
+        v = (v + u) | (v - u);
+    }
+    uint64_t x = ~v & (q->len >= 64 ? ~0ull : ((1ull << q->len) - 1));
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (size_t)((x * 0x0101010101010101ull) >> 56);
+}
 
 /* The character metric's view of symbols: the code points of the symbols joined by single spaces. ids
  * must be vocabulary ids. _length counts them; _write stores them into out (room for _length) and
@@ -150,8 +165,7 @@ int tdm_seq_walk_plan(const tdm_seq_store *s, const tdm_seq_stm *q, const uint32
 void tdm_seq_walk_clear(tdm_seq_walk *w);
 /* The ids of the whole store that may pass, ascending, in *cand (caller frees, tdm_free): for walks over
  * few postings. Status. */
-int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, const uint32_t *need, size_t n_need,
-                            uint32_t **cand, size_t *ncand);
+int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t **cand, size_t *ncand);
 /* The ids among lo..lo+n-1 that may pass, ascending, into out (room for n); u (n bytes) receives each
  * id's walked count (u[id - lo], 255 = 255 or more). Returns how many. */
 size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t lo, uint32_t n, uint8_t *u, uint32_t *out);
@@ -164,6 +178,10 @@ size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_
 int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m);
 int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t n, const tdm_seq_query_opts *o,
                         tdm_seq_result *const *out);
+
+/* The metric's similarity for every pattern length n < n_need and common count c <= m (STM length m):
+ * t[n * (m + 1) + c] (query.c). Owned by the caller (tdm_free); NULL without memory. */
+double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need);
 
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
