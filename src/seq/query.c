@@ -114,6 +114,11 @@ typedef struct {
 /* "a ranks below b": lower similarity, or equal similarity and a larger id. */
 static inline int worse(tdm_seq_hit a, tdm_seq_hit b) { return a.similarity < b.similarity || (a.similarity == b.similarity && a.id > b.id); }
 
+/* A pattern's similarity from its common count and length: the query's table where it has one. */
+static inline double similarity(const prepared *p, size_t count, size_t n) {
+    return p->sim ? p->sim[n * (p->m + 1) + count] : value(p->o->metric, count, p->m, n);
+}
+
 /* Top-k keeps a heap whose root is the worst hit kept. */
 static void heap_sift_down(tdm_seq_hit *h, size_t n, size_t i) {
     for (;;) {
@@ -263,7 +268,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
     }
     sc->st.scored++;
     if (count < need) return 0;
-    return keep_hit(sc, p->o, (tdm_seq_hit){id, p->sim ? p->sim[n * (p->m + 1) + count] : value(p->o->metric, count, p->m, n)});
+    return keep_hit(sc, p->o, (tdm_seq_hit){id, similarity(p, count, n)});
 }
 
 /* Every other query: the char metric (lengths in code points), top-k (a moving bar: the k-th best
@@ -553,7 +558,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                         uint32_t id = ids[i];
                         size_t n = (size_t)(s->off[id + 1] - s->off[id]);
                         me->st.scored++;
-                        if (keep_hit(me, o, (tdm_seq_hit){id, p.sim ? p.sim[n * (p.m + 1) + 1] : value(o->metric, 1, p.m, n)}))
+                        if (keep_hit(me, o, (tdm_seq_hit){id, similarity(&p, 1, n)}))
                             me->err = 1;
                         continue;
                     }
