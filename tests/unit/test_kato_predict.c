@@ -351,21 +351,25 @@ static void test_result_outlives_kb(void **state) {
     tdm_kato_result_free(r);
 }
 
+/* Two empty knowledge bases in contexts of one and of two threads. */
+static void kbs_one_and_two_threads(tdm_ctx **one, tdm_ctx **two, tdm_kato_kb **a, tdm_kato_kb **b) {
+    tdm_config c;
+    tdm_config_init(&c);
+    c.threads = 1;
+    assert_int_equal(tdm_init(one, &c), TDM_OK);
+    c.threads = 2;
+    assert_int_equal(tdm_init(two, &c), TDM_OK);
+    assert_int_equal(tdm_kato_kb_new(*one, a), TDM_OK);
+    assert_int_equal(tdm_kato_kb_new(*two, b), TDM_OK);
+}
 
 /* the same knowledge base under one and two threads (extraction runs in parallel past 4096 candidates)
  * gives the same predictions bit for bit */
 static void test_threads_identical(void **state) {
     (void)state;
     tdm_ctx *one, *two;
-    tdm_config c;
-    tdm_config_init(&c);
-    c.threads = 1;
-    assert_int_equal(tdm_init(&one, &c), TDM_OK);
-    c.threads = 2;
-    assert_int_equal(tdm_init(&two, &c), TDM_OK);
     tdm_kato_kb *a, *b;
-    assert_int_equal(tdm_kato_kb_new(one, &a), TDM_OK);
-    assert_int_equal(tdm_kato_kb_new(two, &b), TDM_OK);
+    kbs_one_and_two_threads(&one, &two, &a, &b);
     tu_rng r = tu_rng_for(91);
     for (int i = 0; i < 8000; i++) {
         char text[128];
@@ -408,15 +412,8 @@ static void long_pattern(tu_rng *r, int alpha, int maxev, char *out, size_t cap)
 static void test_threads_identical_long(void **state) {
     (void)state;
     tdm_ctx *one, *two;
-    tdm_config c;
-    tdm_config_init(&c);
-    c.threads = 1;
-    assert_int_equal(tdm_init(&one, &c), TDM_OK);
-    c.threads = 2;
-    assert_int_equal(tdm_init(&two, &c), TDM_OK);
     tdm_kato_kb *a, *b;
-    assert_int_equal(tdm_kato_kb_new(one, &a), TDM_OK);
-    assert_int_equal(tdm_kato_kb_new(two, &b), TDM_OK);
+    kbs_one_and_two_threads(&one, &two, &a, &b);
     tu_rng r = tu_rng_for(92);
     for (int i = 0; i < 24000; i++) {
         char text[512];
