@@ -6,8 +6,8 @@
 # and CI runs its tests.
 #
 # Usage there: bash scripts/gpu-check.sh [PART]   (OUT defaults to /tmp/tandem-gpu-out)
-#   build       configure and build only (a fresh machine's full build takes most of one device command's
-#               10 minutes: build first, then run the other parts on the same warm machine)
+#   build       configure and build only (17 s on the H100 machine's 16 cores; 10 minutes on a slower one
+#               once: build first, then run the other parts on the same warm machine)
 #   tests       configure, build, every test with TANDEM_TEST_REQUIRE_GPU=1, compute-sanitizer, many random
 #               cases; on success it leaves a marker with the sources' checksum in build-gpu/
 #   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps
@@ -20,12 +20,18 @@ cd "$(dirname "$0")/.."
 PART=${1:-all}
 case "$PART" in build|tests|bench-seq|bench-rest|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/tandem-gpu-out}
-mkdir -p "$OUT"
+# The device tool brings back at most 8 files from $OUT: every log goes to $LOGS, and on exit the part's
+# logs travel as one archive, $OUT/<part>-logs.tgz (summary lines also go to stdout).
+LOGS=${GPU_CHECK_LOGS:-/tmp/tandem-gpu-logs}
+mkdir -p "$OUT" "$LOGS"
+pack() { tar -C "$LOGS" -czf "$OUT/$PART-logs.tgz" . 2>/dev/null; }
+trap pack EXIT
 status=0
-step() { # name, command...: runs, logs to $OUT/<name>.log, remembers failure
+step() { # name, command...: runs, logs to $LOGS/<name>.log, remembers failure
   local name=$1; shift
-  echo "== $name"
-  if "$@" >"$OUT/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (see $name.log)"; tail -20 "$OUT/$name.log"; status=1; fi
+  echo "== $name ($(date +%T))"
+  if "$@" >"$LOGS/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (see $name.log)"; tail -20 "$LOGS/$name.log"; status=1; fi
+  pack # after every step too: a command stopped at the device's time limit still brings its logs back
 }
 want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
@@ -34,7 +40,7 @@ mkdir -p "$DEBS"
 for f in .deb/*.deb; do [ -e "$f" ] && dpkg -x "$f" "$DEBS"; done
 export LD_LIBRARY_PATH="$DEBS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-{ nvidia-smi; nvcc --version; cmake --version | head -1; python3 --version; nproc; } >"$OUT/machine.txt" 2>&1
+{ nvidia-smi; nvcc --version; cmake --version | head -1; python3 --version; nproc; } >"$LOGS/machine.txt" 2>&1
 # No pkg-config lookups there: its .pc files would point at /usr; plain searches under the prefix work.
 step configure cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DTANDEM_CUDA=ON -DTANDEM_SERVER=OFF \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH="$DEBS/usr" -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
@@ -46,13 +52,13 @@ if want tests; then
   rm -f "$marker"
   # The CUDA backend must be found: strict mode turns a silent CPU fallback into a failure.
   step info env TANDEM_DEVICE=cuda TANDEM_STRICT=1 TANDEM_LOG_LEVEL=info build-gpu/tandem info
-  cat "$OUT/info.log"
+  cat "$LOGS/info.log"
   # Every test; the GPU ones must not skip here.
   export TANDEM_TEST_REQUIRE_GPU=1
   # A per-test limit (the longest takes about 40 s there), so that a hang shows as one failed test with
   # its output instead of eating the device command's 10 minutes.
   step tests ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 180
-  grep -E "tests passed|tests failed|Skipped|Not Run" "$OUT/tests.log"
+  grep -E "tests passed|tests failed|Skipped|Not Run|Failed|\*\*\*" "$LOGS/tests.log"
   if command -v compute-sanitizer >/dev/null; then
     # test_cuda_backend provokes an out-of-memory on purpose; API errors are checked by the test itself.
     step memcheck compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 build-gpu/tests/test_cuda_backend
@@ -64,8 +70,10 @@ if want tests; then
     step memcheck-cross compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_seq_cross --cases 3
     step memcheck-arc env TANDEM_TEST_CASES=200 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_arc_objects_batch
     step racecheck-arc env TANDEM_TEST_CASES=100 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_arc_objects_batch
-    step memcheck-lattice compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_lattice_cross
-    step racecheck-lattice compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/cross/test_lattice_cross
+    # Fewer random cases under the sanitizers (1D shapes are 60,000 one-level launches per path).
+    step memcheck-lattice env TANDEM_TEST_CASES=6 TANDEM_TEST_BFS_PERSISTENT=1 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_lattice_cross
+    # Not the persistent kernel under racecheck: its grid-wide barrier did not finish there in 9 minutes.
+    step racecheck-lattice env TANDEM_TEST_CASES=3 timeout 300 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/cross/test_lattice_cross
     step memcheck-memory compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 build-gpu/tests/test_cuda_memory
     # The profiler's device spans (event pool, anchor, pool attributes).
     step memcheck-prof compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_prof_cuda
@@ -74,6 +82,8 @@ if want tests; then
   step cuda-seq-many env TANDEM_TEST_CASES=300 build-gpu/tests/test_cuda_seq
   step cross-many build-gpu/tests/cross/test_seq_cross --cases 48
   step arc-objects-many env TANDEM_TEST_CASES=20000 build-gpu/tests/test_arc_objects_batch
+  # The persistent (one cooperative launch) BFS kernel, still opt-in: all its cases, every kernel.
+  step lattice-persistent env TANDEM_TEST_BFS_PERSISTENT=1 build-gpu/tests/cross/test_lattice_cross
   [ "$status" = 0 ] && echo "$sources" >"$marker"
 fi
 
@@ -87,29 +97,29 @@ bench_ok() {
 }
 threads=$(nproc)
 if want bench-seq && bench_ok; then
-  step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$threads" --json "$OUT/bench_seq_gpu.json"
-  tail -60 "$OUT/bench-gpu.log"
+  step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$threads" --json "$LOGS/bench_seq_gpu.json"
+  tail -60 "$LOGS/bench-gpu.log"
   # The router (issue 6): calibrate this machine into $OUT, then decision cost and picks vs measured truth
   # over the seq query sweep for both metrics (docs/runtime.md; bench/RESULTS.md says how to read them).
-  export TANDEM_COSTMODEL_PATH="$OUT/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=20000
+  export TANDEM_COSTMODEL_PATH="$LOGS/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=20000
   step calibrate build-gpu/tandem calibrate
-  cat "$OUT/calibrate.log"
+  cat "$LOGS/calibrate.log"
   step bench-router build-gpu/bench/bench_router --max-patterns 4096000
   step bench-router-difflib build-gpu/bench/bench_router --max-patterns 4096000 --metric difflib --decisions 100000
-  tail -n 30 "$OUT/bench-router.log" "$OUT/bench-router-difflib.log"
+  tail -n 30 "$LOGS/bench-router.log" "$LOGS/bench-router-difflib.log"
 fi
 if want bench-rest && bench_ok; then
   step bench-kato build-gpu/bench/bench_kato --require-gpu --threads "$threads" --sizes 10000,100000,1000000 --budget 4
-  cat "$OUT/bench-kato.log"
+  cat "$LOGS/bench-kato.log"
   step bench-arc build-gpu/bench/bench_arc_objects --grids 1000000 --require-gpu
-  cat "$OUT/bench-arc.log"
+  cat "$LOGS/bench-arc.log"
   step bench-lattice build-gpu/bench/bench_lattice
-  tail -60 "$OUT/bench-lattice.log"
+  tail -60 "$LOGS/bench-lattice.log"
   # The batch executor: small XORs one call each vs device groups vs the router's choice (docs/runtime.md).
   step bench-batch build-gpu/bench/bench_batch --require-gpu
-  cat "$OUT/bench-batch.log"
+  cat "$LOGS/bench-batch.log"
   # The profiler's overhead (§6.5 budget, GPU record included).
   step bench-prof build-gpu/bench/bench_prof
-  cat "$OUT/bench-prof.log"
+  cat "$LOGS/bench-prof.log"
 fi
 exit $status

@@ -278,7 +278,7 @@ static size_t edit_distance(const char *a, const char *b) {
 }
 
 /* Names that other parts of the project read outside tdm_config (test and tool knobs). */
-static const char *const other_names[] = {"TANDEM_TEST_SEED",      "TANDEM_TEST_CASES",     "TANDEM_TEST_REQUIRE_GPU",
+static const char *const other_names[] = {"TANDEM_TEST_SEED",      "TANDEM_TEST_CASES",     "TANDEM_TEST_REQUIRE_GPU", "TANDEM_TEST_BFS_PERSISTENT",
                                           "TANDEM_BENCH_QUICK",    "TANDEM_BENCH_SEED",     "TANDEM_BENCH_SIZES",
                                           "TANDEM_BENCH_ARGS",     "TANDEM_BENCH_PEER_ARGS", "TANDEM_BENCH_BUILD",
                                           "TANDEM_BENCH_RAPIDFUZZ"}; /* the last six: bench/run-seq.sh */

@@ -62,6 +62,8 @@ static tdm_ctx *make_ctx(int device) {
 /* queries: per lattice shape; rounds: random general graphs (10 queries each). */
 static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, int rounds) {
     static const int shapes[][2] = {{2, 3}, {4, 10}, {3, 10}, {4, 18}, {2, 200}, {5, 8}, {1, 500}, {6, 4}};
+    /* Few rounds (the sanitizers) also keep the shapes small: racecheck makes each level's launch slow. */
+    int64_t max_v = rounds < 6 ? 600 : 60000, max_hops = rounds < 6 ? 100 : INT64_MAX;
     for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes + 6; sh++) {
         int d;
         int64_t L;
@@ -69,9 +71,10 @@ static void cross_paths(tdm_ctx *cpu, tdm_ctx *gpu, int run_gpu, int queries, in
         else {
             d = (int)(1 + below(5));
             L = 2;
-            while (ipow(L + 1, d) <= 60000) L++;
+            while (ipow(L + 1, d) <= max_v) L++;
             L = 2 + (int64_t)below((uint64_t)L - 1);
         }
+        if ((int64_t)d * (L - 1) > max_hops) continue; /* one kernel launch per level: too slow under racecheck */
         tdm_lattice *lat;
         if (tdm_lattice_new(cpu, d, L, 0, &lat)) {
             CHECK(0, "%dD/%lld: %s", d, (long long)L, tdm_last_error());
@@ -443,8 +446,11 @@ int main(void) {
     tdm_ctx *cpu = make_ctx(TDM_DEVICE_CPU), *gpu = make_ctx(TDM_DEVICE_AUTO);
     const tdm_backend *cb = tdm_backend_find(gpu, TDM_BACKEND_CUDA);
     int run_gpu = cb && cb->lattice;
-    printf("paths\n");
-    cross_paths(cpu, gpu, run_gpu, 25, 40);
+    /* TANDEM_TEST_CASES scales the queries per shape and the random rounds down for the sanitizers. */
+    const char *cases = getenv("TANDEM_TEST_CASES");
+    int rounds = cases && atoi(cases) > 0 ? atoi(cases) : 40;
+    printf("paths (%d rounds)\n", rounds);
+    cross_paths(cpu, gpu, run_gpu, rounds < 25 ? rounds : 25, rounds);
     long cpu_failures = failures;
     /* Each BFS kernel the device has (the default above is the persistent one where it runs). */
     if (run_gpu && cb->lattice->bfs_kernel) {
@@ -458,7 +464,7 @@ int main(void) {
             int rc = cb->lattice->bfs_kernel(cb, kernels[k]);
             printf("BFS kernel %s: %s\n", names[k], rc ? tdm_last_error() : "checking");
             if (rc) continue;
-            if (k < 2) cross_paths(cpu, gpu, 1, 8, 12); /* lighter: the full pass above ran the default */
+            if (k < 2) cross_paths(cpu, gpu, 1, 8, rounds < 12 ? rounds : 12); /* lighter: the full pass above ran the default */
             cross_resident(cpu, gpu, cb);
         }
         cb->lattice->bfs_kernel(cb, TDM_LAT_BFS_KERNEL_AUTO);
