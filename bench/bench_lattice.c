@@ -157,12 +157,17 @@ int main(int argc, char **argv) {
             TIME("bfs sweep+upload", shape, "cuda", arcs, {
                 if ((rc = gpu->lattice->bfs_dist(gpu, &anon, s, dev_dist))) die("gpu sweep", rc);
             });
-            if (gpu->lattice->bfs_kernel && gpu->lattice->bfs_kernel(gpu, TDM_LAT_BFS_KERNEL_LEVELS) == TDM_OK) {
-                TIME("bfs sweep levels", shape, "cuda", arcs, {
+            /* Each kernel pinned (resident graph): the default's choice and the alternative, side by side. */
+            static const int kernels[] = {TDM_LAT_BFS_KERNEL_LEVELS, TDM_LAT_BFS_KERNEL_PERSISTENT};
+            static const char *const knames[] = {"bfs sweep levels", "bfs sweep persistent"};
+            for (int k = 0; k < 2 && gpu->lattice->bfs_kernel; k++) {
+                if (gpu->lattice->bfs_kernel(gpu, kernels[k]) != TDM_OK) continue;
+                TIME(knames[k], shape, "cuda", arcs, {
                     if ((rc = gpu->lattice->bfs_dist(gpu, &g, s, dev_dist))) die("gpu sweep", rc);
                 });
-                gpu->lattice->bfs_kernel(gpu, TDM_LAT_BFS_KERNEL_AUTO);
+                if (memcmp(dev_dist, dist, (size_t)g.nvertices * 4)) die("gpu sweep differs from the CPU's", TDM_E_INVAL);
             }
+            if (gpu->lattice->bfs_kernel) gpu->lattice->bfs_kernel(gpu, TDM_LAT_BFS_KERNEL_AUTO);
             TIME("path 0->V-1", shape, "cuda", arcs, {
                 if ((rc = tdm_lattice_sp(ctx, &g, s, t, TDM_DEVICE_CUDA, &p))) die("gpu path", rc);
                 if (p.hops != hops) die("gpu path length differs from the CPU's", TDM_E_INVAL);

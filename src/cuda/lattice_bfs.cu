@@ -27,6 +27,7 @@ namespace cg = cooperative_groups;
 #define H TDM_LAT_H
 #define LEVELS_PER_CHECK 8
 #define BFS_THREADS 256
+#define BFS_LANES 8 /* threads per frontier vertex (a 4D lattice vertex has 8 arcs) */
 #define BFS_BLOCKS_PER_SM 2 /* persistent grid: enough threads for the widest lattice levels, cheap barriers */
 
 struct lat_bfs_state {
@@ -66,9 +67,13 @@ __global__ void lat_bfs_init(int32_t *dist, size_t n, int32_t s, int32_t *fronti
 __device__ __forceinline__ void lat_bfs_expand(const int64_t *__restrict__ row, const int32_t *__restrict__ col,
                                                int32_t *dist, const int32_t *cur, unsigned nf, int32_t *nxt,
                                                unsigned *ncnt, int32_t level, unsigned tid, unsigned nthreads) {
-    for (unsigned i = tid; i < nf; i += nthreads) {
+    /* BFS_LANES threads per frontier vertex, each taking every BFS_LANES-th arc: a lattice vertex's 2d
+     * arcs are checked at once rather than one after another by one thread (each check is an L2 round
+     * trip; a level's frontier alone leaves most of the grid idle). nthreads is a multiple of BFS_LANES. */
+    const unsigned lane = tid % BFS_LANES;
+    for (unsigned i = tid / BFS_LANES; i < nf; i += nthreads / BFS_LANES) {
         const int32_t u = __ldcg(&cur[i]);
-        for (int64_t a = row[u], e = row[u + 1]; a < e; a++) {
+        for (int64_t a = row[u] + lane, e = row[u + 1]; a < e; a += BFS_LANES) {
             const int32_t w = col[a];
             /* The load is a cheap pre-check; the CAS decides. */
             const bool claimed = __ldcg(&dist[w]) < 0 && atomicCAS(&dist[w], -1, level + 1) == -1;
@@ -108,17 +113,16 @@ __global__ void __launch_bounds__(BFS_THREADS) lat_bfs_persistent(const int64_t 
     }
 }
 
-/* One level per launch (the fallback). cnt[level & 1] is this level's frontier size; the launch appends
- * into cnt[(level + 1) & 1], which the previous level's reset kernel zeroed. */
+/* One level per launch, the counters rotated as in the persistent kernel: cnt[level % 3] is this level's
+ * frontier size, the launch appends into cnt[(level + 1) % 3] and zeroes cnt[(level + 2) % 3], which the
+ * previous launch read as its frontier size and the next one appends to (launches on one stream run in
+ * order, so no barrier is needed within a launch). */
 __global__ void lat_bfs_level(const int64_t *__restrict__ row, const int32_t *__restrict__ col, int32_t *dist,
                               const int32_t *__restrict__ cur, int32_t *next, unsigned *cnt, int32_t level) {
-    const unsigned nf = cnt[level & 1];
-    lat_bfs_expand(row, col, dist, cur, nf, next, &cnt[(level + 1) & 1], level, blockIdx.x * blockDim.x + threadIdx.x,
-                   gridDim.x * blockDim.x);
+    const unsigned nf = cnt[level % 3], tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid == 0) cnt[(level + 2) % 3] = 0;
+    lat_bfs_expand(row, col, dist, cur, nf, next, &cnt[(level + 1) % 3], level, tid, gridDim.x * blockDim.x);
 }
-
-/* Zeroes the count the next level will append into (runs after the level that read it as "next"). */
-__global__ void lat_bfs_reset(unsigned *cnt, int32_t level) { cnt[level & 1] = 0; }
 
 /* The tie-rule walk by one warp: at each step the lanes read up to 32 entries of v's sorted row at once and
  * the lowest lane whose neighbour lies one level closer wins (the first such entry of the row). k =
@@ -245,18 +249,21 @@ static cudaError_t bfs_run(const cuda_impl *c, lat_bfs_state *st, int64_t V, int
     } else if (st->kernel == TDM_LAT_BFS_KERNEL_PERSISTENT) {
         return cudaErrorNotSupported;
     }
-    const unsigned blocks = lat_blocks((size_t)V, c);
+    /* A frontier is a small part of the graph: a few blocks per SM cover it (grid-stride) and launch faster
+     * than a grid sized to the whole vertex set. */
+    unsigned blocks = lat_blocks((size_t)V, c);
+    const unsigned level_cap = (unsigned)(c->sms > 0 ? c->sms : 1) * 4;
+    if (blocks > level_cap) blocks = level_cap;
     for (int32_t level = 0;; level += LEVELS_PER_CHECK) {
         for (int32_t l = level; l < level + LEVELS_PER_CHECK; l++) {
             int32_t *cur = (l & 1) ? st->fb : st->fa, *nxt = (l & 1) ? st->fa : st->fb;
             lat_bfs_level<<<blocks, BFS_THREADS, 0, strm>>>(st->row, st->col, st->dist, cur, nxt, st->cnt, l);
-            lat_bfs_reset<<<1, 1, 0, strm>>>(st->cnt, l);
         }
         if ((e = cudaGetLastError())) return e;
         unsigned next_count;
         int32_t dt = -1;
         const int32_t after = level + LEVELS_PER_CHECK; /* frontier size of level `after` */
-        if ((e = cudaMemcpyAsync(&next_count, st->cnt + (after & 1), sizeof next_count, cudaMemcpyDeviceToHost, strm)) ||
+        if ((e = cudaMemcpyAsync(&next_count, st->cnt + (after % 3), sizeof next_count, cudaMemcpyDeviceToHost, strm)) ||
             (t >= 0 && (e = cudaMemcpyAsync(&dt, st->dist + t, 4, cudaMemcpyDeviceToHost, strm))) ||
             (e = cudaStreamSynchronize(strm)))
             return e;

@@ -287,7 +287,10 @@ static void cross_gemm(tdm_ctx *cpu, const tdm_backend *cb) {
         int rc1 = tdm_lattice_gemm_batched(cpu, dt, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, Cc, ldc, sc, batch);
         int rc2 = cb->lattice->gemm(cb, dt, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, Cg, ldc, sc, batch);
         CHECK(rc1 == TDM_OK && rc2 == TDM_OK, "gemm round %d: rc %d / %d (%s)", round, rc1, rc2, tdm_last_error());
-        const double u = dt ? 0x1p-53 : 0x1p-24, tiny = dt ? 0x1p-1022 : 0x1p-126, gk = k * u / (1 - k * u);
+        /* Each side is within gamma_{k+2} of the exact alpha*AB + beta*C (k products and sums, the alpha
+         * scaling, the beta term's add), so the two differ by at most twice that; with k = 1 the extra two
+         * roundings are most of it (a random 49x29x1 case once exceeded gamma_k). */
+        const double u = dt ? 0x1p-53 : 0x1p-24, tiny = dt ? 0x1p-1022 : 0x1p-126, gk = (k + 2) * u / (1 - (k + 2) * u);
         long bad = 0;
         for (int64_t bi = 0; bi < batch && !bad; bi++)
             for (int64_t i = 0; i < m; i++)
