@@ -2,10 +2,11 @@
  * set operations (spec §4.8) and later primitives read the resulting iteration orders, but most uses only
  * need the values (len, size, membership, equality, hashing). So objects() here labels the grid's connected
  * components and returns a lazy frozenset: n objects, no table. The labelling works on bit masks (a row of
- * at most 30 cells is one word per colour): horizontal runs of a class of cells (one colour when univalued,
- * every foreground cell otherwise) are the set bits' runs, the runs of adjacent rows that touch are found by
- * and-ing (and shifting, for diagonals) the rows' masks, and a union-find over runs joins them; the count
- * of objects needs nothing more. The pieces of the result are made only when asked:
+ * at most 30 cells is one word): horizontal runs of a class of cells (one colour when univalued, every
+ * foreground cell otherwise), of all classes of a row at once, are found by comparing the row's colours
+ * with themselves shifted by one column; the runs of adjacent rows that touch, by comparing the row with
+ * the row above (shifted by one column, for diagonals); a union-find over runs joins them; the count of
+ * objects needs nothing more. The pieces of the result are made only when asked:
  *   - the objects themselves (lazy too, with their hashes) when the outer set's hash, membership or layout
  *     is first asked for;
  *   - the outer layout: the reference adds each object to a set in discovery order (the order of each
@@ -34,15 +35,13 @@ typedef struct {
     arc_lazy z; /* first: the lazy sets point here */
     int h, w, univalued, diagonal, has_bg, bg;
     uint32_t ncomp, nruns;
-    uint8_t col[MAXC];
-    /* the partition: per row, a mask per class (bit j: column j), classes cls[0..ncls); run ids are given
-       row by row, class by class, left to right, so the run holding bit j of (row i, class k) is
-       rbase[i][k] + (number of run starts at or left of j) - 1 */
-    int ncls;
-    uint8_t cls[ARC_COLOURS];
-    uint32_t mask[ARC_SLOT][ARC_COLOURS];
-    uint16_t rbase[ARC_SLOT][ARC_COLOURS];
-    int16_t rpar[MAXC]; /* per run: union-find parent */
+    uint8_t col[MAXC + 32]; /* row-major, w per row; 32 spare bytes for whole-vector row stores */
+    /* the partition: per row, the columns where a run of one class (one colour when univalued, every
+       foreground cell otherwise) starts and where one ends (bit j: column j); run ids are given row by row,
+       left to right, so the run holding column j of row i is rbase[i] + (run starts at or left of j) - 1 */
+    uint32_t start[ARC_SLOT], end[ARC_SLOT];
+    uint16_t rbase[ARC_SLOT];
+    int16_t rpar[MAXC + 32]; /* per run: union-find parent (32 spare: a row's entries are set 32 at a time) */
     /* made by prepare() on first need */
     int prepared;
     int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
@@ -56,17 +55,11 @@ typedef struct {
     int cur;           /* the object being replayed */
 } objs_ctx;
 
-static inline uint32_t run_starts(uint32_t m) { return m & ~(m << 1); }
-
 /* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
 static inline int popc(uint32_t v) {
     v = v - ((v >> 1) & 0x55555555u);
     v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
     return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-
-static inline int run_id(const objs_ctx *x, int i, int k, int j) {
-    return x->rbase[i][k] + popc(run_starts(x->mask[i][k]) & ((2u << j) - 1)) - 1;
 }
 
 static int find(int16_t *par, int x) {
@@ -117,14 +110,13 @@ static void cell_mix_init(void) {
 /* Runs the statements after x for every run of x in row-major order, with the run's row ri, first
  * column rj, length rlen and id rid in scope. */
 #define FOR_RUNS(x, ...)                                                                                   \
-    for (int i_ = 0; i_ < (x)->h; i_++)                                                                    \
-        for (int k_ = 0; k_ < (x)->ncls; k_++) {                                                           \
-            uint32_t m_ = (x)->mask[i_][k_], st_ = run_starts(m_);                                         \
-            for (int rid = (x)->rbase[i_][k_]; st_; st_ &= st_ - 1, rid++) {                               \
-                int ri = i_, rj = __builtin_ctz(st_), rlen = __builtin_ctz(~(m_ >> rj));                   \
-                __VA_ARGS__                                                                                \
-            }                                                                                              \
-        }
+    for (int ri = 0; ri < (x)->h; ri++) {                                                                  \
+        uint32_t st_ = (x)->start[ri], en_ = (x)->end[ri];                                                 \
+        for (int rid = (x)->rbase[ri]; st_; st_ &= st_ - 1, rid++) {                                       \
+            int rj = __builtin_ctz(st_), rlen = __builtin_ctz(en_ >> rj) + 1;                              \
+            __VA_ARGS__                                                                                    \
+        }                                                                                                  \
+    }
 
 /* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Works
  * run by run where it can: a run's cells share their object. */
@@ -351,52 +343,159 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
-/* Joins each run of row i, class k, to the runs of row i - 1 it touches. Runs sharing a column: the
- * segments of the and of both rows' masks, each lying in one run of each row (one pair per segment). When
- * diagonal, runs touching only at a corner: a run of row i starting at j whose column j - 1 ends a run
- * above (p has j - 1, and not j, as runs are maximal), or ending at j where a run above starts at j + 1;
- * any other diagonal contact is also a shared column. */
-static uint32_t join_rows(objs_ctx *x, int i, int k) {
-    uint32_t r = x->mask[i][k], p = x->mask[i - 1][k], merged = 0;
-    if (!r || !p) return 0;
-    uint32_t both[3] = {r & p, 0, 0};
-    if (x->diagonal) both[1] = run_starts(r) & (p << 1) & ~p, both[2] = (r & ~(r >> 1)) & (p >> 1) & ~p;
-    static const int shift[3] = {0, -1, 1}; /* the row above's column for column j: j + shift */
-    int16_t *par = x->rpar;
-    for (int t = 0; t < 3; t++)
-        for (uint32_t seg = run_starts(both[t]); seg; seg &= seg - 1) {
-            int j = __builtin_ctz(seg), a = run_id(x, i - 1, k, j + shift[t]), b = run_id(x, i, k, j);
-            if (par[b] == b) {
-                /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the
-                   smallest run of its tree, from an earlier row) is below b, as unite would choose */
-                par[b] = (int16_t)find(par, a);
-                merged++;
-            } else {
-                merged += (uint32_t)unite(par, a, b);
-            }
-        }
-    return merged;
+/* ---- labelling ----------------------------------------------------------------------------------------
+ * The grid is read into padded rows (a sentinel colour left of column 0 and right of column w - 1), so
+ * that comparing a row with itself shifted by one column, or with the row above shifted by -1, 0 or +1,
+ * gives, as bit masks, where runs start and end and where a cell touches a cell of its class above. Runs
+ * are numbered row by row, left to right, all classes together; each cell's number within its row is a
+ * prefix count of the run starts. A union-find over runs then joins those that touch. */
+
+#define PADW 48    /* bytes per padded row: a sentinel, w colours, sentinels */
+#define NOCOL 0xff /* the sentinel: no colour */
+
+/* out[j] = the set bits of s at or below bit j, for j in 0..31 (so out[31] counts them all). */
+static inline void prefix_counts(uint32_t s, uint8_t *out) {
+#if defined(__SSE2__)
+    const __m128i sel = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1), one = _mm_set1_epi8(1);
+    __m128i v = _mm_cvtsi32_si128((int)s);
+    v = _mm_unpacklo_epi8(v, v);
+    v = _mm_unpacklo_epi16(v, v);                   /* bytes 4k..4k+3: byte k of s */
+    __m128i lo = _mm_unpacklo_epi32(v, v), hi = _mm_unpackhi_epi32(v, v); /* 8 copies of each byte */
+    lo = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(lo, sel), sel), one);
+    hi = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(hi, sel), sel), one);
+    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 1)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 1));
+    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 2)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 2));
+    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 4)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 4));
+    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 8)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 8));
+    __m128i carry = _mm_srli_si128(lo, 15); /* the low half's total, in byte 0 */
+    carry = _mm_unpacklo_epi8(carry, carry);
+    carry = _mm_shuffle_epi32(_mm_unpacklo_epi16(carry, carry), 0);
+    _mm_storeu_si128((__m128i *)out, lo);
+    _mm_storeu_si128((__m128i *)(out + 16), _mm_add_epi8(hi, carry));
+#else
+    uint8_t c = 0;
+    for (int j = 0; j < 32; j++) out[j] = c = (uint8_t)(c + (s >> j & 1));
+#endif
 }
 
-/* m[c] = the columns of row r (w cells) of colour c, for c in 0..9. */
-static void row_masks(const uint8_t *r, int w, uint32_t *m) {
+/* Bit j set where a[j] == b[j], for j in 0..31. */
+static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
 #if defined(__SSE2__)
-    /* sixteen compares at once: a row is two vectors */
-    uint8_t buf[32];
-    memset(buf, 0xff, sizeof buf);
-    memcpy(buf, r, (size_t)w);
-    __m128i lo = _mm_loadu_si128((const __m128i *)buf), hi = _mm_loadu_si128((const __m128i *)(buf + 16));
+    __m128i a0 = _mm_loadu_si128((const __m128i *)a), a1 = _mm_loadu_si128((const __m128i *)(a + 16));
+    __m128i b0 = _mm_loadu_si128((const __m128i *)b), b1 = _mm_loadu_si128((const __m128i *)(b + 16));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16;
+#else
+    uint32_t m = 0;
+    for (int j = 0; j < 32; j++) m |= (uint32_t)(a[j] == b[j]) << j;
+    return m;
+#endif
+}
+
+/* Bit j set where r[j] == c, for j in 0..31. */
+static inline uint32_t colour_mask(const uint8_t *r, int c) {
+#if defined(__SSE2__)
+    __m128i v = _mm_set1_epi8((char)c);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)r), v)) |
+           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(r + 16)), v)) << 16;
+#else
+    uint32_t m = 0;
+    for (int j = 0; j < 32; j++) m |= (uint32_t)(r[j] == c) << j;
+    return m;
+#endif
+}
+
+/* mostcolor (spec §4.9) of the h padded rows: counts, and each colour's first cell, then the tie rule. */
+static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
+    uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
+#if defined(__SSE2__)
+    /* per colour, a byte counter per column (at most 30 rows), summed at the end */
     for (int c = 0; c < ARC_COLOURS; c++) {
-        __m128i v = _mm_set1_epi8((char)c);
-        m[c] = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, v)) |
-               (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, v)) << 16;
+        __m128i v = _mm_set1_epi8((char)c), lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+        for (int i = 0; i < h; i++) {
+            lo = _mm_sub_epi8(lo, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 1)), v));
+            hi = _mm_sub_epi8(hi, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 17)), v));
+        }
+        __m128i s = _mm_add_epi64(_mm_sad_epu8(lo, _mm_setzero_si128()), _mm_sad_epu8(hi, _mm_setzero_si128()));
+        count[c] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
     }
 #else
-    /* four interleaved sets, so that runs of one colour do not wait on their own updates */
-    uint32_t m4[4][ARC_COLOURS] = {{0}};
-    for (int j = 0; j < w; j++) m4[j & 3][r[j]] |= 1u << j;
-    for (int c = 0; c < ARC_COLOURS; c++) m[c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) count[pr[i][1 + j]]++;
 #endif
+    for (int c = 0; c < ARC_COLOURS; c++) {
+        first[c] = UINT32_MAX;
+        for (int i = 0; count[c] && i < h; i++) {
+            uint32_t m = colour_mask(pr[i] + 1, c);
+            if (m) {
+                first[c] = (uint32_t)(i * w + __builtin_ctz(m));
+                break;
+            }
+        }
+    }
+    return arc_mostcolor_of_counts(count, first);
+}
+
+/* Joins run b (of the row being scanned) to run a (of the row above); 1 when they were apart. */
+static inline uint32_t link_runs(int16_t *par, int a, int b) {
+    if (par[b] == b) {
+        /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the smallest
+           run of its tree, from an earlier row) is below b, as unite would choose */
+        par[b] = (int16_t)find(par, a);
+        return 1;
+    }
+    return (uint32_t)unite(par, a, b);
+}
+
+/* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp. */
+static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
+    int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
+    uint32_t full = (1u << w) - 1u, pfg = 0, nr = 0, merged = 0;
+    uint8_t ids[2][32];
+    int16_t *par = x->rpar;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *r = pr[i] + 1, *u = r - PADW;
+        uint32_t fg = x->has_bg ? full & ~colour_mask(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
+        if (uni) {
+            /* classes are colours: compare the row with its neighbours (sentinels at both ends) */
+            s = fg & ~eq_mask(r, r - 1), e = fg & ~eq_mask(r, r + 1);
+            if (i) {
+                up = fg & eq_mask(r, u);
+                if (diag) d1 = fg & eq_mask(r, u - 1), d2 = fg & eq_mask(r, u + 1);
+            }
+        } else {
+            /* one class, the foreground */
+            s = fg & ~(fg << 1), e = fg & ~(fg >> 1);
+            up = fg & pfg;
+            if (diag) d1 = fg & (pfg << 1), d2 = fg & (pfg >> 1);
+        }
+        x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr;
+        uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
+        prefix_counts(s, cur);
+        for (int t = 0; t < 32; t++) par[nr + (uint32_t)t] = (int16_t)(nr + (uint32_t)t);
+        if (i) {
+            /* a pair (run above, run here) per segment of shared columns: where the segment begins or a
+               run begins inside it (then the run above begins there too); when diagonal, the corners: a
+               run here beginning at j below the end of a run above at j - 1 (and not below column j,
+               which would be a shared column), or ending at j below the start of one at j + 1 */
+            uint32_t v = up & (s | ~(up << 1)), c1 = s & d1 & ~up, c2 = e & d2 & ~up;
+            int b0 = (int)nr - 1, a0 = (int)x->rbase[i - 1] - 1;
+            for (; v; v &= v - 1) {
+                int j = __builtin_ctz(v);
+                merged += link_runs(par, a0 + prev[j], b0 + cur[j]);
+            }
+            for (; c1; c1 &= c1 - 1) {
+                int j = __builtin_ctz(c1);
+                merged += link_runs(par, a0 + prev[j - 1], b0 + cur[j]);
+            }
+            for (; c2; c2 &= c2 - 1) {
+                int j = __builtin_ctz(c2);
+                merged += link_runs(par, a0 + prev[j + 1], b0 + cur[j]);
+            }
+        }
+        nr += cur[31];
+        pfg = fg;
+    }
+    x->nruns = nr, x->ncomp = nr - merged;
 }
 
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
@@ -408,12 +507,12 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     objs_ctx *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     uintptr_t zero = (uintptr_t)arc_int_zero;
-    /* colours, and per row a mask of each colour's cells */
-    uint32_t cm[ARC_SLOT][ARC_COLOURS];
+    uint8_t pr[ARC_SLOT][PADW];
+    memset(pr, NOCOL, (size_t)h * PADW);
     for (int i = 0; i < h; i++) {
         tdm_arc_val *row = g->u.items[i];
         if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
-        uint8_t *cr = x->col + i * w;
+        uint8_t *cr = pr[i] + 1;
         for (int j = 0; j < w; j++) {
             tdm_arc_val *v = row->u.items[j];
             uintptr_t off = (uintptr_t)v - zero;
@@ -426,51 +525,15 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
             }
             cr[j] = (uint8_t)c;
         }
-        row_masks(cr, w, cm[i]);
+        /* the dense copy the lazy hooks read (rows in order: each store's spill is overwritten next) */
+        memcpy(x->col + i * w, cr, 32);
     }
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->h = h, x->w = w, x->prepared = 0;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = -1;
-    if (x->has_bg) {
-        /* mostcolor (spec §4.9): counts, and each colour's first cell, from the masks */
-        uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS] = {0};
-        for (int i = h - 1; i >= 0; i--)
-            for (int c = 0; c < ARC_COLOURS; c++)
-                if (cm[i][c]) {
-                    count[c] += (uint32_t)popc(cm[i][c]);
-                    first[c] = (uint32_t)(i * w + __builtin_ctz(cm[i][c]));
-                }
-        x->bg = arc_mostcolor_of_counts(count, first);
-    }
-    uint32_t full = (1u << w) - 1u;
-    x->ncls = 0;
-    if (x->univalued) {
-        uint32_t any[ARC_COLOURS] = {0};
-        for (int i = 0; i < h; i++)
-            for (int c = 0; c < ARC_COLOURS; c++) any[c] |= cm[i][c];
-        for (int c = 0; c < ARC_COLOURS; c++)
-            if (any[c] && c != x->bg) {
-                for (int i = 0; i < h; i++) x->mask[i][x->ncls] = cm[i][c];
-                x->cls[x->ncls++] = (uint8_t)c;
-            }
-    } else {
-        for (int i = 0; i < h; i++) x->mask[i][0] = x->has_bg ? full & ~cm[i][x->bg] : full;
-        x->ncls = 1;
-    }
-    uint32_t nr = 0, merged = 0;
-    for (int i = 0; i < h; i++) {
-        uint32_t first_run = nr;
-        for (int k = 0; k < x->ncls; k++) {
-            x->rbase[i][k] = (uint16_t)nr;
-            nr += (uint32_t)popc(run_starts(x->mask[i][k]));
-        }
-        for (uint32_t r = first_run; r < nr; r++) x->rpar[r] = (int16_t)r;
-        if (i)
-            for (int k = 0; k < x->ncls; k++) merged += join_rows(x, i, k);
-    }
-    x->nruns = nr, x->ncomp = nr - merged;
+    x->bg = x->has_bg ? most_colour(pr, h, w) : -1;
+    label(x, pr);
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }
