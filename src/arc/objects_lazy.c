@@ -35,7 +35,7 @@ typedef struct {
     arc_lazy z; /* first: the lazy sets point here */
     int h, w, univalued, diagonal, has_bg, bg;
     uint32_t ncomp, nruns;
-    uint8_t col[MAXC + 32]; /* row-major, w per row; 32 spare bytes for whole-vector row stores */
+    uint8_t col[MAXC]; /* row-major, w per row */
     /* the partition: per row, the columns where a run of one class (one colour when univalued, every
        foreground cell otherwise) starts and where one ends (bit j: column j); run ids are given row by row,
        left to right, so the run holding column j of row i is rbase[i] + (run starts at or left of j) - 1 */
@@ -512,7 +512,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     for (int i = 0; i < h; i++) {
         tdm_arc_val *row = g->u.items[i];
         if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
-        uint8_t *cr = pr[i] + 1;
+        uint8_t *cr = pr[i] + 1, *dense = x->col + i * w; /* the padded row, and the dense copy the hooks read */
         for (int j = 0; j < w; j++) {
             tdm_arc_val *v = row->u.items[j];
             uintptr_t off = (uintptr_t)v - zero;
@@ -523,10 +523,8 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
                 if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
                 c = (int)v->u.i;
             }
-            cr[j] = (uint8_t)c;
+            cr[j] = dense[j] = (uint8_t)c; /* two byte stores: a vector copy of cr would stall on them */
         }
-        /* the dense copy the lazy hooks read (rows in order: each store's spill is overwritten next) */
-        memcpy(x->col + i * w, cr, 32);
     }
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
