@@ -1,7 +1,7 @@
 /* objects_lazy.c: objects() with lazy layouts (spec §4.11). The reference builds objects by a flood fill of
  * set operations (spec §4.8) and later primitives read the resulting iteration orders, but most uses only
  * need the values (len, size, membership, equality, hashing). So objects() here labels the grid's connected
- * components and returns a lazy frozenset: n objects, no table. The labelling works on bit masks (a row of
+ * components and returns a lazy frozenset: n objects, no table. The labelling (objects_label.c) works on bit masks (a row of
  * at most 30 cells is one word): horizontal runs of a class of cells (one colour when univalued, every
  * foreground cell otherwise), of all classes of a row at once, are found by comparing the row's colours
  * with themselves shifted by one column; the runs of adjacent rows that touch, by comparing the row with
@@ -19,67 +19,10 @@
  *     directly (it never leaves its first 8-slot table, so insertion order cannot matter).
  * Each object also knows its bounding box, the positions it holds and whether its cells share one colour,
  * so measures, delta and colour readers need no layout (the arc_lazy hooks). The tests hold every layout made here to arc_objects_eager's, bit for bit (tests/unit/test_arc_lazy.c). */
-#include "arc_device.h"
-#include "arc_internal.h"
+#include "objects_lazy.h"
 
 #include <pthread.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#define MAXC (ARC_SLOT * ARC_SLOT)
-#define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 in discovery order */
-
-typedef struct {
-    arc_lazy z; /* first: the lazy sets point here */
-    int h, w, univalued, diagonal, has_bg, bg;
-    uint32_t ncomp, nruns;
-    uint8_t col[MAXC]; /* row-major, w per row */
-    /* the partition: per row, the columns where a run of one class (one colour when univalued, every
-       foreground cell otherwise) starts and where one ends (bit j: column j); run ids are given row by row,
-       left to right, so the run holding column j of row i is rbase[i] + (run starts at or left of j) - 1 */
-    uint32_t start[ARC_SLOT], end[ARC_SLOT];
-    uint16_t rbase[ARC_SLOT];
-    int16_t rpar[MAXC + 32]; /* per run: union-find parent (32 spare: a row's entries are set 32 at a time) */
-    /* made by prepare() on first need */
-    int prepared;
-    int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
-    uint16_t *seed;    /* per object: its first cell in asindices order */
-    uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
-    uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
-    tdm_arc_val *objs; /* the k lazy objects */
-    int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
-    uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
-    uint16_t *cells;   /* the objects' cells, object by object (object r's from base[r]), row-major */
-    int cur;           /* the object being replayed */
-} objs_ctx;
-
-/* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
-static inline int popc(uint32_t v) {
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-
-static int find(int16_t *par, int x) {
-    int p = par[x];
-    if (par[p] == p) return p; /* most runs sit right under their root */
-    while (par[x] != x) {
-        par[x] = par[par[x]];
-        x = par[x];
-    }
-    return x;
-}
-
-/* Links keep the smaller root; 1 when a and b were apart. */
-static int unite(int16_t *par, int a, int b) {
-    a = find(par, a), b = find(par, b);
-    if (a == b) return 0;
-    if (a < b) par[b] = (int16_t)a;
-    else par[a] = (int16_t)b;
-    return 1;
-}
 
 static int nomem(tdm_arc_rt *rt) {
     if (!rt->failed) {
@@ -343,195 +286,14 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
-/* ---- labelling ----------------------------------------------------------------------------------------
- * The grid is read into padded rows (a sentinel colour left of column 0 and right of column w - 1), so
- * that comparing a row with itself shifted by one column, or with the row above shifted by -1, 0 or +1,
- * gives, as bit masks, where runs start and end and where a cell touches a cell of its class above. Runs
- * are numbered row by row, left to right, all classes together; each cell's number within its row is a
- * prefix count of the run starts. A union-find over runs then joins those that touch. */
-
-#define PADW 48    /* bytes per padded row: a sentinel, w colours, sentinels */
-#define NOCOL 0xff /* the sentinel: no colour */
-
-/* out[j] = the set bits of s at or below bit j, for j in 0..31 (so out[31] counts them all). */
-static inline void prefix_counts(uint32_t s, uint8_t *out) {
-#if defined(__SSE2__)
-    const __m128i sel = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1), one = _mm_set1_epi8(1);
-    __m128i v = _mm_cvtsi32_si128((int)s);
-    v = _mm_unpacklo_epi8(v, v);
-    v = _mm_unpacklo_epi16(v, v);                   /* bytes 4k..4k+3: byte k of s */
-    __m128i lo = _mm_unpacklo_epi32(v, v), hi = _mm_unpackhi_epi32(v, v); /* 8 copies of each byte */
-    lo = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(lo, sel), sel), one);
-    hi = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(hi, sel), sel), one);
-    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 1)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 1));
-    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 2)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 2));
-    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 4)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 4));
-    lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 8)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 8));
-    __m128i carry = _mm_srli_si128(lo, 15); /* the low half's total, in byte 0 */
-    carry = _mm_unpacklo_epi8(carry, carry);
-    carry = _mm_shuffle_epi32(_mm_unpacklo_epi16(carry, carry), 0);
-    _mm_storeu_si128((__m128i *)out, lo);
-    _mm_storeu_si128((__m128i *)(out + 16), _mm_add_epi8(hi, carry));
-#else
-    uint8_t c = 0;
-    for (int j = 0; j < 32; j++) out[j] = c = (uint8_t)(c + (s >> j & 1));
-#endif
-}
-
-/* Bit j set where a[j] == b[j], for j in 0..31. */
-static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
-#if defined(__SSE2__)
-    __m128i a0 = _mm_loadu_si128((const __m128i *)a), a1 = _mm_loadu_si128((const __m128i *)(a + 16));
-    __m128i b0 = _mm_loadu_si128((const __m128i *)b), b1 = _mm_loadu_si128((const __m128i *)(b + 16));
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16;
-#else
-    uint32_t m = 0;
-    for (int j = 0; j < 32; j++) m |= (uint32_t)(a[j] == b[j]) << j;
-    return m;
-#endif
-}
-
-/* Bit j set where r[j] == c, for j in 0..31. */
-static inline uint32_t colour_mask(const uint8_t *r, int c) {
-#if defined(__SSE2__)
-    __m128i v = _mm_set1_epi8((char)c);
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)r), v)) |
-           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(r + 16)), v)) << 16;
-#else
-    uint32_t m = 0;
-    for (int j = 0; j < 32; j++) m |= (uint32_t)(r[j] == c) << j;
-    return m;
-#endif
-}
-
-/* mostcolor (spec §4.9) of the h padded rows: counts, and each colour's first cell, then the tie rule. */
-static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
-    uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
-#if defined(__SSE2__)
-    /* per colour, a byte counter per column (at most 30 rows), summed at the end */
-    for (int c = 0; c < ARC_COLOURS; c++) {
-        __m128i v = _mm_set1_epi8((char)c), lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
-        for (int i = 0; i < h; i++) {
-            lo = _mm_sub_epi8(lo, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 1)), v));
-            hi = _mm_sub_epi8(hi, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 17)), v));
-        }
-        __m128i s = _mm_add_epi64(_mm_sad_epu8(lo, _mm_setzero_si128()), _mm_sad_epu8(hi, _mm_setzero_si128()));
-        count[c] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
-    }
-#else
-    for (int i = 0; i < h; i++)
-        for (int j = 0; j < w; j++) count[pr[i][1 + j]]++;
-#endif
-    for (int c = 0; c < ARC_COLOURS; c++) {
-        first[c] = UINT32_MAX;
-        for (int i = 0; count[c] && i < h; i++) {
-            uint32_t m = colour_mask(pr[i] + 1, c);
-            if (m) {
-                first[c] = (uint32_t)(i * w + __builtin_ctz(m));
-                break;
-            }
-        }
-    }
-    return arc_mostcolor_of_counts(count, first);
-}
-
-/* Joins run b (of the row being scanned) to run a (of the row above); 1 when they were apart. */
-static inline uint32_t link_runs(int16_t *par, int a, int b) {
-    if (par[b] == b) {
-        /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the smallest
-           run of its tree, from an earlier row) is below b, as unite would choose */
-        par[b] = (int16_t)find(par, a);
-        return 1;
-    }
-    return (uint32_t)unite(par, a, b);
-}
-
-/* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp. */
-static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
-    int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
-    uint32_t full = (1u << w) - 1u, pfg = 0, nr = 0, merged = 0;
-    uint8_t ids[2][32];
-    int16_t *par = x->rpar;
-    for (int i = 0; i < h; i++) {
-        const uint8_t *r = pr[i] + 1, *u = r - PADW;
-        uint32_t fg = x->has_bg ? full & ~colour_mask(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
-        if (uni) {
-            /* classes are colours: compare the row with its neighbours (sentinels at both ends) */
-            s = fg & ~eq_mask(r, r - 1), e = fg & ~eq_mask(r, r + 1);
-            if (i) {
-                up = fg & eq_mask(r, u);
-                if (diag) d1 = fg & eq_mask(r, u - 1), d2 = fg & eq_mask(r, u + 1);
-            }
-        } else {
-            /* one class, the foreground */
-            s = fg & ~(fg << 1), e = fg & ~(fg >> 1);
-            up = fg & pfg;
-            if (diag) d1 = fg & (pfg << 1), d2 = fg & (pfg >> 1);
-        }
-        x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr;
-        uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
-        prefix_counts(s, cur);
-        for (int t = 0; t < 32; t++) par[nr + (uint32_t)t] = (int16_t)(nr + (uint32_t)t);
-        if (i) {
-            /* a pair (run above, run here) per segment of shared columns: where the segment begins or a
-               run begins inside it (then the run above begins there too); when diagonal, the corners: a
-               run here beginning at j below the end of a run above at j - 1 (and not below column j,
-               which would be a shared column), or ending at j below the start of one at j + 1 */
-            uint32_t v = up & (s | ~(up << 1)), c1 = s & d1 & ~up, c2 = e & d2 & ~up;
-            int b0 = (int)nr - 1, a0 = (int)x->rbase[i - 1] - 1;
-            for (; v; v &= v - 1) {
-                int j = __builtin_ctz(v);
-                merged += link_runs(par, a0 + prev[j], b0 + cur[j]);
-            }
-            for (; c1; c1 &= c1 - 1) {
-                int j = __builtin_ctz(c1);
-                merged += link_runs(par, a0 + prev[j - 1], b0 + cur[j]);
-            }
-            for (; c2; c2 &= c2 - 1) {
-                int j = __builtin_ctz(c2);
-                merged += link_runs(par, a0 + prev[j + 1], b0 + cur[j]);
-            }
-        }
-        nr += cur[31];
-        pfg = fg;
-    }
-    x->nruns = nr, x->ncomp = nr - merged;
-}
-
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
-    tdm_arc_val *g = a[0];
     *fallback = 1;
-    if (!arc_is_tuple(g) || g->n < 1 || g->n > ARC_SLOT) return NULL;
-    int h = (int)g->n, w = arc_is_tuple(g->u.items[0]) ? (int)g->u.items[0]->n : 0;
-    if (w < 1 || w > ARC_SLOT || !arc_neigh_order(0, 0, 0)) return NULL;
+    if (!arc_neigh_order(0, 0, 0)) return NULL;
     objs_ctx *x = arc_alloc(rt, sizeof *x);
-    if (!x) return NULL;
-    uintptr_t zero = (uintptr_t)arc_int_zero;
-    uint8_t pr[ARC_SLOT][PADW];
-    memset(pr, NOCOL, (size_t)h * PADW);
-    for (int i = 0; i < h; i++) {
-        tdm_arc_val *row = g->u.items[i];
-        if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
-        uint8_t *cr = pr[i] + 1, *dense = x->col + i * w; /* the padded row, and the dense copy the hooks read */
-        for (int j = 0; j < w; j++) {
-            tdm_arc_val *v = row->u.items[j];
-            uintptr_t off = (uintptr_t)v - zero;
-            int c;
-            if (off < ARC_COLOURS * sizeof(tdm_arc_val)) {
-                c = (int)(off / sizeof(tdm_arc_val)); /* an interned int 0..9: no need to read it */
-            } else {
-                if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
-                c = (int)v->u.i;
-            }
-            cr[j] = dense[j] = (uint8_t)c; /* two byte stores: a vector copy of cr would stall on them */
-        }
-    }
+    if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->h = h, x->w = w, x->prepared = 0;
-    x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = x->has_bg ? most_colour(pr, h, w) : -1;
-    label(x, pr);
+    x->prepared = 0;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }
