@@ -110,7 +110,8 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
             up = fg & pfg;
             if (diag) d1 = fg & (pfg << 1), d2 = fg & (pfg >> 1);
         }
-        x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr;
+        x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr, x->fg[i] = fg;
+        if (!uni) x->chg[i] = full & ~eq_mask(r, r - 1);
         uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
         prefix_counts(s, cur);
         for (int t = 0; t < 32; t++) par[nr + (uint32_t)t] = (int16_t)(nr + (uint32_t)t);

@@ -50,101 +50,117 @@ static void cell_mix_init(void) {
     cell_mix_ok = 1;
 }
 
-/* Runs the statements after x for every run of x in row-major order, with the run's row ri, first
- * column rj, length rlen and id rid in scope. */
-#define FOR_RUNS(x, ...)                                                                                   \
-    for (int ri = 0; ri < (x)->h; ri++) {                                                                  \
-        uint32_t st_ = (x)->start[ri], en_ = (x)->end[ri];                                                 \
-        for (int rid = (x)->rbase[ri]; st_; st_ &= st_ - 1, rid++) {                                       \
-            int rj = __builtin_ctz(st_), rlen = __builtin_ctz(en_ >> rj) + 1;                              \
-            __VA_ARGS__                                                                                    \
-        }                                                                                                  \
-    }
+/* out[j] for j in 0..31: the run holding column j of a row whose runs start at s and whose cells in
+ * objects are fg, numbered from base; none where fg has no bit j. */
+static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *out) {
+#if defined(__SSE2__)
+    __m128i cl, ch, fl, fh, z = _mm_setzero_si128(), b = _mm_set1_epi16((short)(base - 1)), nn = _mm_set1_epi16((short)none);
+    prefix_counts_v(s, &cl, &ch);
+    bits_to_bytes(fg, &fl, &fh);
+    __m128i v[4] = {_mm_unpacklo_epi8(cl, z), _mm_unpackhi_epi8(cl, z), _mm_unpacklo_epi8(ch, z), _mm_unpackhi_epi8(ch, z)};
+    __m128i m[4] = {_mm_unpacklo_epi8(fl, fl), _mm_unpackhi_epi8(fl, fl), _mm_unpacklo_epi8(fh, fh), _mm_unpackhi_epi8(fh, fh)};
+    for (int t = 0; t < 4; t++)
+        _mm_storeu_si128((__m128i *)(out + 8 * t),
+                         _mm_or_si128(_mm_and_si128(m[t], _mm_add_epi16(v[t], b)), _mm_andnot_si128(m[t], nn)));
+#else
+    uint8_t cnt[32];
+    prefix_counts(s, cnt);
+    for (int j = 0; j < 32; j++) out[j] = (int16_t)(fg >> j & 1 ? base + cnt[j] - 1 : none);
+#endif
+}
 
-/* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Works
- * run by run where it can: a run's cells share their object. */
+/* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Each
+ * step is a straight pass over cells, runs or objects: the branches a per-run loop over its cells takes
+ * (where it ends) are random to a predictor, and cost more than the work. */
 static int prepare(objs_ctx *x) {
     if (x->prepared) return 0;
     tdm_arc_rt *rt = x->z.rt;
-    int n = x->h * x->w, w = x->w;
-    size_t nz = (size_t)(uint32_t)n, k = x->ncomp, nr = x->nruns;
+    int h = x->h, w = x->w, n = h * w, nr = (int)x->nruns, k = (int)x->ncomp;
     pthread_once(&cell_mix_once, cell_mix_init);
-    const uint16_t *order = arc_asindices_order(x->h, x->w), *prank = arc_asindices_rank(x->h, x->w);
-    x->comp = arc_alloc(rt, nz * sizeof *x->comp);
-    x->added = arc_alloc(rt, nz);
-    x->seed = arc_alloc(rt, (k + 1) * sizeof *x->seed);
-    x->base = arc_alloc(rt, k * sizeof *x->base);
-    x->objs = arc_alloc(rt, k * sizeof *x->objs);
-    x->ucol = arc_alloc(rt, k);
-    x->box = arc_alloc(rt, k * sizeof *x->box);
-    x->cells = arc_alloc(rt, nz * sizeof *x->cells);
-    uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
-    uint32_t *size = arc_alloc(rt, k * sizeof *size);
-    int16_t *rroot = arc_alloc(rt, nr * sizeof *rroot), *rank = arc_alloc(rt, (nr + 1) * sizeof *rank),
-            *first_at = arc_alloc(rt, (nz + 1) * sizeof *first_at);
-    uint16_t *firstpos = arc_alloc(rt, nr * sizeof *firstpos);
-    if (!cell_mix_ok || !order || !prank || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !x->ucol ||
-        !x->box || !x->cells || !acc || !size || !rroot || !rank || !first_at || !firstpos)
+    const uint16_t *order = arc_asindices_order(h, w);
+    x->rid = arc_alloc(rt, (size_t)(n + 32) * sizeof *x->rid); /* rows are written 32 entries at a time */
+    x->runrank = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runrank);
+    x->comp = arc_alloc(rt, (size_t)n * sizeof *x->comp);
+    x->seed = arc_alloc(rt, (size_t)k * sizeof *x->seed);
+    x->base = arc_alloc(rt, (size_t)k * sizeof *x->base);
+    x->objs = arc_alloc(rt, (size_t)k * sizeof *x->objs);
+    x->ucol = arc_alloc(rt, (size_t)k);
+    x->box = arc_alloc(rt, (size_t)k * sizeof *x->box);
+    uint64_t *acc = arc_alloc(rt, (size_t)k * sizeof *acc);
+    uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
+    int16_t *rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *rroot), *rank = arc_alloc(rt, (size_t)(nr + 1) * sizeof *rank),
+            *root_at = arc_alloc(rt, (size_t)(n + 1) * sizeof *root_at);
+    uint16_t *firstq = arc_alloc(rt, (size_t)(nr + 1) * sizeof *firstq);
+    if (!cell_mix_ok || !order || !x->rid || !x->runrank || !x->comp || !x->seed || !x->base || !x->objs || !x->ucol ||
+        !x->box || !acc || !size || !rroot || !rank || !root_at || !firstq)
         return nomem(rt);
-    /* each run's root, and each root's first cell in asindices order (its rank there) */
-    for (size_t r = 0; r < nr; r++) rroot[r] = (int16_t)find(x->rpar, (int)r), firstpos[r] = UINT16_MAX;
-    FOR_RUNS(x, {
-        uint16_t *fp = &firstpos[rroot[rid]], best = *fp; /* in a register: no store-to-load chain */
-        for (int c = ri * w + rj, e = c + rlen; c < e; c++) best = prank[c] < best ? prank[c] : best;
-        *fp = best;
-    })
-    /* discovery ranks: the roots by their first positions, read in asindices order (no branches: which
-       positions start an object is random to a branch predictor) */
-    memset(first_at, 0xff, (nz + 1) * sizeof *first_at);
-    for (size_t r = 0; r < nr; r++) first_at[rroot[r] == (int16_t)r ? firstpos[r] : nz] = (int16_t)r;
-    first_at[nz] = -1;
-    int next = 0;
-    for (int q = 0; q < n; q++) {
-        int r = first_at[q], v = r >= 0;
-        rank[v ? r : (int)nr] = (int16_t)next;
-        x->seed[next] = order[q];
-        next += v;
+    int16_t *rid = x->rid, *runrank = x->runrank;
+    /* each cell's run, each run's root */
+    for (int i = 0; i < h; i++) row_run_ids(x->start[i], x->fg[i], x->rbase[i], nr, rid + i * w);
+    for (int r = 0; r < nr; r++) rroot[r] = (int16_t)find(x->rpar, r);
+    rroot[nr] = (int16_t)nr; /* background */
+    /* each root's first place in asindices order: walking the order backwards, the last write is the first */
+    for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
+    /* discovery ranks: the roots' first places as bits, read in order */
+    uint64_t first[(MAXC + 64) / 64] = {0};
+    for (int r = 0; r < nr; r++) {
+        int root = rroot[r] == r, q = root ? firstq[r] : n;
+        first[q >> 6] |= (uint64_t)root << (q & 63);
+        root_at[q] = (int16_t)r;
     }
-    /* per object: size, box, colour, hash; per cell: its object */
-    memset(x->comp, 0xff, nz * sizeof *x->comp);
-    memset(x->added, 0, nz);
-    memset(acc, 0, k * sizeof *acc);
-    memset(size, 0, k * sizeof *size);
-    FOR_RUNS(x, {
-        int r = rank[rroot[rid]], c0 = ri * w + rj;
-        uint8_t *b = x->box[r];
-        if (!size[r]) x->ucol[r] = (int8_t)x->col[c0], b[0] = (uint8_t)ri, b[1] = (uint8_t)rj, b[3] = 0;
-        b[2] = (uint8_t)ri; /* row-major: rows only grow */
-        if (rj < b[1]) b[1] = (uint8_t)rj;
-        if (rj + rlen - 1 > b[3]) b[3] = (uint8_t)(rj + rlen - 1);
-        size[r] += (uint32_t)rlen;
-        uint64_t a = acc[r];
-        int uni = x->ucol[r], shift = ri * (ARC_SLOT - w); /* cell c = i * w + j is position i * 30 + j */
-        for (int c = c0, e = c0 + rlen; c < e; c++) {
-            x->comp[c] = (int16_t)r;
-            uni = x->col[c] == uni ? uni : -1;
-            a ^= cell_mix[x->col[c]][c + shift];
+    int next = 0;
+    for (int t = 0; t <= n >> 6; t++)
+        for (uint64_t b = first[t]; b; b &= b - 1) {
+            int q = t * 64 + __builtin_ctzll(b);
+            rank[root_at[q]] = (int16_t)next;
+            x->seed[next++] = order[q];
         }
-        acc[r] = a, x->ucol[r] = (int8_t)uni;
-    })
-    memset(x->objs, 0, k * sizeof *x->objs);
+    for (int r = 0; r < nr; r++) runrank[r] = rank[rroot[r]];
+    runrank[nr] = -1;
+    /* per object: hash, size, box, colour, run by run; a run's hash is the xor of its row's prefix xors of
+       cell hashes at its two ends */
+    memset(acc, 0, (size_t)k * sizeof *acc);
+    memset(size, 0, (size_t)k * sizeof *size);
+    memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
+    for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *cr = x->col + i * w;
+        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
+        uint64_t px[ARC_SLOT + 1], a = 0;
+        px[0] = 0;
+        for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+        uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runrank[run];
+            acc[r] ^= px[j1 + 1] ^ px[j0];
+            size[r] += (uint32_t)(j1 - j0 + 1);
+            uint8_t *b = x->box[r];
+            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
+            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
+            /* the run's one colour, or -1 when its colour changes inside it */
+            int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
+            x->ucol[r] = (int8_t)(u == -2 || u == rc ? rc : -1);
+        }
+    }
+    memset(x->objs, 0, (size_t)k * sizeof *x->objs);
     uint32_t before = 0;
-    for (size_t r = 0; r < k; r++) {
+    for (int r = 0; r < k; r++) {
         tdm_arc_val *o = &x->objs[r];
         o->kind = TDM_ARC_FSET, o->n = size[r];
         o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
         o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
-        x->base[r] = before, size[r] = before; /* size[r] becomes where object r's next cell goes */
+        x->base[r] = before;
         before += o->n;
     }
-    FOR_RUNS(x, {
-        int r = rank[rroot[rid]];
-        uint16_t *to = x->cells + size[r];
-        for (int t = 0, c = ri * w + rj; t < rlen; t++) to[t] = (uint16_t)(c + t);
-        size[r] += (uint32_t)rlen;
-    })
     x->prepared = 1;
     return 0;
+}
+
+/* Fills comp (each cell's object) on first need: only membership, positions and replays read it. */
+static void cell_objects(objs_ctx *x) {
+    if (x->comp_ready) return;
+    for (int c = 0, n = x->h * x->w; c < n; c++) x->comp[c] = x->runrank[x->rid[c]];
+    x->comp_ready = 1;
 }
 
 static int64_t lazy_hash(arc_lazy *z, tdm_arc_val *s) {
@@ -161,6 +177,7 @@ static int lazy_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     if (s->u.set.part == OUTER) {
         if (!arc_is_set(key)) return 0; /* a frozenset of frozensets holds nothing else */
         if (prepare(x)) return -1;
+        cell_objects(x);
         if (key >= x->objs && key < x->objs + x->ncomp) return 1;
         if (key->n == 0) return 0;
         if (key->u.set.lazy) return -1; /* another maker's set: no element to go by without a layout */
@@ -176,6 +193,7 @@ static int lazy_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
         return arc_eq(key, &x->objs[x->comp[c]]);
     }
     /* an object holds (v, (i, j)) for its cells: anything else is not in it */
+    cell_objects(x);
     if (!arc_is_tuple(key) || key->n != 2 || !arc_is_int(key->u.items[0])) return 0;
     tdm_arc_val *p = key->u.items[1];
     if (!arc_is_tuple(p) || p->n != 2 || !arc_is_int(p->u.items[0]) || !arc_is_int(p->u.items[1])) return 0;
@@ -201,6 +219,7 @@ static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
 
 static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     objs_ctx *x = (objs_ctx *)z;
+    cell_objects(x);
     return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
 }
 
@@ -215,6 +234,11 @@ static int occupied(void *ctx, tdm_arc_val *key) {
 static tdm_arc_val *replay_object(objs_ctx *x, int part) {
     tdm_arc_rt *rt = x->z.rt;
     int w = x->w, seed = x->seed[part], val = x->col[seed];
+    cell_objects(x);
+    if (!x->added) {
+        if (!(x->added = arc_alloc(rt, (size_t)(x->h * w)))) return NULL;
+        memset(x->added, 0, (size_t)(x->h * w));
+    }
     x->cur = part; /* each object is replayed at most once: its cells' added marks are still 0 */
     uint32_t occ = x->base[part];
     tdm_arc_val *obj = arc_set_new(rt), *cands = arc_set_new(rt);
@@ -258,12 +282,16 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
            copies verbatim: when the cells' home slots (hash & 7) differ, each lands in its own whatever
            the order, so the flood fill need not be replayed */
         tdm_arc_val *cv[4];
-        unsigned used = 0;
-        const uint16_t *cl = x->cells + x->base[s->u.set.part];
-        for (uint32_t k = 0; k < s->n; k++) {
-            cv[k] = arc_cell(z->rt, x->col[cl[k]], cl[k] / x->w, cl[k] % x->w);
-            used |= 1u << (cv[k]->hash & 7);
-        }
+        unsigned used = 0, k = 0;
+        const uint8_t *b = x->box[s->u.set.part];
+        cell_objects(x);
+        /* its cells, row-major, from its box (at most 4 x 4) */
+        for (int i = b[0]; i <= b[2]; i++)
+            for (int j = b[1]; j <= b[3]; j++)
+                if (x->comp[i * x->w + j] == (int16_t)s->u.set.part) {
+                    cv[k] = arc_cell(z->rt, x->col[i * x->w + j], i, j);
+                    used |= 1u << (cv[k++]->hash & 7);
+                }
         if ((uint32_t)popc(used) == s->n) {
             tdm_arc_val *obj = arc_set_from(z->rt, cv, s->n);
             if (!obj) return -1;
@@ -293,7 +321,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->prepared = 0;
+    x->prepared = x->comp_ready = 0, x->added = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }

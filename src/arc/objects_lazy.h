@@ -27,16 +27,19 @@ typedef struct {
     uint32_t start[ARC_SLOT], end[ARC_SLOT];
     uint16_t rbase[ARC_SLOT];
     int16_t rpar[MAXC + 32]; /* per run: union-find parent (32 spare: a row's entries are set 32 at a time) */
+    uint32_t fg[ARC_SLOT];  /* per row: the cells in objects (all but the background's) */
+    uint32_t chg[ARC_SLOT]; /* per row, not univalued: where a cell's colour differs from its left neighbour's */
     /* made by prepare() on first need */
-    int prepared;
-    int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
+    int prepared, comp_ready;
+    int16_t *rid;      /* per cell: its run, nruns for background */
+    int16_t *runrank;  /* per run: its object's discovery rank (entry nruns: -1) */
+    int16_t *comp;     /* per cell: its object's discovery rank, -1 for background (filled by cell_objects) */
     uint16_t *seed;    /* per object: its first cell in asindices order */
     uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
     uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
     tdm_arc_val *objs; /* the k lazy objects */
     int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
     uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
-    uint16_t *cells;   /* the objects' cells, object by object (object r's from base[r]), row-major */
     int cur;           /* the object being replayed */
 } objs_ctx;
 
@@ -61,16 +64,23 @@ static inline int find(int16_t *par, int x) {
     return x;
 }
 
-/* out[j] = the set bits of s at or below bit j, for j in 0..31 (so out[31] counts them all). */
-static inline void prefix_counts(uint32_t s, uint8_t *out) {
 #if defined(__SSE2__)
-    const __m128i sel = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1), one = _mm_set1_epi8(1);
+/* The bits of s as bytes, 0xff where set: bits 0..15 in *lo, 16..31 in *hi. */
+static inline void bits_to_bytes(uint32_t s, __m128i *lo, __m128i *hi) {
+    const __m128i sel = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
     __m128i v = _mm_cvtsi32_si128((int)s);
     v = _mm_unpacklo_epi8(v, v);
-    v = _mm_unpacklo_epi16(v, v);                   /* bytes 4k..4k+3: byte k of s */
-    __m128i lo = _mm_unpacklo_epi32(v, v), hi = _mm_unpackhi_epi32(v, v); /* 8 copies of each byte */
-    lo = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(lo, sel), sel), one);
-    hi = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(hi, sel), sel), one);
+    v = _mm_unpacklo_epi16(v, v); /* bytes 4k..4k+3: byte k of s */
+    __m128i l = _mm_unpacklo_epi32(v, v), h = _mm_unpackhi_epi32(v, v); /* 8 copies of each byte */
+    *lo = _mm_cmpeq_epi8(_mm_and_si128(l, sel), sel), *hi = _mm_cmpeq_epi8(_mm_and_si128(h, sel), sel);
+}
+
+/* Byte j of lo:hi = the set bits of s at or below bit j, for j in 0..31. */
+static inline void prefix_counts_v(uint32_t s, __m128i *plo, __m128i *phi) {
+    const __m128i one = _mm_set1_epi8(1);
+    __m128i lo, hi;
+    bits_to_bytes(s, &lo, &hi);
+    lo = _mm_and_si128(lo, one), hi = _mm_and_si128(hi, one);
     lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 1)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 1));
     lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 2)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 2));
     lo = _mm_add_epi8(lo, _mm_slli_si128(lo, 4)), hi = _mm_add_epi8(hi, _mm_slli_si128(hi, 4));
@@ -78,8 +88,17 @@ static inline void prefix_counts(uint32_t s, uint8_t *out) {
     __m128i carry = _mm_srli_si128(lo, 15); /* the low half's total, in byte 0 */
     carry = _mm_unpacklo_epi8(carry, carry);
     carry = _mm_shuffle_epi32(_mm_unpacklo_epi16(carry, carry), 0);
+    *plo = lo, *phi = _mm_add_epi8(hi, carry);
+}
+#endif
+
+/* out[j] = the set bits of s at or below bit j, for j in 0..31 (so out[31] counts them all). */
+static inline void prefix_counts(uint32_t s, uint8_t *out) {
+#if defined(__SSE2__)
+    __m128i lo, hi;
+    prefix_counts_v(s, &lo, &hi);
     _mm_storeu_si128((__m128i *)out, lo);
-    _mm_storeu_si128((__m128i *)(out + 16), _mm_add_epi8(hi, carry));
+    _mm_storeu_si128((__m128i *)(out + 16), hi);
 #else
     uint8_t c = 0;
     for (int j = 0; j < 32; j++) out[j] = c = (uint8_t)(c + (s >> j & 1));
