@@ -101,17 +101,30 @@ static int prepare(objs_ctx *x) {
     rroot[nr] = (int16_t)nr; /* background */
     /* each root's first place in asindices order: walking the order backwards, the last write is the first */
     for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
-    /* discovery ranks: the roots' first places as bits, read in order */
-    uint64_t first[(MAXC + 64) / 64] = {0};
+    /* discovery ranks: the roots' first places marked (a byte each: setting bits would chain through
+       memory), gathered into bit masks and read in order */
+    uint8_t mark[MAXC + 64];
+    uint32_t first[(MAXC + 64) / 32];
+    memset(mark, 0, (size_t)n + 32); /* the last mask reads up to 31 bytes past n */
     for (int r = 0; r < nr; r++) {
-        int root = rroot[r] == r, q = root ? firstq[r] : n;
-        first[q >> 6] |= (uint64_t)root << (q & 63);
-        root_at[q] = (int16_t)r;
+        /* firstq[r] is only meaningful for roots; masks, not a branch (which runs are roots is random) */
+        int root = -(rroot[r] == r), q = (firstq[r] & root) | (n & ~root);
+        mark[q] = (uint8_t)root, root_at[q] = (int16_t)r;
+    }
+    int nw = (n + 31) / 32;
+    for (int t = 0; t < nw; t++) {
+#if defined(__SSE2__)
+        first[t] = (uint32_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(mark + 32 * t))) |
+                   (uint32_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(mark + 32 * t + 16))) << 16;
+#else
+        first[t] = 0;
+        for (int b = 0; b < 32 && 32 * t + b < n; b++) first[t] |= (uint32_t)(mark[32 * t + b] & 1) << b;
+#endif
     }
     int next = 0;
-    for (int t = 0; t <= n >> 6; t++)
-        for (uint64_t b = first[t]; b; b &= b - 1) {
-            int q = t * 64 + __builtin_ctzll(b);
+    for (int t = 0; t < nw; t++)
+        for (uint32_t b = first[t]; b; b &= b - 1) {
+            int q = t * 32 + __builtin_ctz(b);
             rank[root_at[q]] = (int16_t)next;
             x->seed[next++] = order[q];
         }
