@@ -35,6 +35,9 @@ static int nomem(tdm_arc_rt *rt) {
 /* Each interned cell's contribution to a frozenset's hash (arc_fset_hash_add of its hash), for colours 0..9
  * at positions of a 30x30 grid: made once per process, read by prepare() for every object's hash. */
 static uint64_t cell_mix[ARC_COLOURS][MAXC];
+/* And per colour and row, their prefix xors: cell_pxor[c][i][j] = the xor of cell_mix of colour c at
+ * (i, 0) .. (i, j - 1), so that a run of one colour has its contribution in two reads. */
+static uint64_t cell_pxor[ARC_COLOURS][ARC_SLOT][ARC_SLOT + 1];
 static pthread_once_t cell_mix_once = PTHREAD_ONCE_INIT;
 static int cell_mix_ok;
 
@@ -45,6 +48,7 @@ static void cell_mix_init(void) {
         for (int p = 0; p < MAXC; p++) {
             tdm_arc_val *v = arc_cell(rt, c, p / ARC_SLOT, p % ARC_SLOT); /* interned: nothing is allocated */
             cell_mix[c][p] = arc_fset_hash_add(0, arc_hash(v));
+            cell_pxor[c][p / ARC_SLOT][p % ARC_SLOT + 1] = cell_pxor[c][p / ARC_SLOT][p % ARC_SLOT] ^ cell_mix[c][p];
         }
     tdm_arc_rt_free(rt);
     cell_mix_ok = 1;
@@ -130,8 +134,8 @@ static int prepare(objs_ctx *x) {
         }
     for (int r = 0; r < nr; r++) runrank[r] = rank[rroot[r]];
     runrank[nr] = -1;
-    /* per object: hash, size, box, colour, run by run; a run's hash is the xor of its row's prefix xors of
-       cell hashes at its two ends */
+    /* per object: hash, size, box, colour, run by run; a run's part of the hash is the xor of two prefix
+       xors of cell hashes at its ends: its colour's (cell_pxor) when univalued, else its row's */
     memset(acc, 0, (size_t)k * sizeof *acc);
     memset(size, 0, (size_t)k * sizeof *size);
     memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
@@ -141,11 +145,13 @@ static int prepare(objs_ctx *x) {
         const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
         uint64_t px[ARC_SLOT + 1], a = 0;
         px[0] = 0;
-        for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
+            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
         uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
             int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runrank[run];
-            acc[r] ^= px[j1 + 1] ^ px[j0];
+            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
+            acc[r] ^= p[j1 + 1] ^ p[j0];
             size[r] += (uint32_t)(j1 - j0 + 1);
             uint8_t *b = x->box[r];
             b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
