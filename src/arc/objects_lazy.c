@@ -73,7 +73,8 @@ static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *ou
 #endif
 }
 
-/* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Each
+/* The objects' values: per object its cell count, box, colour and hash, and the lazy object values, in the
+ * order of their first runs (row-major); their discovery order waits for a layout (prepare_order). Each
  * step is a straight pass over cells, runs or objects: the branches a per-run loop over its cells takes
  * (where it ends) are random to a predictor, and cost more than the work. */
 static int prepare(objs_ctx *x) {
@@ -81,32 +82,87 @@ static int prepare(objs_ctx *x) {
     tdm_arc_rt *rt = x->z.rt;
     int h = x->h, w = x->w, n = h * w, nr = (int)x->nruns, k = (int)x->ncomp;
     pthread_once(&cell_mix_once, cell_mix_init);
-    const uint16_t *order = arc_asindices_order(h, w);
     x->rid = arc_alloc(rt, (size_t)(n + 32) * sizeof *x->rid); /* rows are written 32 entries at a time */
-    x->runrank = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runrank);
+    x->rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->rroot);
+    x->runobj = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runobj);
     x->comp = arc_alloc(rt, (size_t)n * sizeof *x->comp);
-    x->seed = arc_alloc(rt, (size_t)k * sizeof *x->seed);
-    x->base = arc_alloc(rt, (size_t)k * sizeof *x->base);
     x->objs = arc_alloc(rt, (size_t)k * sizeof *x->objs);
     x->ucol = arc_alloc(rt, (size_t)k);
     x->box = arc_alloc(rt, (size_t)k * sizeof *x->box);
     uint64_t *acc = arc_alloc(rt, (size_t)k * sizeof *acc);
     uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
-    int16_t *rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *rroot), *rank = arc_alloc(rt, (size_t)(nr + 1) * sizeof *rank),
-            *root_at = arc_alloc(rt, (size_t)(n + 1) * sizeof *root_at);
-    uint16_t *firstq = arc_alloc(rt, (size_t)(nr + 1) * sizeof *firstq);
-    if (!cell_mix_ok || !order || !x->rid || !x->runrank || !x->comp || !x->seed || !x->base || !x->objs || !x->ucol ||
-        !x->box || !acc || !size || !rroot || !rank || !root_at || !firstq)
+    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->comp || !x->objs || !x->ucol || !x->box || !acc || !size)
         return nomem(rt);
-    int16_t *rid = x->rid, *runrank = x->runrank;
-    /* each cell's run, each run's root */
+    int16_t *rid = x->rid, *rroot = x->rroot, *runobj = x->runobj;
+    /* each cell's run; each run's root and object (a root, the smallest run of its tree, comes before the
+       rest of it) */
     for (int i = 0; i < h; i++) row_run_ids(x->start[i], x->fg[i], x->rbase[i], nr, rid + i * w);
-    for (int r = 0; r < nr; r++) rroot[r] = (int16_t)find(x->rpar, r);
-    rroot[nr] = (int16_t)nr; /* background */
+    int next = 0;
+    for (int r = 0; r < nr; r++) {
+        int root = find(x->rpar, r), is_root = root == r;
+        rroot[r] = (int16_t)root;
+        runobj[r] = (int16_t)(is_root ? next : runobj[root]);
+        next += is_root;
+    }
+    rroot[nr] = (int16_t)nr, runobj[nr] = -1; /* background */
+    /* per object: hash, size, box, colour, run by run; a run's part of the hash is the xor of two prefix
+       xors of cell hashes at its ends: its colour's (cell_pxor) when univalued, else its row's */
+    memset(acc, 0, (size_t)k * sizeof *acc);
+    memset(size, 0, (size_t)k * sizeof *size);
+    memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
+    for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *cr = x->col + i * w;
+        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
+        uint64_t px[ARC_SLOT + 1], a = 0;
+        px[0] = 0;
+        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
+            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+        uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
+            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
+            acc[r] ^= p[j1 + 1] ^ p[j0];
+            size[r] += (uint32_t)(j1 - j0 + 1);
+            uint8_t *b = x->box[r];
+            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
+            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
+            /* the run's one colour, or -1 when its colour changes inside it */
+            int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
+            x->ucol[r] = (int8_t)(u == -2 || u == rc ? rc : -1);
+        }
+    }
+    memset(x->objs, 0, (size_t)k * sizeof *x->objs);
+    for (int r = 0; r < k; r++) {
+        tdm_arc_val *o = &x->objs[r];
+        o->kind = TDM_ARC_FSET, o->n = size[r];
+        o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
+        o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
+    }
+    x->prepared = 1;
+    return 0;
+}
+
+/* The discovery order (spec §4.8: the order of the objects' first cells in asindices order), which only
+ * layouts read: per object its rank, first cell and the cells of the objects found before it. */
+static int prepare_order(objs_ctx *x) {
+    if (prepare(x)) return -1;
+    if (x->ordered) return 0;
+    tdm_arc_rt *rt = x->z.rt;
+    int n = x->h * x->w, nr = (int)x->nruns, k = (int)x->ncomp;
+    const uint16_t *order = arc_asindices_order(x->h, x->w);
+    x->disc = arc_alloc(rt, (size_t)k * sizeof *x->disc);
+    x->bydisc = arc_alloc(rt, (size_t)k * sizeof *x->bydisc);
+    x->seed = arc_alloc(rt, (size_t)k * sizeof *x->seed);
+    x->base = arc_alloc(rt, (size_t)k * sizeof *x->base);
+    int16_t *root_at = arc_alloc(rt, (size_t)(n + 1) * sizeof *root_at);
+    uint16_t *firstq = arc_alloc(rt, (size_t)(nr + 1) * sizeof *firstq);
+    if (!order || !x->disc || !x->bydisc || !x->seed || !x->base || !root_at || !firstq) return nomem(rt);
+    const int16_t *rroot = x->rroot, *rid = x->rid;
     /* each root's first place in asindices order: walking the order backwards, the last write is the first */
     for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
-    /* discovery ranks: the roots' first places marked (a byte each: setting bits would chain through
-       memory), gathered into bit masks and read in order */
+    /* the roots' first places marked (a byte each: setting bits would chain through memory), gathered into
+       bit masks and read in order */
     uint8_t mark[MAXC + 64];
     uint32_t first[(MAXC + 64) / 32];
     memset(mark, 0, (size_t)n + 32); /* the last mask reads up to 31 bytes past n */
@@ -126,59 +182,22 @@ static int prepare(objs_ctx *x) {
 #endif
     }
     int next = 0;
+    uint32_t before = 0;
     for (int t = 0; t < nw; t++)
         for (uint32_t b = first[t]; b; b &= b - 1) {
-            int q = t * 32 + __builtin_ctz(b);
-            rank[root_at[q]] = (int16_t)next;
-            x->seed[next++] = order[q];
+            int q = t * 32 + __builtin_ctz(b), o = x->runobj[root_at[q]];
+            x->disc[o] = (int16_t)next, x->bydisc[next++] = (int16_t)o;
+            x->seed[o] = order[q], x->base[o] = before;
+            before += x->objs[o].n;
         }
-    for (int r = 0; r < nr; r++) runrank[r] = rank[rroot[r]];
-    runrank[nr] = -1;
-    /* per object: hash, size, box, colour, run by run; a run's part of the hash is the xor of two prefix
-       xors of cell hashes at its ends: its colour's (cell_pxor) when univalued, else its row's */
-    memset(acc, 0, (size_t)k * sizeof *acc);
-    memset(size, 0, (size_t)k * sizeof *size);
-    memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
-    for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
-    for (int i = 0; i < h; i++) {
-        const uint8_t *cr = x->col + i * w;
-        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
-        uint64_t px[ARC_SLOT + 1], a = 0;
-        px[0] = 0;
-        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
-            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
-        uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
-        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runrank[run];
-            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
-            acc[r] ^= p[j1 + 1] ^ p[j0];
-            size[r] += (uint32_t)(j1 - j0 + 1);
-            uint8_t *b = x->box[r];
-            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
-            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
-            /* the run's one colour, or -1 when its colour changes inside it */
-            int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
-            x->ucol[r] = (int8_t)(u == -2 || u == rc ? rc : -1);
-        }
-    }
-    memset(x->objs, 0, (size_t)k * sizeof *x->objs);
-    uint32_t before = 0;
-    for (int r = 0; r < k; r++) {
-        tdm_arc_val *o = &x->objs[r];
-        o->kind = TDM_ARC_FSET, o->n = size[r];
-        o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
-        o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
-        x->base[r] = before;
-        before += o->n;
-    }
-    x->prepared = 1;
+    x->ordered = 1;
     return 0;
 }
 
 /* Fills comp (each cell's object) on first need: only membership, positions and replays read it. */
 static void cell_objects(objs_ctx *x) {
     if (x->comp_ready) return;
-    for (int c = 0, n = x->h * x->w; c < n; c++) x->comp[c] = x->runrank[x->rid[c]];
+    for (int c = 0, n = x->h * x->w; c < n; c++) x->comp[c] = x->runobj[x->rid[c]];
     x->comp_ready = 1;
 }
 
@@ -242,11 +261,12 @@ static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
 }
 
-/* Is position key in `occupied` while object x->cur is replayed: in an earlier object, or added already. */
+/* Is position key in `occupied` while object x->cur is replayed: in an object found earlier, or added
+ * already. */
 static int occupied(void *ctx, tdm_arc_val *key) {
     objs_ctx *x = ctx;
     int c = (int)(key->u.items[0]->u.i * x->w + key->u.items[1]->u.i), r = x->comp[c];
-    return r >= 0 && (r < x->cur || (r == x->cur && x->added[c]));
+    return r >= 0 && (x->disc[r] < x->disc[x->cur] || (r == x->cur && x->added[c]));
 }
 
 /* The flood fill of arc_objects_eager for one object (spec §4.8 step 2), with occupied described. */
@@ -318,12 +338,13 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
             return 0;
         }
     }
+    if (prepare_order(x)) return -1; /* the rest replays the reference's order */
     if (s->u.set.part == OUTER) {
         /* objs.add(frozenset(obj)) in discovery order, then frozenset(objs) */
         tdm_arc_val *objs = arc_set_new(z->rt);
         if (!objs) return -1;
         for (uint32_t k = 0; k < x->ncomp; k++)
-            if (arc_set_add(z->rt, objs, &x->objs[k])) return -1;
+            if (arc_set_add(z->rt, objs, &x->objs[x->bydisc[k]])) return -1;
         r = arc_set_copy(z->rt, objs);
     } else {
         r = replay_object(x, (int)s->u.set.part);
@@ -340,7 +361,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->prepared = x->comp_ready = 0, x->added = NULL;
+    x->prepared = x->comp_ready = x->ordered = 0, x->added = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }

@@ -14,7 +14,7 @@
 #endif
 
 #define MAXC (ARC_SLOT * ARC_SLOT)
-#define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 in discovery order */
+#define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 (by first run, row-major) */
 
 typedef struct {
     arc_lazy z; /* first: the lazy sets point here */
@@ -30,10 +30,15 @@ typedef struct {
     uint32_t fg[ARC_SLOT];  /* per row: the cells in objects (all but the background's) */
     uint32_t chg[ARC_SLOT]; /* per row, not univalued: where a cell's colour differs from its left neighbour's */
     /* made by prepare() on first need */
-    int prepared, comp_ready;
+    int prepared, comp_ready, ordered;
     int16_t *rid;      /* per cell: its run, nruns for background */
-    int16_t *runrank;  /* per run: its object's discovery rank (entry nruns: -1) */
-    int16_t *comp;     /* per cell: its object's discovery rank, -1 for background (filled by cell_objects) */
+    int16_t *rroot;    /* per run: its root (entry nruns: itself, for background) */
+    int16_t *runobj;   /* per run: its object (entry nruns: -1) */
+    int16_t *comp;     /* per cell: its object, -1 for background (filled by cell_objects) */
+    /* made by prepare_order() for layouts: objects are numbered by their first runs, row-major, and the
+       reference finds them in another order */
+    int16_t *disc;     /* per object: its discovery rank */
+    int16_t *bydisc;   /* per discovery rank: the object */
     uint16_t *seed;    /* per object: its first cell in asindices order */
     uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
     uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
