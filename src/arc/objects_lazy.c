@@ -1,11 +1,12 @@
 /* objects_lazy.c: objects() with lazy layouts (spec §4.11). The reference builds objects by a flood fill of
  * set operations (spec §4.8) and later primitives read the resulting iteration orders, but most uses only
  * need the values (len, size, membership, equality, hashing). So objects() here labels the grid's connected
- * components and returns a lazy frozenset: n objects, no table. The labelling works on bit masks (a row of
- * at most 30 cells is one word per colour): horizontal runs of a class of cells (one colour when univalued,
- * every foreground cell otherwise) are the set bits' runs, the runs of adjacent rows that touch are found by
- * and-ing (and shifting, for diagonals) the rows' masks, and a union-find over runs joins them; the count
- * of objects needs nothing more. The pieces of the result are made only when asked:
+ * components and returns a lazy frozenset: n objects, no table. The labelling (objects_label.c) works on bit masks (a row of
+ * at most 30 cells is one word): horizontal runs of a class of cells (one colour when univalued, every
+ * foreground cell otherwise), of all classes of a row at once, are found by comparing the row's colours
+ * with themselves shifted by one column; the runs of adjacent rows that touch, by comparing the row with
+ * the row above (shifted by one column, for diagonals); a union-find over runs joins them; the count of
+ * objects needs nothing more. The pieces of the result are made only when asked:
  *   - the objects themselves (lazy too, with their hashes) when the outer set's hash, membership or layout
  *     is first asked for;
  *   - the outer layout: the reference adds each object to a set in discovery order (the order of each
@@ -18,75 +19,10 @@
  *     directly (it never leaves its first 8-slot table, so insertion order cannot matter).
  * Each object also knows its bounding box, the positions it holds and whether its cells share one colour,
  * so measures, delta and colour readers need no layout (the arc_lazy hooks). The tests hold every layout made here to arc_objects_eager's, bit for bit (tests/unit/test_arc_lazy.c). */
-#include "arc_device.h"
-#include "arc_internal.h"
+#include "objects_lazy.h"
 
 #include <pthread.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#define MAXC (ARC_SLOT * ARC_SLOT)
-#define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 in discovery order */
-
-typedef struct {
-    arc_lazy z; /* first: the lazy sets point here */
-    int h, w, univalued, diagonal, has_bg, bg;
-    uint32_t ncomp, nruns;
-    uint8_t col[MAXC];
-    /* the partition: per row, a mask per class (bit j: column j), classes cls[0..ncls); run ids are given
-       row by row, class by class, left to right, so the run holding bit j of (row i, class k) is
-       rbase[i][k] + (number of run starts at or left of j) - 1 */
-    int ncls;
-    uint8_t cls[ARC_COLOURS];
-    uint32_t mask[ARC_SLOT][ARC_COLOURS];
-    uint16_t rbase[ARC_SLOT][ARC_COLOURS];
-    int16_t rpar[MAXC]; /* per run: union-find parent */
-    /* made by prepare() on first need */
-    int prepared;
-    int16_t *comp;     /* per cell: its object's discovery rank, -1 for background */
-    uint16_t *seed;    /* per object: its first cell in asindices order */
-    uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
-    uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
-    tdm_arc_val *objs; /* the k lazy objects */
-    int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
-    uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
-    uint16_t *cells;   /* the objects' cells, object by object (object r's from base[r]), row-major */
-    int cur;           /* the object being replayed */
-} objs_ctx;
-
-static inline uint32_t run_starts(uint32_t m) { return m & ~(m << 1); }
-
-/* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
-static inline int popc(uint32_t v) {
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-
-static inline int run_id(const objs_ctx *x, int i, int k, int j) {
-    return x->rbase[i][k] + popc(run_starts(x->mask[i][k]) & ((2u << j) - 1)) - 1;
-}
-
-static int find(int16_t *par, int x) {
-    int p = par[x];
-    if (par[p] == p) return p; /* most runs sit right under their root */
-    while (par[x] != x) {
-        par[x] = par[par[x]];
-        x = par[x];
-    }
-    return x;
-}
-
-/* Links keep the smaller root; 1 when a and b were apart. */
-static int unite(int16_t *par, int a, int b) {
-    a = find(par, a), b = find(par, b);
-    if (a == b) return 0;
-    if (a < b) par[b] = (int16_t)a;
-    else par[a] = (int16_t)b;
-    return 1;
-}
 
 static int nomem(tdm_arc_rt *rt) {
     if (!rt->failed) {
@@ -99,6 +35,9 @@ static int nomem(tdm_arc_rt *rt) {
 /* Each interned cell's contribution to a frozenset's hash (arc_fset_hash_add of its hash), for colours 0..9
  * at positions of a 30x30 grid: made once per process, read by prepare() for every object's hash. */
 static uint64_t cell_mix[ARC_COLOURS][MAXC];
+/* And per colour and row, their prefix xors: cell_pxor[c][i][j] = the xor of cell_mix of colour c at
+ * (i, 0) .. (i, j - 1), so that a run of one colour has its contribution in two reads. */
+static uint64_t cell_pxor[ARC_COLOURS][ARC_SLOT][ARC_SLOT + 1];
 static pthread_once_t cell_mix_once = PTHREAD_ONCE_INIT;
 static int cell_mix_ok;
 
@@ -109,107 +48,157 @@ static void cell_mix_init(void) {
         for (int p = 0; p < MAXC; p++) {
             tdm_arc_val *v = arc_cell(rt, c, p / ARC_SLOT, p % ARC_SLOT); /* interned: nothing is allocated */
             cell_mix[c][p] = arc_fset_hash_add(0, arc_hash(v));
+            cell_pxor[c][p / ARC_SLOT][p % ARC_SLOT + 1] = cell_pxor[c][p / ARC_SLOT][p % ARC_SLOT] ^ cell_mix[c][p];
         }
     tdm_arc_rt_free(rt);
     cell_mix_ok = 1;
 }
 
-/* Runs the statements after x for every run of x in row-major order, with the run's row ri, first
- * column rj, length rlen and id rid in scope. */
-#define FOR_RUNS(x, ...)                                                                                   \
-    for (int i_ = 0; i_ < (x)->h; i_++)                                                                    \
-        for (int k_ = 0; k_ < (x)->ncls; k_++) {                                                           \
-            uint32_t m_ = (x)->mask[i_][k_], st_ = run_starts(m_);                                         \
-            for (int rid = (x)->rbase[i_][k_]; st_; st_ &= st_ - 1, rid++) {                               \
-                int ri = i_, rj = __builtin_ctz(st_), rlen = __builtin_ctz(~(m_ >> rj));                   \
-                __VA_ARGS__                                                                                \
-            }                                                                                              \
-        }
+/* out[j] for j in 0..31: the run holding column j of a row whose runs start at s and whose cells in
+ * objects are fg, numbered from base; none where fg has no bit j. */
+static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *out) {
+#if defined(__SSE2__)
+    __m128i cl, ch, fl, fh, z = _mm_setzero_si128(), b = _mm_set1_epi16((short)(base - 1)), nn = _mm_set1_epi16((short)none);
+    prefix_counts_v(s, &cl, &ch);
+    bits_to_bytes(fg, &fl, &fh);
+    __m128i v[4] = {_mm_unpacklo_epi8(cl, z), _mm_unpackhi_epi8(cl, z), _mm_unpacklo_epi8(ch, z), _mm_unpackhi_epi8(ch, z)};
+    __m128i m[4] = {_mm_unpacklo_epi8(fl, fl), _mm_unpackhi_epi8(fl, fl), _mm_unpacklo_epi8(fh, fh), _mm_unpackhi_epi8(fh, fh)};
+    for (int t = 0; t < 4; t++)
+        _mm_storeu_si128((__m128i *)(out + 8 * t),
+                         _mm_or_si128(_mm_and_si128(m[t], _mm_add_epi16(v[t], b)), _mm_andnot_si128(m[t], nn)));
+#else
+    uint8_t cnt[32];
+    prefix_counts(s, cnt);
+    for (int j = 0; j < 32; j++) out[j] = (int16_t)(fg >> j & 1 ? base + cnt[j] - 1 : none);
+#endif
+}
 
-/* Discovery ranks, per-object cell counts, boxes, colours and hashes, and the lazy object values. Works
- * run by run where it can: a run's cells share their object. */
+/* The objects' values: per object its cell count, box, colour and hash, and the lazy object values, in the
+ * order of their first runs (row-major); their discovery order waits for a layout (prepare_order). Each
+ * step is a straight pass over cells, runs or objects: the branches a per-run loop over its cells takes
+ * (where it ends) are random to a predictor, and cost more than the work. */
 static int prepare(objs_ctx *x) {
     if (x->prepared) return 0;
     tdm_arc_rt *rt = x->z.rt;
-    int n = x->h * x->w, w = x->w;
-    size_t nz = (size_t)(uint32_t)n, k = x->ncomp, nr = x->nruns;
+    int h = x->h, w = x->w, n = h * w, nr = (int)x->nruns, k = (int)x->ncomp;
     pthread_once(&cell_mix_once, cell_mix_init);
-    const uint16_t *order = arc_asindices_order(x->h, x->w), *prank = arc_asindices_rank(x->h, x->w);
-    x->comp = arc_alloc(rt, nz * sizeof *x->comp);
-    x->added = arc_alloc(rt, nz);
-    x->seed = arc_alloc(rt, (k + 1) * sizeof *x->seed);
-    x->base = arc_alloc(rt, k * sizeof *x->base);
-    x->objs = arc_alloc(rt, k * sizeof *x->objs);
-    x->ucol = arc_alloc(rt, k);
-    x->box = arc_alloc(rt, k * sizeof *x->box);
-    x->cells = arc_alloc(rt, nz * sizeof *x->cells);
-    uint64_t *acc = arc_alloc(rt, k * sizeof *acc);
-    uint32_t *size = arc_alloc(rt, k * sizeof *size);
-    int16_t *rroot = arc_alloc(rt, nr * sizeof *rroot), *rank = arc_alloc(rt, (nr + 1) * sizeof *rank),
-            *first_at = arc_alloc(rt, (nz + 1) * sizeof *first_at);
-    uint16_t *firstpos = arc_alloc(rt, nr * sizeof *firstpos);
-    if (!cell_mix_ok || !order || !prank || !x->comp || !x->added || !x->seed || !x->base || !x->objs || !x->ucol ||
-        !x->box || !x->cells || !acc || !size || !rroot || !rank || !first_at || !firstpos)
+    x->rid = arc_alloc(rt, (size_t)(n + 32) * sizeof *x->rid); /* rows are written 32 entries at a time */
+    x->rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->rroot);
+    x->runobj = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runobj);
+    x->comp = arc_alloc(rt, (size_t)n * sizeof *x->comp);
+    x->objs = arc_alloc(rt, (size_t)k * sizeof *x->objs);
+    x->ucol = arc_alloc(rt, (size_t)k);
+    x->box = arc_alloc(rt, (size_t)k * sizeof *x->box);
+    uint64_t *acc = arc_alloc(rt, (size_t)k * sizeof *acc);
+    uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
+    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->comp || !x->objs || !x->ucol || !x->box || !acc || !size)
         return nomem(rt);
-    /* each run's root, and each root's first cell in asindices order (its rank there) */
-    for (size_t r = 0; r < nr; r++) rroot[r] = (int16_t)find(x->rpar, (int)r), firstpos[r] = UINT16_MAX;
-    FOR_RUNS(x, {
-        uint16_t *fp = &firstpos[rroot[rid]], best = *fp; /* in a register: no store-to-load chain */
-        for (int c = ri * w + rj, e = c + rlen; c < e; c++) best = prank[c] < best ? prank[c] : best;
-        *fp = best;
-    })
-    /* discovery ranks: the roots by their first positions, read in asindices order (no branches: which
-       positions start an object is random to a branch predictor) */
-    memset(first_at, 0xff, (nz + 1) * sizeof *first_at);
-    for (size_t r = 0; r < nr; r++) first_at[rroot[r] == (int16_t)r ? firstpos[r] : nz] = (int16_t)r;
-    first_at[nz] = -1;
+    int16_t *rid = x->rid, *rroot = x->rroot, *runobj = x->runobj;
+    /* each cell's run; each run's root and object (a root, the smallest run of its tree, comes before the
+       rest of it) */
+    for (int i = 0; i < h; i++) row_run_ids(x->start[i], x->fg[i], x->rbase[i], nr, rid + i * w);
     int next = 0;
-    for (int q = 0; q < n; q++) {
-        int r = first_at[q], v = r >= 0;
-        rank[v ? r : (int)nr] = (int16_t)next;
-        x->seed[next] = order[q];
-        next += v;
+    for (int r = 0; r < nr; r++) {
+        int root = find(x->rpar, r), is_root = root == r;
+        rroot[r] = (int16_t)root;
+        runobj[r] = (int16_t)(is_root ? next : runobj[root]);
+        next += is_root;
     }
-    /* per object: size, box, colour, hash; per cell: its object */
-    memset(x->comp, 0xff, nz * sizeof *x->comp);
-    memset(x->added, 0, nz);
-    memset(acc, 0, k * sizeof *acc);
-    memset(size, 0, k * sizeof *size);
-    FOR_RUNS(x, {
-        int r = rank[rroot[rid]], c0 = ri * w + rj;
-        uint8_t *b = x->box[r];
-        if (!size[r]) x->ucol[r] = (int8_t)x->col[c0], b[0] = (uint8_t)ri, b[1] = (uint8_t)rj, b[3] = 0;
-        b[2] = (uint8_t)ri; /* row-major: rows only grow */
-        if (rj < b[1]) b[1] = (uint8_t)rj;
-        if (rj + rlen - 1 > b[3]) b[3] = (uint8_t)(rj + rlen - 1);
-        size[r] += (uint32_t)rlen;
-        uint64_t a = acc[r];
-        int uni = x->ucol[r], shift = ri * (ARC_SLOT - w); /* cell c = i * w + j is position i * 30 + j */
-        for (int c = c0, e = c0 + rlen; c < e; c++) {
-            x->comp[c] = (int16_t)r;
-            uni = x->col[c] == uni ? uni : -1;
-            a ^= cell_mix[x->col[c]][c + shift];
+    rroot[nr] = (int16_t)nr, runobj[nr] = -1; /* background */
+    /* per object: hash, size, box, colour, run by run; a run's part of the hash is the xor of two prefix
+       xors of cell hashes at its ends: its colour's (cell_pxor) when univalued, else its row's */
+    memset(acc, 0, (size_t)k * sizeof *acc);
+    memset(size, 0, (size_t)k * sizeof *size);
+    memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
+    for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *cr = x->col + i * w;
+        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
+        uint64_t px[ARC_SLOT + 1], a = 0;
+        px[0] = 0;
+        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
+            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+        uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
+            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
+            acc[r] ^= p[j1 + 1] ^ p[j0];
+            size[r] += (uint32_t)(j1 - j0 + 1);
+            uint8_t *b = x->box[r];
+            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
+            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
+            /* the run's one colour, or -1 when its colour changes inside it */
+            int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
+            x->ucol[r] = (int8_t)(u == -2 || u == rc ? rc : -1);
         }
-        acc[r] = a, x->ucol[r] = (int8_t)uni;
-    })
-    memset(x->objs, 0, k * sizeof *x->objs);
-    uint32_t before = 0;
-    for (size_t r = 0; r < k; r++) {
+    }
+    memset(x->objs, 0, (size_t)k * sizeof *x->objs);
+    for (int r = 0; r < k; r++) {
         tdm_arc_val *o = &x->objs[r];
         o->kind = TDM_ARC_FSET, o->n = size[r];
         o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
         o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
-        x->base[r] = before, size[r] = before; /* size[r] becomes where object r's next cell goes */
-        before += o->n;
     }
-    FOR_RUNS(x, {
-        int r = rank[rroot[rid]];
-        uint16_t *to = x->cells + size[r];
-        for (int t = 0, c = ri * w + rj; t < rlen; t++) to[t] = (uint16_t)(c + t);
-        size[r] += (uint32_t)rlen;
-    })
     x->prepared = 1;
     return 0;
+}
+
+/* The discovery order (spec §4.8: the order of the objects' first cells in asindices order), which only
+ * layouts read: per object its rank, first cell and the cells of the objects found before it. */
+static int prepare_order(objs_ctx *x) {
+    if (prepare(x)) return -1;
+    if (x->ordered) return 0;
+    tdm_arc_rt *rt = x->z.rt;
+    int n = x->h * x->w, nr = (int)x->nruns, k = (int)x->ncomp;
+    const uint16_t *order = arc_asindices_order(x->h, x->w);
+    x->disc = arc_alloc(rt, (size_t)k * sizeof *x->disc);
+    x->bydisc = arc_alloc(rt, (size_t)k * sizeof *x->bydisc);
+    x->seed = arc_alloc(rt, (size_t)k * sizeof *x->seed);
+    x->base = arc_alloc(rt, (size_t)k * sizeof *x->base);
+    int16_t *root_at = arc_alloc(rt, (size_t)(n + 1) * sizeof *root_at);
+    uint16_t *firstq = arc_alloc(rt, (size_t)(nr + 1) * sizeof *firstq);
+    if (!order || !x->disc || !x->bydisc || !x->seed || !x->base || !root_at || !firstq) return nomem(rt);
+    const int16_t *rroot = x->rroot, *rid = x->rid;
+    /* each root's first place in asindices order: walking the order backwards, the last write is the first */
+    for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
+    /* the roots' first places marked (a byte each: setting bits would chain through memory), gathered into
+       bit masks and read in order */
+    uint8_t mark[MAXC + 64];
+    uint32_t first[(MAXC + 64) / 32];
+    memset(mark, 0, (size_t)n + 32); /* the last mask reads up to 31 bytes past n */
+    for (int r = 0; r < nr; r++) {
+        /* firstq[r] is only meaningful for roots; masks, not a branch (which runs are roots is random) */
+        int root = -(rroot[r] == r), q = (firstq[r] & root) | (n & ~root);
+        mark[q] = (uint8_t)root, root_at[q] = (int16_t)r;
+    }
+    int nw = (n + 31) / 32;
+    for (int t = 0; t < nw; t++) {
+#if defined(__SSE2__)
+        first[t] = (uint32_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(mark + 32 * t))) |
+                   (uint32_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(mark + 32 * t + 16))) << 16;
+#else
+        first[t] = 0;
+        for (int b = 0; b < 32 && 32 * t + b < n; b++) first[t] |= (uint32_t)(mark[32 * t + b] & 1) << b;
+#endif
+    }
+    int next = 0;
+    uint32_t before = 0;
+    for (int t = 0; t < nw; t++)
+        for (uint32_t b = first[t]; b; b &= b - 1) {
+            int q = t * 32 + __builtin_ctz(b), o = x->runobj[root_at[q]];
+            x->disc[o] = (int16_t)next, x->bydisc[next++] = (int16_t)o;
+            x->seed[o] = order[q], x->base[o] = before;
+            before += x->objs[o].n;
+        }
+    x->ordered = 1;
+    return 0;
+}
+
+/* Fills comp (each cell's object) on first need: only membership, positions and replays read it. */
+static void cell_objects(objs_ctx *x) {
+    if (x->comp_ready) return;
+    for (int c = 0, n = x->h * x->w; c < n; c++) x->comp[c] = x->runobj[x->rid[c]];
+    x->comp_ready = 1;
 }
 
 static int64_t lazy_hash(arc_lazy *z, tdm_arc_val *s) {
@@ -226,6 +215,7 @@ static int lazy_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     if (s->u.set.part == OUTER) {
         if (!arc_is_set(key)) return 0; /* a frozenset of frozensets holds nothing else */
         if (prepare(x)) return -1;
+        cell_objects(x);
         if (key >= x->objs && key < x->objs + x->ncomp) return 1;
         if (key->n == 0) return 0;
         if (key->u.set.lazy) return -1; /* another maker's set: no element to go by without a layout */
@@ -241,6 +231,7 @@ static int lazy_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
         return arc_eq(key, &x->objs[x->comp[c]]);
     }
     /* an object holds (v, (i, j)) for its cells: anything else is not in it */
+    cell_objects(x);
     if (!arc_is_tuple(key) || key->n != 2 || !arc_is_int(key->u.items[0])) return 0;
     tdm_arc_val *p = key->u.items[1];
     if (!arc_is_tuple(p) || p->n != 2 || !arc_is_int(p->u.items[0]) || !arc_is_int(p->u.items[1])) return 0;
@@ -266,20 +257,27 @@ static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
 
 static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     objs_ctx *x = (objs_ctx *)z;
+    cell_objects(x);
     return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
 }
 
-/* Is position key in `occupied` while object x->cur is replayed: in an earlier object, or added already. */
+/* Is position key in `occupied` while object x->cur is replayed: in an object found earlier, or added
+ * already. */
 static int occupied(void *ctx, tdm_arc_val *key) {
     objs_ctx *x = ctx;
     int c = (int)(key->u.items[0]->u.i * x->w + key->u.items[1]->u.i), r = x->comp[c];
-    return r >= 0 && (r < x->cur || (r == x->cur && x->added[c]));
+    return r >= 0 && (x->disc[r] < x->disc[x->cur] || (r == x->cur && x->added[c]));
 }
 
 /* The flood fill of arc_objects_eager for one object (spec §4.8 step 2), with occupied described. */
 static tdm_arc_val *replay_object(objs_ctx *x, int part) {
     tdm_arc_rt *rt = x->z.rt;
     int w = x->w, seed = x->seed[part], val = x->col[seed];
+    cell_objects(x);
+    if (!x->added) {
+        if (!(x->added = arc_alloc(rt, (size_t)(x->h * w)))) return NULL;
+        memset(x->added, 0, (size_t)(x->h * w));
+    }
     x->cur = part; /* each object is replayed at most once: its cells' added marks are still 0 */
     uint32_t occ = x->base[part];
     tdm_arc_val *obj = arc_set_new(rt), *cands = arc_set_new(rt);
@@ -323,12 +321,16 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
            copies verbatim: when the cells' home slots (hash & 7) differ, each lands in its own whatever
            the order, so the flood fill need not be replayed */
         tdm_arc_val *cv[4];
-        unsigned used = 0;
-        const uint16_t *cl = x->cells + x->base[s->u.set.part];
-        for (uint32_t k = 0; k < s->n; k++) {
-            cv[k] = arc_cell(z->rt, x->col[cl[k]], cl[k] / x->w, cl[k] % x->w);
-            used |= 1u << (cv[k]->hash & 7);
-        }
+        unsigned used = 0, k = 0;
+        const uint8_t *b = x->box[s->u.set.part];
+        cell_objects(x);
+        /* its cells, row-major, from its box (at most 4 x 4) */
+        for (int i = b[0]; i <= b[2]; i++)
+            for (int j = b[1]; j <= b[3]; j++)
+                if (x->comp[i * x->w + j] == (int16_t)s->u.set.part) {
+                    cv[k] = arc_cell(z->rt, x->col[i * x->w + j], i, j);
+                    used |= 1u << (cv[k++]->hash & 7);
+                }
         if ((uint32_t)popc(used) == s->n) {
             tdm_arc_val *obj = arc_set_from(z->rt, cv, s->n);
             if (!obj) return -1;
@@ -336,12 +338,13 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
             return 0;
         }
     }
+    if (prepare_order(x)) return -1; /* the rest replays the reference's order */
     if (s->u.set.part == OUTER) {
         /* objs.add(frozenset(obj)) in discovery order, then frozenset(objs) */
         tdm_arc_val *objs = arc_set_new(z->rt);
         if (!objs) return -1;
         for (uint32_t k = 0; k < x->ncomp; k++)
-            if (arc_set_add(z->rt, objs, &x->objs[k])) return -1;
+            if (arc_set_add(z->rt, objs, &x->objs[x->bydisc[k]])) return -1;
         r = arc_set_copy(z->rt, objs);
     } else {
         r = replay_object(x, (int)s->u.set.part);
@@ -351,126 +354,14 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
-/* Joins each run of row i, class k, to the runs of row i - 1 it touches. Runs sharing a column: the
- * segments of the and of both rows' masks, each lying in one run of each row (one pair per segment). When
- * diagonal, runs touching only at a corner: a run of row i starting at j whose column j - 1 ends a run
- * above (p has j - 1, and not j, as runs are maximal), or ending at j where a run above starts at j + 1;
- * any other diagonal contact is also a shared column. */
-static uint32_t join_rows(objs_ctx *x, int i, int k) {
-    uint32_t r = x->mask[i][k], p = x->mask[i - 1][k], merged = 0;
-    if (!r || !p) return 0;
-    uint32_t both[3] = {r & p, 0, 0};
-    if (x->diagonal) both[1] = run_starts(r) & (p << 1) & ~p, both[2] = (r & ~(r >> 1)) & (p >> 1) & ~p;
-    static const int shift[3] = {0, -1, 1}; /* the row above's column for column j: j + shift */
-    int16_t *par = x->rpar;
-    for (int t = 0; t < 3; t++)
-        for (uint32_t seg = run_starts(both[t]); seg; seg &= seg - 1) {
-            int j = __builtin_ctz(seg), a = run_id(x, i - 1, k, j + shift[t]), b = run_id(x, i, k, j);
-            if (par[b] == b) {
-                /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the
-                   smallest run of its tree, from an earlier row) is below b, as unite would choose */
-                par[b] = (int16_t)find(par, a);
-                merged++;
-            } else {
-                merged += (uint32_t)unite(par, a, b);
-            }
-        }
-    return merged;
-}
-
-/* m[c] = the columns of row r (w cells) of colour c, for c in 0..9. */
-static void row_masks(const uint8_t *r, int w, uint32_t *m) {
-#if defined(__SSE2__)
-    /* sixteen compares at once: a row is two vectors */
-    uint8_t buf[32];
-    memset(buf, 0xff, sizeof buf);
-    memcpy(buf, r, (size_t)w);
-    __m128i lo = _mm_loadu_si128((const __m128i *)buf), hi = _mm_loadu_si128((const __m128i *)(buf + 16));
-    for (int c = 0; c < ARC_COLOURS; c++) {
-        __m128i v = _mm_set1_epi8((char)c);
-        m[c] = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, v)) |
-               (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, v)) << 16;
-    }
-#else
-    /* four interleaved sets, so that runs of one colour do not wait on their own updates */
-    uint32_t m4[4][ARC_COLOURS] = {{0}};
-    for (int j = 0; j < w; j++) m4[j & 3][r[j]] |= 1u << j;
-    for (int c = 0; c < ARC_COLOURS; c++) m[c] = m4[0][c] | m4[1][c] | m4[2][c] | m4[3][c];
-#endif
-}
-
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
-    tdm_arc_val *g = a[0];
     *fallback = 1;
-    if (!arc_is_tuple(g) || g->n < 1 || g->n > ARC_SLOT) return NULL;
-    int h = (int)g->n, w = arc_is_tuple(g->u.items[0]) ? (int)g->u.items[0]->n : 0;
-    if (w < 1 || w > ARC_SLOT || !arc_neigh_order(0, 0, 0)) return NULL;
+    if (!arc_neigh_order(0, 0, 0)) return NULL;
     objs_ctx *x = arc_alloc(rt, sizeof *x);
-    if (!x) return NULL;
-    uintptr_t zero = (uintptr_t)arc_int_zero;
-    /* colours, and per row a mask of each colour's cells */
-    uint32_t cm[ARC_SLOT][ARC_COLOURS];
-    for (int i = 0; i < h; i++) {
-        tdm_arc_val *row = g->u.items[i];
-        if (!arc_is_tuple(row) || (int)row->n != w) return NULL;
-        uint8_t *cr = x->col + i * w;
-        for (int j = 0; j < w; j++) {
-            tdm_arc_val *v = row->u.items[j];
-            uintptr_t off = (uintptr_t)v - zero;
-            int c;
-            if (off < ARC_COLOURS * sizeof(tdm_arc_val)) {
-                c = (int)(off / sizeof(tdm_arc_val)); /* an interned int 0..9: no need to read it */
-            } else {
-                if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return NULL;
-                c = (int)v->u.i;
-            }
-            cr[j] = (uint8_t)c;
-        }
-        row_masks(cr, w, cm[i]);
-    }
+    if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->h = h, x->w = w, x->prepared = 0;
-    x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = -1;
-    if (x->has_bg) {
-        /* mostcolor (spec §4.9): counts, and each colour's first cell, from the masks */
-        uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS] = {0};
-        for (int i = h - 1; i >= 0; i--)
-            for (int c = 0; c < ARC_COLOURS; c++)
-                if (cm[i][c]) {
-                    count[c] += (uint32_t)popc(cm[i][c]);
-                    first[c] = (uint32_t)(i * w + __builtin_ctz(cm[i][c]));
-                }
-        x->bg = arc_mostcolor_of_counts(count, first);
-    }
-    uint32_t full = (1u << w) - 1u;
-    x->ncls = 0;
-    if (x->univalued) {
-        uint32_t any[ARC_COLOURS] = {0};
-        for (int i = 0; i < h; i++)
-            for (int c = 0; c < ARC_COLOURS; c++) any[c] |= cm[i][c];
-        for (int c = 0; c < ARC_COLOURS; c++)
-            if (any[c] && c != x->bg) {
-                for (int i = 0; i < h; i++) x->mask[i][x->ncls] = cm[i][c];
-                x->cls[x->ncls++] = (uint8_t)c;
-            }
-    } else {
-        for (int i = 0; i < h; i++) x->mask[i][0] = x->has_bg ? full & ~cm[i][x->bg] : full;
-        x->ncls = 1;
-    }
-    uint32_t nr = 0, merged = 0;
-    for (int i = 0; i < h; i++) {
-        uint32_t first_run = nr;
-        for (int k = 0; k < x->ncls; k++) {
-            x->rbase[i][k] = (uint16_t)nr;
-            nr += (uint32_t)popc(run_starts(x->mask[i][k]));
-        }
-        for (uint32_t r = first_run; r < nr; r++) x->rpar[r] = (int16_t)r;
-        if (i)
-            for (int k = 0; k < x->ncls; k++) merged += join_rows(x, i, k);
-    }
-    x->nruns = nr, x->ncomp = nr - merged;
+    x->prepared = x->comp_ready = x->ordered = 0, x->added = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }

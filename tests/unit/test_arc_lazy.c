@@ -268,6 +268,50 @@ static void test_lazy_vs_eager(void **state) {
     print_message("lazy objects() = eager on %d grids x 8 flag combinations\n", grids);
 }
 
+/* The labelling and the object values on many more grids than test_lazy_vs_eager lays out: per grid and
+ * flag combination, len, hash and == of the result before any layout; then the outer layout (the discovery
+ * order) against the eager one, slot by slot; and per object, still without its own layout, its hash,
+ * size, corners and colour against the eager object equal to it. */
+static void test_values_many(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0x1b0b);
+    int cells[900], grids = 0;
+    static const char *measures[] = {"ulcorner", "lrcorner", "size", "color"};
+    for (int rep = 0; rep < 1200; rep++) {
+        int kind = (int)tu_below(&r, NKINDS), h = 1 + (int)tu_below(&r, 30), w = 1 + (int)tu_below(&r, 30);
+        if (rep % 10 == 0) h = w = 30;
+        random_grid(&r, kind, h, w, cells);
+        for (int f = 0; f < 8; f++) {
+            tdm_arc_val *g;
+            assert_int_equal(tdm_arc_grid_new(ta_rt, h, w, cells, &g), TDM_OK);
+            tdm_arc_val *a[4] = {g, arc_bool(f & 4), arc_bool(f & 2), arc_bool(f & 1)};
+            int fallback = 1;
+            tdm_arc_val *lazy = arc_objects_lazy(ta_rt, a, &fallback), *eager = arc_objects_eager(ta_rt, a);
+            assert_int_equal(fallback, 0);
+            if (lazy->n != eager->n)
+                fail_msg("grid %d (%dx%d, kind %d), flags %d: %u objects, eager %u", rep, h, w, kind, f, lazy->n, eager->n);
+            if (eager->n) {
+                assert_true(arc_set_is_lazy(lazy));
+                assert_true(arc_hash(lazy) == arc_hash(eager));
+                assert_true(arc_eq(lazy, eager) && arc_eq(eager, lazy));
+                same_table(lazy, eager, KEYS_EQ);
+                arc_slot *t = arc_set_slots(lazy);
+                for (uint32_t s = 0; s <= lazy->u.set.mask; s++) {
+                    tdm_arc_val *o = t[s].key;
+                    if (!o || o == ARC_DUMMY) continue;
+                    tdm_arc_val *e = match(eager, o);
+                    assert_true(arc_set_is_lazy(o));
+                    assert_true(arc_hash(o) == arc_hash(e));
+                    for (int m = 0; m < 4; m++) assert_true(arc_eq(call(measures[m], 1, &o), call(measures[m], 1, &e)));
+                }
+            }
+            tdm_arc_rt_reset(ta_rt);
+        }
+        grids++;
+    }
+    print_message("lazy objects() values = eager on %d grids x 8 flag combinations\n", grids);
+}
+
 /* Grids the lazy path does not take go to the eager one (through the primitive, with its errors). */
 static void test_fallback(void **state) {
     (void)state;
@@ -340,7 +384,7 @@ static void test_no_memory(void **state) {
 
 int main(void) {
     tu_init_seed("test_arc_lazy");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lazy_vs_eager), cmocka_unit_test(test_fallback),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lazy_vs_eager), cmocka_unit_test(test_values_many), cmocka_unit_test(test_fallback),
                                        cmocka_unit_test(test_no_memory)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }

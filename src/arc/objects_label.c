@@ -1,0 +1,174 @@
+/* objects_label.c: the labelling half of objects() with lazy layouts (spec §4.11; objects_lazy.c makes the
+ * values and layouts): what every call pays, so it is kept to byte compares and bit operations on rows. */
+#include "objects_lazy.h"
+
+#include <string.h>
+
+/* ---- labelling ----------------------------------------------------------------------------------------
+ * The grid is read into padded rows (a sentinel colour left of column 0 and right of column w - 1), so
+ * that comparing a row with itself shifted by one column, or with the row above shifted by -1, 0 or +1,
+ * gives, as bit masks, where runs start and end and where a cell touches a cell of its class above. Runs
+ * are numbered row by row, left to right, all classes together; each cell's number within its row is a
+ * prefix count of the run starts. A union-find over runs then joins those that touch. */
+
+/* Bit j set where a[j] == b[j], for j in 0..31. */
+static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
+#if defined(__SSE2__)
+    __m128i a0 = _mm_loadu_si128((const __m128i *)a), a1 = _mm_loadu_si128((const __m128i *)(a + 16));
+    __m128i b0 = _mm_loadu_si128((const __m128i *)b), b1 = _mm_loadu_si128((const __m128i *)(b + 16));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16;
+#else
+    uint32_t m = 0;
+    for (int j = 0; j < 32; j++) m |= (uint32_t)(a[j] == b[j]) << j;
+    return m;
+#endif
+}
+
+/* Bit j set where r[j] == c, for j in 0..31. */
+static inline uint32_t colour_mask(const uint8_t *r, int c) {
+#if defined(__SSE2__)
+    __m128i v = _mm_set1_epi8((char)c);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)r), v)) |
+           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(r + 16)), v)) << 16;
+#else
+    uint32_t m = 0;
+    for (int j = 0; j < 32; j++) m |= (uint32_t)(r[j] == c) << j;
+    return m;
+#endif
+}
+
+/* mostcolor (spec §4.9) of the h padded rows: counts, and each colour's first cell, then the tie rule. */
+static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
+    uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
+#if defined(__SSE2__)
+    /* per colour, a byte counter per column (at most 30 rows), summed at the end */
+    for (int c = 0; c < ARC_COLOURS; c++) {
+        __m128i v = _mm_set1_epi8((char)c), lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+        for (int i = 0; i < h; i++) {
+            lo = _mm_sub_epi8(lo, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 1)), v));
+            hi = _mm_sub_epi8(hi, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 17)), v));
+        }
+        __m128i s = _mm_add_epi64(_mm_sad_epu8(lo, _mm_setzero_si128()), _mm_sad_epu8(hi, _mm_setzero_si128()));
+        count[c] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+    }
+#else
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) count[pr[i][1 + j]]++;
+#endif
+    for (int c = 0; c < ARC_COLOURS; c++) {
+        first[c] = UINT32_MAX;
+        for (int i = 0; count[c] && i < h; i++) {
+            uint32_t m = colour_mask(pr[i] + 1, c);
+            if (m) {
+                first[c] = (uint32_t)(i * w + __builtin_ctz(m));
+                break;
+            }
+        }
+    }
+    return arc_mostcolor_of_counts(count, first);
+}
+
+/* Links keep the smaller root; 1 when a and b were apart. */
+static int unite(int16_t *par, int a, int b) {
+    a = find(par, a), b = find(par, b);
+    if (a == b) return 0;
+    if (a < b) par[b] = (int16_t)a;
+    else par[a] = (int16_t)b;
+    return 1;
+}
+
+/* Joins run b (of the row being scanned) to run a (of the row above); 1 when they were apart. */
+static inline uint32_t link_runs(int16_t *par, int a, int b) {
+    if (par[b] == b) {
+        /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the smallest
+           run of its tree, from an earlier row) is below b, as unite would choose */
+        par[b] = (int16_t)find(par, a);
+        return 1;
+    }
+    return (uint32_t)unite(par, a, b);
+}
+
+/* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp. */
+static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
+    int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
+    uint32_t full = (1u << w) - 1u, pfg = 0, nr = 0, merged = 0;
+    uint8_t ids[2][32];
+    int16_t *par = x->rpar;
+    for (int i = 0; i < h; i++) {
+        const uint8_t *r = pr[i] + 1, *u = r - PADW;
+        uint32_t fg = x->has_bg ? full & ~colour_mask(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
+        if (uni) {
+            /* classes are colours: compare the row with its neighbours (sentinels at both ends) */
+            s = fg & ~eq_mask(r, r - 1), e = fg & ~eq_mask(r, r + 1);
+            if (i) {
+                up = fg & eq_mask(r, u);
+                if (diag) d1 = fg & eq_mask(r, u - 1), d2 = fg & eq_mask(r, u + 1);
+            }
+        } else {
+            /* one class, the foreground */
+            s = fg & ~(fg << 1), e = fg & ~(fg >> 1);
+            up = fg & pfg;
+            if (diag) d1 = fg & (pfg << 1), d2 = fg & (pfg >> 1);
+        }
+        x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr, x->fg[i] = fg;
+        if (!uni) x->chg[i] = full & ~eq_mask(r, r - 1);
+        uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
+        prefix_counts(s, cur);
+        for (int t = 0; t < 32; t++) par[nr + (uint32_t)t] = (int16_t)(nr + (uint32_t)t);
+        if (i) {
+            /* a pair (run above, run here) per segment of shared columns: where the segment begins or a
+               run begins inside it (then the run above begins there too); when diagonal, the corners: a
+               run here beginning at j below the end of a run above at j - 1 (and not below column j,
+               which would be a shared column), or ending at j below the start of one at j + 1 */
+            uint32_t v = up & (s | ~(up << 1)), c1 = s & d1 & ~up, c2 = e & d2 & ~up;
+            int b0 = (int)nr - 1, a0 = (int)x->rbase[i - 1] - 1;
+            for (; v; v &= v - 1) {
+                int j = __builtin_ctz(v);
+                merged += link_runs(par, a0 + prev[j], b0 + cur[j]);
+            }
+            for (; c1; c1 &= c1 - 1) {
+                int j = __builtin_ctz(c1);
+                merged += link_runs(par, a0 + prev[j - 1], b0 + cur[j]);
+            }
+            for (; c2; c2 &= c2 - 1) {
+                int j = __builtin_ctz(c2);
+                merged += link_runs(par, a0 + prev[j + 1], b0 + cur[j]);
+            }
+        }
+        nr += cur[31];
+        pfg = fg;
+    }
+    x->nruns = nr, x->ncomp = nr - merged;
+}
+
+int arc_objs_label(objs_ctx *x, tdm_arc_val **a) {
+    tdm_arc_val *g = a[0];
+    if (!arc_is_tuple(g) || g->n < 1 || g->n > ARC_SLOT) return -1;
+    int h = (int)g->n, w = arc_is_tuple(g->u.items[0]) ? (int)g->u.items[0]->n : 0;
+    if (w < 1 || w > ARC_SLOT) return -1;
+    uintptr_t zero = (uintptr_t)arc_int_zero;
+    uint8_t pr[ARC_SLOT][PADW];
+    memset(pr, NOCOL, (size_t)h * PADW);
+    for (int i = 0; i < h; i++) {
+        tdm_arc_val *row = g->u.items[i];
+        if (!arc_is_tuple(row) || (int)row->n != w) return -1;
+        uint8_t *cr = pr[i] + 1, *dense = x->col + i * w; /* the padded row, and the dense copy the hooks read */
+        for (int j = 0; j < w; j++) {
+            tdm_arc_val *v = row->u.items[j];
+            uintptr_t off = (uintptr_t)v - zero;
+            int c;
+            if (off < ARC_COLOURS * sizeof(tdm_arc_val)) {
+                c = (int)(off / sizeof(tdm_arc_val)); /* an interned int 0..9: no need to read it */
+            } else {
+                if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return -1;
+                c = (int)v->u.i;
+            }
+            cr[j] = dense[j] = (uint8_t)c; /* two byte stores: a vector copy of cr would stall on them */
+        }
+    }
+    x->h = h, x->w = w;
+    x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
+    x->bg = x->has_bg ? most_colour(pr, h, w) : -1;
+    label(x, pr);
+    return 0;
+}
