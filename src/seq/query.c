@@ -18,6 +18,7 @@
 #define CHUNK 2048
 /* Below this many symbols (or postings) per thread, starting a team costs more than it saves. */
 #define WORK_PER_THREAD 200000
+#define RANKED_MIN_WORK (1u << 20) /* symbols: below, sorting the few hits costs less than the rank table */
 
 void tdm_seq_query_opts_init(tdm_seq_query_opts *o) {
     *o = (tdm_seq_query_opts){.metric = TDM_SEQ_LCS, .threshold = 0.1};
@@ -93,6 +94,9 @@ typedef struct {
                          /* is left unwalked, and difflib's count equals an LCS of 1) */
     double *sim;         /* threshold mode with prefilters: sim[n * (m + 1) + count], each value computed */
                          /* once (NULL when the table would be large: then computed per hit) */
+    uint32_t *rank;      /* ranked placement (scan_range): the table's ranks (tdm_seq_rank_table), */
+    double *rankval;     /* the value of each rank, and how many; NULL when hits are sorted instead */
+    uint32_t nrank;
     int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
 } prepared;
 
@@ -107,6 +111,9 @@ typedef struct {
     tdm_seq_matcher *matcher;
     tdm_seq_hit *hits;
     size_t nhits, cap_hits;
+    tdm_seq_rank_hit *rh; /* ranked placement: hits by rank, in visit order, and the current chunk's */
+    size_t nrh, cap_rh;   /* count of hits per rank */
+    uint32_t *hist;
     tdm_seq_query_stats st;
     int err;
 } scratch;
@@ -151,6 +158,20 @@ static int keep_hit(scratch *sc, const tdm_seq_query_opts *o, tdm_seq_hit hit) {
             sc->hits[i] = sc->hits[p], sc->hits[p] = t, i = p;
         }
     }
+    return 0;
+}
+
+/* Keeps a threshold hit of count common elements and length n: by rank when the scan places hits by
+ * rank (sc->hist set for the chunk), else with its similarity. Returns -1 on allocation failure. */
+static int keep_count(const prepared *p, scratch *sc, uint32_t id, size_t count, size_t n) {
+    if (!sc->hist) return keep_hit(sc, p->o, (tdm_seq_hit){id, similarity(p, count, n)});
+    if (sc->nrh == sc->cap_rh) {
+        if (tdm_grow((void **)&sc->rh, &sc->cap_rh, sc->nrh + 1, sizeof *sc->rh)) return -1;
+        tdm_advise_huge(sc->rh, sc->cap_rh * sizeof *sc->rh);
+    }
+    uint32_t r = p->rank[n * (p->m + 1) + count];
+    sc->rh[sc->nrh++] = (tdm_seq_rank_hit){id, r};
+    sc->hist[r]++;
     return 0;
 }
 
@@ -268,7 +289,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
     }
     sc->st.scored++;
     if (count < need) return 0;
-    return keep_hit(sc, p->o, (tdm_seq_hit){id, similarity(p, count, n)});
+    return keep_count(p, sc, id, count, n);
 }
 
 /* Every other query: the char metric (lengths in code points), top-k (a moving bar: the k-th best
@@ -326,6 +347,7 @@ static void scratch_free(scratch *sc) {
     tdm_free(sc->u);
     tdm_free(sc->blk);
     tdm_free(sc->hits);
+    tdm_free(sc->rh);
     tdm_seq_matcher_free(sc->matcher);
 }
 
@@ -370,6 +392,8 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->map16);
     tdm_free(p->need);
     tdm_free(p->sim);
+    tdm_free(p->rank);
+    tdm_free(p->rankval);
     tdm_seq_walk_clear(&p->walk);
     tdm_seq_lcsq_clear(&p->q);
 }
@@ -400,6 +424,41 @@ double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need) {
     for (size_t n = 0; t && n < n_need; n++)
         for (size_t c = 0; c < row; c++) t[n * row + c] = value(metric, c, m, n);
     return t;
+}
+
+typedef struct {
+    double v;
+    uint32_t i;
+} valued;
+
+static int cmp_desc_value(const void *x, const void *y) {
+    double a = ((const valued *)x)->v, b = ((const valued *)y)->v;
+    return a > b ? -1 : a < b;
+}
+
+int tdm_seq_rank_table(tdm_seq_metric metric, size_t m, size_t n_need, uint32_t **rank, double **rankval, uint32_t *nrank) {
+    size_t e = n_need * (m + 1);
+    double *val = tdm_seq_sim_table(metric, m, n_need);
+    valued *by = tdm_malloc((e ? e : 1) * sizeof *by);
+    uint32_t *rk = tdm_malloc((e ? e : 1) * sizeof *rk);
+    double *rv = tdm_malloc((e ? e : 1) * sizeof *rv);
+    int ok = val && by && rk && rv;
+    if (ok) {
+        for (size_t i = 0; i < e; i++) by[i] = (valued){val[i], (uint32_t)i};
+        qsort(by, e, sizeof *by, cmp_desc_value);
+        uint32_t r = 0;
+        for (size_t i = 0; i < e; i++) {
+            if (i && memcmp(&by[i].v, &by[i - 1].v, sizeof by[i].v)) r++;
+            rk[by[i].i] = r;
+            rv[r] = by[i].v;
+        }
+        *rank = rk, *rankval = rv, *nrank = e ? r + 1 : 0;
+    } else {
+        tdm_free(rk), tdm_free(rv);
+    }
+    tdm_free(val);
+    tdm_free(by);
+    return ok ? 0 : -1;
 }
 
 int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opts *o, uint32_t **need, size_t *n_need) {
@@ -513,6 +572,45 @@ int tdm_seq_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_
 
 int tdm_seq_query_check(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o) { return check_opts(s, stm, o); }
 
+/* A chunk's hits under ranked placement: the thread that visited it and its span of that thread's rh. */
+typedef struct {
+    int thread;
+    size_t begin, end;
+} ranked_chunk;
+
+/* Whether the scan places hits by rank: a threshold query whose similarities are tabulated, over many
+ * patterns, low enough to answer many of them (some length passes with an eighth of the elements in play,
+ * as for the lanes: the rank table costs a sort of its entries, 0.2 ms, which a few hits do not repay),
+ * with chunks that each visit ascending ids and follow each other in id order (id ranges, index blocks,
+ * the sorted candidate list; not length buckets). */
+static int ranked_plan(const prepared *p, const plan *pl) {
+    if (!p->sim || !p->need || p->o->top_k || pl->work < RANKED_MIN_WORK) return 0;
+    for (size_t c = 0; c < pl->nchunks; c++)
+        if (pl->chunks[c].bucket < BLOCK) return 0; /* a length bucket */
+    for (size_t n = 0; n < p->n_need; n++)
+        if (p->need[n] != NEVER && (uint64_t)p->need[n] * 8 <= p->m + n) return 1;
+    return 0;
+}
+
+/* Turns the per-chunk rank counts into places (rank by rank, then chunk by chunk: similarity descending,
+ * ids ascending) and writes every hit there, chunks in parallel. */
+static void place_ranked(const prepared *p, const scratch *sc, const ranked_chunk *ck, uint32_t *hist, size_t nchunks,
+                         int threads, tdm_seq_hit *hits) {
+    size_t at = 0;
+    for (uint32_t r = 0; r < p->nrank; r++)
+        for (size_t c = 0; c < nchunks; c++) {
+            uint32_t n = hist[c * p->nrank + r];
+            hist[c * p->nrank + r] = (uint32_t)at;
+            at += n;
+        }
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+    for (size_t c = 0; c < nchunks; c++) {
+        uint32_t *place = hist + c * p->nrank;
+        const tdm_seq_rank_hit *h = sc[ck[c].thread].rh;
+        for (size_t i = ck[c].begin; i < ck[c].end; i++) hits[place[h[i].rank]++] = (tdm_seq_hit){h[i].id, p->rankval[h[i].rank]};
+    }
+}
+
 /* The CPU scan of ids lo..hi-1 (arguments checked by tdm_seq_query_range). */
 static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t lo,
                       uint32_t hi, tdm_seq_result *out) {
@@ -533,6 +631,17 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     if ((size_t)threads > pl.nchunks) threads = pl.nchunks ? (int)pl.nchunks : 1;
     scratch *sc = tdm_calloc((size_t)threads, sizeof *sc);
     int failed = !sc;
+    /* Many hits in id-ordered chunks: placed by rank instead of sorted per thread and merged serially. */
+    ranked_chunk *ck = NULL;
+    uint32_t *hist = NULL;
+    if (sc && ranked_plan(&p, &pl) && !tdm_seq_rank_table(o->metric, p.m, p.n_need, &p.rank, &p.rankval, &p.nrank)) {
+        ck = tdm_malloc(pl.nchunks * sizeof *ck);
+        hist = tdm_calloc(pl.nchunks * (size_t)p.nrank + 1, sizeof *hist);
+        if (!ck || !hist) { /* no room for the counts: sort instead */
+            tdm_free(ck), tdm_free(hist);
+            ck = NULL, hist = NULL;
+        }
+    }
     int (*visit)(const prepared *, scratch *, uint32_t) = p.need ? visit_need : visit_any;
     /* Visiting few, scattered ids: fetch ahead in software (dense id lists stream well without it). */
     int sparse = pl.cand && pl.ncand * 4 < s->count;
@@ -543,6 +652,10 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
             failed |= scratch_init(&p, me) != 0;
 #pragma omp for schedule(dynamic, 1)
             for (size_t c = 0; c < pl.nchunks; c++) {
+                if (hist) {
+                    me->hist = hist + c * p.nrank;
+                    ck[c] = (ranked_chunk){omp_get_thread_num(), me->nrh, 0};
+                }
                 uint32_t unit = pl.chunks[c].bucket;
                 const uint32_t *ids = unit == NO_BUCKET ? NULL : unit == CANDIDATES ? pl.cand : unit == BLOCK ? me->blk : s->buckets[unit].ids;
                 uint32_t begin = pl.chunks[c].begin, end = pl.chunks[c].end;
@@ -558,7 +671,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                         uint32_t id = ids[i];
                         size_t n = (size_t)(s->off[id + 1] - s->off[id]);
                         me->st.scored++;
-                        if (keep_hit(me, o, (tdm_seq_hit){id, similarity(&p, 1, n)}))
+                        if (keep_count(&p, me, id, 1, n))
                             me->err = 1;
                         continue;
                     }
@@ -568,16 +681,17 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                     }
                     if (visit(&p, me, ids ? ids[i] : i)) me->err = 1;
                 }
+                if (hist) ck[c].end = me->nrh;
             }
             failed |= me->err;
             /* Each thread orders its own hits; the main thread then merges the sorted runs. */
-            if (!failed) tdm_seq_hits_sort(me->hits, me->nhits);
+            if (!failed && !hist) tdm_seq_hits_sort(me->hits, me->nhits);
         }
     }
     double t2 = now_ms();
     size_t total = 0;
     for (int t = 0; sc && t < threads; t++) {
-        total += sc[t].nhits;
+        total += sc[t].nhits + sc[t].nrh;
         st.multiset_pruned += sc[t].st.multiset_pruned;
         st.lcs_pruned += sc[t].st.lcs_pruned;
         st.length_pruned += sc[t].st.length_pruned;
@@ -587,8 +701,9 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     if (o->top_k && total > o->top_k) total = o->top_k;
     tdm_seq_hit *hits = failed ? NULL : tdm_malloc((total ? total : 1) * sizeof *hits);
     if (hits) tdm_advise_huge(hits, total * sizeof *hits);
+    if (hits && hist) place_ranked(&p, sc, ck, hist, pl.nchunks, threads, hits);
     size_t *at = hits ? tdm_calloc((size_t)threads, sizeof *at) : NULL;
-    for (size_t k = 0; at && k < total; k++) { /* few runs, one per thread: a linear pick is enough */
+    for (size_t k = 0; at && !hist && k < total; k++) { /* few runs, one per thread: a linear pick is enough */
         int best = -1;
         for (int t = 0; t < threads; t++)
             if (at[t] < sc[t].nhits && (best < 0 || worse(sc[best].hits[at[best]], sc[t].hits[at[t]]))) best = t;
@@ -599,6 +714,8 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
         hits = NULL;
     }
     tdm_free(at);
+    tdm_free(ck);
+    tdm_free(hist);
     for (int t = 0; sc && t < threads; t++) scratch_free(&sc[t]);
     tdm_free(sc);
     query_release(&p, &pl);

@@ -46,13 +46,9 @@ typedef struct {
     uint32_t nunion;
 } group;
 
-typedef struct {
-    uint32_t id, rank;
-} lane_hit;
-
 /* One contiguous id range's work of a group (reused by the next group). */
 typedef struct {
-    lane_hit *hits[LANES];
+    tdm_seq_rank_hit *hits[LANES];
     size_t nhits[LANES], cap[LANES];
     uint32_t *hist[LANES];        /* hits per rank, then (after the count) where this range's go */
     size_t cap_hist[LANES];
@@ -117,7 +113,7 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
         lanes_lcs(g->masks, ls->slots, k, g->live, lcs);
         for (size_t q = 0; q < nl; q++) { /* branch-free: write every lane's row, keep those that pass */
             uint32_t L = lcs[q], r = g->rank[q][n * (g->m[q] + 1) + L], pass = L >= nd[q];
-            ls->hits[q][ls->nhits[q]] = (lane_hit){id, r};
+            ls->hits[q][ls->nhits[q]] = (tdm_seq_rank_hit){id, r};
             ls->nhits[q] += pass;
             ls->hist[q][r] += pass;
         }
@@ -131,39 +127,9 @@ static void group_clear(group *g) {
     tdm_free(g->masks);
 }
 
-typedef struct {
-    double v;
-    uint32_t i;
-} valued;
-
-static int cmp_desc_value(const void *x, const void *y) {
-    double a = ((const valued *)x)->v, b = ((const valued *)y)->v;
-    return a > b ? -1 : a < b;
-}
-
-/* Lane q's similarity table, ranked: every (length, LCS) pair's value, its rank among the distinct
- * values in descending order (bitwise-equal values share a rank). -1: no memory. */
+/* Lane q's similarity table, ranked (tdm_seq_rank_table). -1: no memory. */
 static int rank_lane(group *g, size_t q) {
-    size_t e = g->n_need * (g->m[q] + 1);
-    double *val = tdm_seq_sim_table(TDM_SEQ_LCS, g->m[q], g->n_need);
-    valued *by = tdm_malloc((e ? e : 1) * sizeof *by);
-    g->rank[q] = tdm_malloc((e ? e : 1) * sizeof *g->rank[q]);
-    g->rankval[q] = tdm_malloc((e ? e : 1) * sizeof *g->rankval[q]);
-    int ok = val && by && g->rank[q] && g->rankval[q];
-    if (ok) {
-        for (size_t i = 0; i < e; i++) by[i] = (valued){val[i], (uint32_t)i};
-        qsort(by, e, sizeof *by, cmp_desc_value);
-        uint32_t r = 0;
-        for (size_t i = 0; i < e; i++) {
-            if (i && memcmp(&by[i].v, &by[i - 1].v, sizeof by[i].v)) r++;
-            g->rank[q][by[i].i] = r;
-            g->rankval[q][r] = by[i].v;
-        }
-        g->nrank[q] = e ? r + 1 : 0;
-    }
-    tdm_free(val);
-    tdm_free(by);
-    return ok ? 0 : -1;
+    return tdm_seq_rank_table(TDM_SEQ_LCS, g->m[q], g->n_need, &g->rank[q], &g->rankval[q], &g->nrank[q]);
 }
 
 /* Prepares the lanes of up to LANES queries (umap is the caller's zeroed map; left holding the union). */
@@ -263,7 +229,7 @@ static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, 
                     uint32_t *place = me->hist[q];
                     const double *val = g->rankval[q];
                     for (size_t i = 0; i < me->nhits[q]; i++) {
-                        lane_hit h = me->hits[q][i];
+                        tdm_seq_rank_hit h = me->hits[q][i];
                         dst[place[h.rank]++] = (tdm_seq_hit){h.id, val[h.rank]};
                     }
                 }

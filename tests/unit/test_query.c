@@ -526,6 +526,57 @@ static void test_query_lanes(void **state) {
     }
 }
 
+/* Low thresholds over a store of over 2^21 symbols: the scan places its many hits by similarity rank
+ * (query.c, ranked_plan) instead of sorting them; the answers must equal the brute force's, on one and
+ * two threads, for lcs and difflib in both argument orders. */
+static void test_query_ranked(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(12);
+    tdm_seq_store *s = make_store(tu_next(&r), 3000, 110000, 60, 20.0);
+    uint32_t count = tdm_seq_store_count(s);
+    assert_true(tdm_seq_store_total_symbols(s) >= (1u << 21));
+    enum { N = 7 };
+    tdm_seq_stm stms[N];
+    size_t n = make_stms(s, &r, 3000, stms, N, 0);
+    scored *all = malloc((count + 1) * sizeof *all), *want = malloc((count + 1) * sizeof *want);
+    static const size_t use[] = {0, 2, 4}; /* lcs, difflib, difflib stm-first */
+    static const double thr[] = {0.05, 0.1, 0.2};
+    int ranked = 0;
+    for (size_t ci = 0; ci < sizeof use / sizeof *use; ci++)
+        for (size_t i = 1; i < n; i++) { /* not the empty STM */
+            config c = configs[use[ci]];
+            brute(s, &stms[i], c, all);
+            for (size_t t = 0; t < sizeof thr / sizeof *thr; t++) {
+                size_t k = 0;
+                for (uint32_t id = 0; id < count; id++)
+                    if (kato_passes(c.metric, all[id].count, all[id].m, all[id].n, thr[t])) want[k++] = all[id];
+                qsort(want, k, sizeof *want, cmp_scored);
+                /* query.c's condition for placing by rank (besides the size and the chunk kinds) */
+                tdm_seq_query_opts o;
+                tdm_seq_query_opts_init(&o);
+                o.metric = c.metric, o.threshold = thr[t];
+                uint32_t *need;
+                size_t n_need;
+                assert_int_equal(tdm_seq_need_table(s, stms[i].n, &o, &need, &n_need), 0);
+                for (size_t len = 0; len < n_need; len++)
+                    if (need[len] != UINT32_MAX && (uint64_t)need[len] * 8 <= stms[i].n + len) {
+                        ranked++;
+                        break;
+                    }
+                tdm_free(need);
+                for (int threads = 1; threads <= 2; threads++) {
+                    tdm_seq_result res = run(s, &stms[i], c, thr[t], 0, 0, threads);
+                    check_hits(&res, want, k, threads == 1 ? "ranked, 1 thread" : "ranked, 2 threads", c.name, i, thr[t], 0);
+                    tdm_seq_result_clear(&res);
+                }
+            }
+        }
+    tu_check(ranked > 10, "the ranked placement ran for only %d queries", ranked);
+    for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
+    free(all), free(want);
+    tdm_seq_store_free(s);
+}
+
 static void test_query_invalid(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(4);
@@ -709,6 +760,7 @@ int main(void) {
         cmocka_unit_test(test_query_large_vocabulary),
         cmocka_unit_test(test_query_batch),
         cmocka_unit_test(test_query_lanes),
+        cmocka_unit_test(test_query_ranked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
