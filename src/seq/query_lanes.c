@@ -85,6 +85,10 @@ LANES_CLONES static void lanes_lcs(const uint64_t *restrict masks, const uint32_
     for (int q = 0; q < LANES; q++) lcs[q] = (uint32_t)__builtin_popcountll(~v[q] & live[q]);
 }
 
+/* Scans ids lo..hi-1 into each lane's hits (id, rank of its similarity), in id order. The lanes' cursors,
+ * hit arrays and rank tables are held in locals (the stores into the hit arrays would otherwise force
+ * every one of them back to memory per lane and pattern); the per-rank counts are taken afterwards
+ * (count_ranks), over the passing hits only. */
 static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t hi) {
     const tdm_seq_store *s = g->s;
     uint32_t lcs[LANES];
@@ -95,6 +99,10 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
             ls->err = 1;
             return;
         }
+    tdm_seq_rank_hit *hp[LANES];
+    const uint32_t *rk[LANES];
+    size_t nh[LANES], row[LANES];
+    for (size_t q = 0; q < nl; q++) hp[q] = ls->hits[q], nh[q] = ls->nhits[q], rk[q] = g->rank[q], row[q] = g->m[q] + 1;
     for (uint32_t id = lo; id < hi; id++) {
         const uint32_t *P = s->arena + s->off[id];
         size_t n = (size_t)(s->off[id + 1] - s->off[id]);
@@ -102,7 +110,7 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
         if (low == NEVER) continue; /* length-pruned in every lane (counted from the length index) */
         if (n + 1 > ls->cap_slots && tdm_grow((void **)&ls->slots, &ls->cap_slots, n + 1, sizeof *ls->slots)) {
             ls->err = 1;
-            return;
+            break;
         }
         size_t k = map_union(g->umap, P, n, ls->slots);
         const uint8_t *nd = g->need8 + n * LANES;
@@ -112,11 +120,20 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
         }
         lanes_lcs(g->masks, ls->slots, k, g->live, lcs);
         for (size_t q = 0; q < nl; q++) { /* branch-free: write every lane's row, keep those that pass */
-            uint32_t L = lcs[q], r = g->rank[q][n * (g->m[q] + 1) + L], pass = L >= nd[q];
-            ls->hits[q][ls->nhits[q]] = (tdm_seq_rank_hit){id, r};
-            ls->nhits[q] += pass;
-            ls->hist[q][r] += pass;
+            uint32_t L = lcs[q];
+            hp[q][nh[q]] = (tdm_seq_rank_hit){id, rk[q][n * row[q] + L]};
+            nh[q] += L >= nd[q];
         }
+    }
+    for (size_t q = 0; q < nl; q++) ls->nhits[q] = nh[q];
+}
+
+/* A range's hits per rank, from its hit lists. */
+static void count_ranks(const group *g, lane_scratch *ls) {
+    for (size_t q = 0; q < g->nlanes; q++) {
+        uint32_t *hist = ls->hist[q];
+        const tdm_seq_rank_hit *h = ls->hits[q];
+        for (size_t i = 0; i < ls->nhits[q]; i++) hist[h[i].rank]++;
     }
 }
 
@@ -198,6 +215,7 @@ static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, 
             uint32_t b0 = (uint32_t)((uint64_t)nblocks * pt / nparts), b1 = (uint32_t)((uint64_t)nblocks * (pt + 1) / nparts);
             for (uint32_t b = b0; b < b1 && !me->err; b++)
                 scan_block(g, me, b * LANE_BLOCK, (b + 1) * LANE_BLOCK < s->count ? (b + 1) * LANE_BLOCK : s->count);
+            if (!me->err) count_ranks(g, me);
         }
 #pragma omp single
         {
