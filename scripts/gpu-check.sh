@@ -70,6 +70,9 @@ if want tests; then
     step memcheck-cross compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_seq_cross --cases 3
     step memcheck-arc env TANDEM_TEST_CASES=200 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_arc_objects_batch
     step racecheck-arc env TANDEM_TEST_CASES=100 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_arc_objects_batch
+    # The batched executor's kernels and columns (arc_bops.cu): few lanes and grids under memcheck.
+    step memcheck-arc-bops env TANDEM_TEST_CASES=200 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_arc_bops
+    step memcheck-arc-exec env TANDEM_TEST_CASES=4 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_arc_exec
     # Fewer random cases under the sanitizers (1D shapes are 60,000 one-level launches per path).
     step memcheck-lattice env TANDEM_TEST_CASES=6 TANDEM_TEST_BFS_PERSISTENT=1 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_lattice_cross
     # Not the persistent kernel under racecheck: its grid-wide barrier did not finish there in 9 minutes.
@@ -82,6 +85,8 @@ if want tests; then
   step cuda-seq-many env TANDEM_TEST_CASES=300 build-gpu/tests/test_cuda_seq
   step cross-many build-gpu/tests/cross/test_seq_cross --cases 48
   step arc-objects-many env TANDEM_TEST_CASES=20000 build-gpu/tests/test_arc_objects_batch
+  step arc-bops-many env TANDEM_TEST_CASES=50000 build-gpu/tests/test_arc_bops
+  step arc-exec-many env TANDEM_TEST_CASES=400 build-gpu/tests/test_arc_exec
   # The persistent (one cooperative launch) BFS kernel, still opt-in: all its cases, every kernel.
   step lattice-persistent env TANDEM_TEST_BFS_PERSISTENT=1 build-gpu/tests/cross/test_lattice_cross
   [ "$status" = 0 ] && echo "$sources" >"$marker"
@@ -113,6 +118,9 @@ if want bench-rest && bench_ok; then
   cat "$LOGS/bench-kato.log"
   step bench-arc build-gpu/bench/bench_arc_objects --grids 1000000 --require-gpu
   cat "$LOGS/bench-arc.log"
+  # The ARC batched executor: grids/s for solver programs, interpreter vs executor on the CPU and the GPU.
+  step bench-arc-batch build-gpu/bench/bench_arc_batch --grids 100000 --require-gpu
+  cat "$LOGS/bench-arc-batch.log"
   step bench-lattice build-gpu/bench/bench_lattice
   tail -60 "$LOGS/bench-lattice.log"
   # The batch executor: small XORs one call each vs device groups vs the router's choice (docs/runtime.md).

@@ -11,7 +11,7 @@
 
 static const char *usage =
     "usage: tandem arc run PROGRAMS (--data DIR | --task FILE) [--json] [--only TASK] [--quiet]\n"
-    "                      [--threads N] [--repeat R] [--stats]\n"
+    "                      [--threads N] [--repeat R] [--stats] [--device cpu|cuda|auto]\n"
     "\n"
     "Runs each solver `def solve_<task>(I):` of the file PROGRAMS on every train and test pair of its task\n"
     "and prints per task whether all outputs equal the expected ones, or why not.\n"
@@ -24,16 +24,21 @@ static const char *usage =
     "  --quiet      text mode: print only the summary and the tasks that are not solved\n"
     "  --threads N  CPU threads for the solver calls, all tasks in one batch (default: every core)\n"
     "  --repeat R   run every task R times and report solver calls per second\n"
-    "  --stats      per-primitive calls and time (adds a clock read per primitive call)\n"
+    "  --stats      per-primitive calls and time (adds a clock read per primitive call); with --device, the\n"
+    "               calls and time of each primitive's batched form (and where it ran) and of the interpreter\n"
+    "  --device D   run with the batched executor: lines of a solver over all its grids at once, batched\n"
+    "               primitives on the CPU, on the GPU (cuda), or on the GPU for 4,096 calls or more (auto)\n"
     "The summary goes to stderr in --json mode. Exit status 0 when every task run was solved, 3 if not.\n";
 
 typedef struct {
-    int json, quiet, threads, repeat, stats;
+    int json, quiet, threads, repeat, stats, device; /* device: -1 the interpreter's runner, else a tdm_device_pref */
     size_t tasks, solved, pairs, pairs_ok;
     double seconds;   /* in the batch runs */
     uint64_t calls;   /* solver calls timed */
     int used_threads;
     tdm_arc_prim_stats prim[160];
+    tdm_arc_exec_stats exec[160];
+    const char *backend;
 } run_state;
 
 /* Why a result differs from the expected grid. */
@@ -131,7 +136,13 @@ static int run_jobs(run_state *st, const tdm_arc_programs *progs, job *jobs, siz
     for (int rep = 0; rep < st->repeat; rep++) {
         tdm_arc_batch_free(b);
         b = NULL;
-        int rc = tdm_arc_batch_run(progs, calls, ncalls, st->threads, st->stats, &b);
+        int rc;
+        if (st->device < 0) {
+            rc = tdm_arc_batch_run(progs, calls, ncalls, st->threads, st->stats, &b);
+        } else {
+            tdm_ctx *ctx = cli_ctx();
+            rc = ctx ? tdm_arc_batch_exec(ctx, progs, calls, ncalls, (tdm_device_pref)st->device, st->threads, &b) : TDM_E_INVAL;
+        }
         if (rc) {
             free(calls);
             return cli_fail_status(rc, "arc run");
@@ -142,7 +153,12 @@ static int run_jobs(run_state *st, const tdm_arc_programs *progs, job *jobs, siz
         for (int pid = 0; st->stats && pid < 160; pid++) {
             tdm_arc_prim_stats ps = tdm_arc_batch_prim_stats(b, pid);
             st->prim[pid].calls += ps.calls, st->prim[pid].ns += ps.ns;
+            tdm_arc_exec_stats es = tdm_arc_batch_exec_stats(b, pid);
+            st->exec[pid].batched += es.batched, st->exec[pid].launches += es.launches;
+            st->exec[pid].batched_ns += es.batched_ns, st->exec[pid].fallback += es.fallback;
+            st->exec[pid].fallback_ns += es.fallback_ns;
         }
+        st->backend = tdm_arc_batch_backend(b);
     }
     for (size_t j = 0; j < njobs; j++) report_task(st, progs, &jobs[j], b);
     tdm_arc_batch_free(b);
@@ -158,7 +174,7 @@ static int has_json_suffix(const char *name) {
 int cmd_arc_run(int argc, char **argv) {
     const char *programs = NULL, *data = NULL, *taskfile = NULL, *only = NULL, *v;
     run_state st = {0};
-    st.repeat = 1;
+    st.repeat = 1, st.device = -1;
     for (int i = 1; i < argc; i++) {
         int r;
         if (cli_is_help(argv[i])) return fputs(usage, stdout), 0;
@@ -179,6 +195,12 @@ int cmd_arc_run(int argc, char **argv) {
             unsigned long long x;
             if (r < 0 || cli_parse_u64("--repeat", v, 1, 1000000, &x)) return 2;
             st.repeat = (int)x;
+        } else if ((r = cli_opt(argc, argv, &i, "--device", &v))) {
+            if (r < 0) return 2;
+            if (!strcmp(v, "cpu")) st.device = TDM_DEVICE_CPU;
+            else if (!strcmp(v, "cuda")) st.device = TDM_DEVICE_CUDA;
+            else if (!strcmp(v, "auto")) st.device = TDM_DEVICE_AUTO;
+            else return cli_usage("arc run: --device takes cpu, cuda or auto, not '%s'\n%s", v, usage);
         } else if (!strcmp(argv[i], "--stats")) {
             st.stats = 1;
         } else if (!strcmp(argv[i], "--json")) {
@@ -262,7 +284,17 @@ int cmd_arc_run(int argc, char **argv) {
             fprintf(sum, "%llu solver calls in %.3f s: %.0f calls per second, %.1f us per call (%d threads)\n",
                     (unsigned long long)st.calls, st.seconds, st.seconds > 0 ? (double)st.calls / st.seconds : 0.0,
                     st.calls ? st.seconds / (double)st.calls * 1e6 : 0.0, st.used_threads);
-        if (st.stats) {
+        if (st.stats && st.device >= 0) {
+            fprintf(sum, "batched forms on %s\n%-14s %10s %9s %10s %10s %10s\n", st.backend ? st.backend : "?", "primitive",
+                    "batched", "launches", "ms", "interp", "ms");
+            for (int pid = 0; pid < 160; pid++) {
+                const tdm_arc_exec_stats *e = &st.exec[pid];
+                if (e->batched || e->fallback)
+                    fprintf(sum, "%-14s %10llu %9llu %10.3f %10llu %10.3f\n", tdm_arc_prim_name(pid),
+                            (unsigned long long)e->batched, (unsigned long long)e->launches, (double)e->batched_ns * 1e-6,
+                            (unsigned long long)e->fallback, (double)e->fallback_ns * 1e-6);
+            }
+        } else if (st.stats) {
             fprintf(sum, "%-14s %12s %12s %10s\n", "primitive", "calls", "ms", "us/call");
             for (int pid = 0; pid < 160; pid++)
                 if (st.prim[pid].calls)

@@ -157,6 +157,38 @@ tdm_arc_prim_stats tdm_arc_batch_prim_stats(const tdm_arc_batch *b, int id);
 double tdm_arc_batch_seconds(const tdm_arc_batch *b);
 int tdm_arc_batch_threads(const tdm_arc_batch *b);
 
+/* ---- the batched executor ------------------------------------------------------------------------------
+ * The same calls as tdm_arc_batch_run with the same results, run line by line over all grids of a program at
+ * once: each line whose primitive has a batched form (hmirror, vmirror, dmirror, cmirror, rot90, rot180,
+ * rot270, tophalf, bottomhalf, lefthalf, righthalf, trim, replace, switch, upscale, hupscale, vupscale,
+ * downscale, crop, hconcat, vconcat, cellwise, fill, underfill, paint, underpaint, numcolors, mostcolor,
+ * leastcolor, colorcount, height, width, shape, ofcolor) runs as one call over every grid whose arguments
+ * that form can hold (grids of 1..30 x 1..30 cells of colours 0..9, ints, pairs of ints, patches as cells);
+ * every other line, and every grid the batched form cannot hold, runs in the interpreter, grid by grid.
+ * On the GPU, grids and values stay in device memory from line to line and move to the host only for the
+ * interpreter's lines. docs/arc.md lists the representation rules. */
+typedef struct {
+    uint64_t batched;     /* calls (grids) the batched form computed */
+    uint64_t launches;    /* batched calls made (one per line and chunk of grids) */
+    uint64_t batched_ns;  /* their wall time, argument conversions and copies included */
+    uint64_t fallback;    /* calls the interpreter computed */
+    uint64_t fallback_ns; /* their wall time, moving values to the host included */
+} tdm_arc_exec_stats;
+
+/* Runs calls[0..ncalls) with the executor; results as tdm_arc_batch_run (identical to it, bit for bit, repr
+ * for repr, error for error). pref: TDM_DEVICE_CPU (batched forms on the host), TDM_DEVICE_CUDA (on a GPU;
+ * without one the CPU, or TDM_E_UNSUPPORTED under TANDEM_STRICT) or TDM_DEVICE_AUTO (a GPU for 4,096 calls
+ * or more when there is one). A device error falls back to the CPU (unless pref is CUDA under
+ * TANDEM_STRICT). threads: <= 0 = the context's. Statistics are always collected (tdm_arc_batch_exec_stats;
+ * tdm_arc_batch_prim_stats gives their sums). Errors: as tdm_arc_batch_run, and TDM_E_DEVICE_OOM /
+ * TDM_E_DEVICE under strict CUDA. Release with tdm_arc_batch_free. */
+int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t ncalls,
+                       tdm_device_pref pref, int threads, tdm_arc_batch **out);
+/* Primitive id's statistics split by where it ran (zeros for tdm_arc_batch_run's batches). */
+tdm_arc_exec_stats tdm_arc_batch_exec_stats(const tdm_arc_batch *b, int id);
+/* Where batched forms ran: "cpu" or the device's name ("cuda:0"); static. */
+const char *tdm_arc_batch_backend(const tdm_arc_batch *b);
+
 /* Statistics of one runtime (tdm_arc_call and tdm_arc_program_run): turned on or off (and cleared on on). */
 void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on);
 tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id);

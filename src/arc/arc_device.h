@@ -27,8 +27,9 @@
 
 enum { ARC_OBJ_UNIVALUED = 1, ARC_OBJ_DIAGONAL = 2, ARC_OBJ_WITHOUT_BG = 4 };
 
-/* bg of a grid from its colour counts and each colour's first row-major occurrence (UINT32_MAX: absent). */
-static inline ARC_HD int arc_mostcolor_of_counts(const uint32_t *count, const uint32_t *first) {
+/* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
+ * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */
+static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
     int order[ARC_COLOURS], k = 0;
     /* distinct colours in first-occurrence order (at most 10: a selection sort is plenty) */
     uint32_t done = 0;
@@ -57,14 +58,22 @@ static inline ARC_HD int arc_mostcolor_of_counts(const uint32_t *count, const ui
     }
     int bg = -1;
     for (int x = 0; x < n; x++)
-        if (bg < 0 || count[iter[x]] > count[bg]) bg = iter[x];
+        if (bg < 0 || (least ? count[iter[x]] < count[bg] : count[iter[x]] > count[bg])) bg = iter[x];
     return bg;
+}
+
+/* bg of a grid: mostcolor() by arc_pick_colour_of_counts. */
+static inline ARC_HD int arc_mostcolor_of_counts(const uint32_t *count, const uint32_t *first) {
+    return arc_pick_colour_of_counts(count, first, 0);
 }
 
 /* Timings of one call, for the caller's statistics (device time from CUDA events). */
 typedef struct {
     double h2d_ms, kernel_ms, d2h_ms;
 } tdm_arc_dev_times;
+
+struct arc_bop_call;
+struct arc_col;
 
 /* The device entry points of the ARC engine. */
 typedef struct tdm_arc_dev_ops {
@@ -74,6 +83,19 @@ typedef struct tdm_arc_dev_ops {
      * TDM_E_DEVICE. */
     int (*objects_labels)(const tdm_backend *b, const uint8_t *cells, const uint8_t *hw, size_t n, int flags,
                           int16_t *labels, size_t *bad, tdm_arc_dev_times *t);
+    /* The batched executor's columns and kernels (src/arc/arc_bops.h, CUDA module ABI 12). col_alloc makes
+     * the device buffers of a column of n lanes (*c zeroed on failure); col_free accepts a zeroed column.
+     * col_put writes m lanes given packed on the host (src lane k -> dst lane lanes[k]); col_get reads them
+     * back packed. bop_run runs c->op on the lanes whose active byte is 1 (host array of c->n bytes) and
+     * writes each such lane's status (1: result in c->out; 0: the CPU must compute it) to status (host).
+     * Errors: TDM_E_DEVICE_OOM, TDM_E_DEVICE. */
+    int (*col_alloc)(const tdm_backend *b, size_t n, struct arc_col *c);
+    void (*col_free)(const tdm_backend *b, struct arc_col *c);
+    int (*col_put)(const tdm_backend *b, const struct arc_col *dst, const uint32_t *lanes, size_t m,
+                   const struct arc_col *src);
+    int (*col_get)(const tdm_backend *b, const struct arc_col *src, const uint32_t *lanes, size_t m,
+                   const struct arc_col *dst);
+    int (*bop_run)(const tdm_backend *b, const struct arc_bop_call *c, const uint8_t *active, uint8_t *status);
 } tdm_arc_dev_ops;
 
 #endif

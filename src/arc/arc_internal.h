@@ -285,6 +285,42 @@ tdm_arc_val *arc_const_value(tdm_arc_rt *rt, int k);
 ARC_PRIM_LIST(ARC_X_DECL)
 #undef ARC_X_DECL
 
+/* ---- programs, step by step (program.c), for the batched executor (exec.c) ----------------------------- */
+enum { ARC_STEP_VAR, ARC_STEP_PRIM, ARC_STEP_CONST, ARC_STEP_INPUT };
+typedef struct {
+    int n, nslots, result; /* lines, variables, the returned variable */
+} arc_prog_info;
+typedef struct {
+    int callee_kind, callee; /* ARC_STEP_VAR (slot) or ARC_STEP_PRIM (primitive id) */
+    int nargs, target, line;
+    int arg_kind[4], arg[4]; /* ARC_STEP_*: slot, primitive id, constant index (arc_const_value), input */
+    const char *text;        /* the line as written, owned by the programs */
+} arc_step;
+/* The shape of program k: 0, or -1 when k is out of range. */
+int arc_prog_view(const tdm_arc_programs *p, size_t k, arc_prog_info *out);
+/* Line i (0 <= i < n) of program k. */
+void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out);
+/* After a failed call on a line: rewrites rt's error as tdm_arc_program_run reports it ("line N: text:
+ * why") and returns its status (TDM_E_ARC_RAISE or TDM_E_NOMEM), also set as the thread's last error. */
+int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text);
+/* A batch's results and statistics (batch.c's runner and exec.c's executor fill it). */
+struct tdm_arc_batch {
+    tdm_arc_result *res;
+    size_t n;
+    tdm_arc_prim_stats stats[ARC_NPRIM];
+    tdm_arc_exec_stats exec[ARC_NPRIM]; /* the executor's split by backend (zeros for tdm_arc_batch_run) */
+    const char *backend;                /* where batched primitives ran: "cpu" or the device's name */
+    double seconds;
+    int threads;
+};
+/* A batch of n zeroed results (backend "cpu"); NULL when out of memory. */
+tdm_arc_batch *arc_batch_alloc(size_t n);
+/* Copies a program's result into r as tdm_arc_batch_run gives it (cells of a grid of ints, else repr):
+ * 0, or -1 when memory ran out (r->status says TDM_E_NOMEM when laying out a lazy set failed). */
+int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r);
+/* Sets r to a failed call's status and rt's (or the thread's last) error: 0, or -1 out of memory. */
+int arc_result_error(tdm_arc_rt *rt, int status, tdm_arc_result *r);
+
 /* Shorthand for propagating failures inside primitives. */
 #define ARC_TRY(x)                                                                                         \
     do {                                                                                                   \

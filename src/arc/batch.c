@@ -2,7 +2,7 @@
  * (program, grid) calls over OpenMP threads with one runtime per thread, resets the runtime after each call
  * (so memory stays bounded by the largest call) and copies each result out as ints, or as its repr when it
  * is not a grid. Results never depend on the thread count: every call is independent and deterministic.
- * This is the entry point the GPU backend will implement too (docs/arc.md). */
+ * The batched executor (exec.c) fills the same results, on the CPU or on a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "arc_internal.h"
 
@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct tdm_arc_batch {
-    tdm_arc_result *res;
-    size_t n;
-    tdm_arc_prim_stats stats[ARC_NPRIM];
-    double seconds;
-    int threads;
-};
 
 static char *dup_str(const char *s) { return tdm_strndup(s, strlen(s)); }
 
@@ -33,16 +25,13 @@ static char *repr_of(const tdm_arc_val *v) {
     return r;
 }
 
-/* One call; fills r. Returns 0, or -1 when memory ran out copying the result. */
-static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_grid_ref *g, tdm_arc_result *r) {
-    tdm_arc_rt_reset(rt);
-    r->h = r->w = -1;
-    tdm_arc_val *in;
-    const tdm_arc_val *out;
-    int st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &in);
-    if (!st) st = tdm_arc_program_run(rt, p, k, in, &out);
-    r->status = st;
-    if (st) return (r->error = dup_str(tdm_arc_rt_error(rt)[0] ? tdm_arc_rt_error(rt) : tdm_last_error())) ? 0 : -1;
+int arc_result_error(tdm_arc_rt *rt, int status, tdm_arc_result *r) {
+    r->status = status, r->h = r->w = -1;
+    return (r->error = dup_str(tdm_arc_rt_error(rt)[0] ? tdm_arc_rt_error(rt) : tdm_last_error())) ? 0 : -1;
+}
+
+int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r) {
+    r->status = TDM_OK, r->h = r->w = -1;
     int h, w;
     if (tdm_arc_grid_read(out, &h, &w, NULL, 0) == TDM_OK) {
         r->cells = tdm_malloc((size_t)(h * w > 0 ? h * w : 1) * sizeof *r->cells);
@@ -60,6 +49,17 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const td
     return r->repr ? 0 : -1;
 }
 
+/* One call; fills r. Returns 0, or -1 when memory ran out copying the result. */
+static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_grid_ref *g, tdm_arc_result *r) {
+    tdm_arc_rt_reset(rt);
+    tdm_arc_val *in;
+    const tdm_arc_val *out;
+    int st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &in);
+    if (!st) st = tdm_arc_program_run(rt, p, k, in, &out);
+    if (st) return arc_result_error(rt, st, r);
+    return arc_result_fill(rt, out, r);
+}
+
 int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int threads, int stats,
                       tdm_arc_batch **out) {
     if (!p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: NULL argument");
@@ -70,12 +70,8 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
         if (g->h < 0 || g->w < 0 || (g->h && g->w && !g->cells))
             return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: call %zu: the grid has a bad size or no cells", c);
     }
-    tdm_arc_batch *b = tdm_calloc(1, sizeof *b);
-    if (!b || !(b->res = tdm_calloc(n ? n : 1, sizeof *b->res))) {
-        tdm_free(b);
-        return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: no memory for %zu results", n);
-    }
-    b->n = n;
+    tdm_arc_batch *b = arc_batch_alloc(n);
+    if (!b) return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: no memory for %zu results", n);
     if (threads <= 0) threads = omp_get_max_threads();
     if ((size_t)threads > n) threads = n ? (int)n : 1;
     b->threads = threads;
@@ -106,6 +102,16 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
     return TDM_OK;
 }
 
+tdm_arc_batch *arc_batch_alloc(size_t n) {
+    tdm_arc_batch *b = tdm_calloc(1, sizeof *b);
+    if (!b || !(b->res = tdm_calloc(n ? n : 1, sizeof *b->res))) {
+        tdm_free(b);
+        return NULL;
+    }
+    b->n = n, b->backend = "cpu";
+    return b;
+}
+
 void tdm_arc_batch_free(tdm_arc_batch *b) {
     if (!b) return;
     for (size_t c = 0; b->res && c < b->n; c++) {
@@ -130,3 +136,11 @@ tdm_arc_prim_stats tdm_arc_batch_prim_stats(const tdm_arc_batch *b, int id) {
 
 double tdm_arc_batch_seconds(const tdm_arc_batch *b) { return b ? b->seconds : 0; }
 int tdm_arc_batch_threads(const tdm_arc_batch *b) { return b ? b->threads : 0; }
+
+tdm_arc_exec_stats tdm_arc_batch_exec_stats(const tdm_arc_batch *b, int id) {
+    tdm_arc_exec_stats z = {0};
+    if (!b || id < 0 || id >= ARC_NPRIM) return z;
+    return b->exec[id];
+}
+
+const char *tdm_arc_batch_backend(const tdm_arc_batch *b) { return b ? b->backend : NULL; }

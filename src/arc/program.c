@@ -348,6 +348,29 @@ static tdm_arc_val *arg_value(tdm_arc_rt *rt, const prog_arg *a, tdm_arc_val **s
     }
 }
 
+int arc_prog_view(const tdm_arc_programs *p, size_t k, arc_prog_info *out) {
+    if (!p || k >= p->n) return -1;
+    out->n = p->p[k].n, out->nslots = p->p[k].nslots, out->result = p->p[k].result;
+    return 0;
+}
+
+void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out) {
+    const prog_instr *ins = &p->p[k].ins[i];
+    static const int kinds[] = {[ARG_VAR] = ARC_STEP_VAR, [ARG_PRIM] = ARC_STEP_PRIM, [ARG_CONST] = ARC_STEP_CONST,
+                                [ARG_INPUT] = ARC_STEP_INPUT};
+    out->callee_kind = kinds[ins->callee.kind], out->callee = ins->callee.idx;
+    out->nargs = ins->nargs, out->target = ins->target, out->line = ins->line, out->text = ins->text;
+    for (int a = 0; a < ins->nargs; a++) out->arg_kind[a] = kinds[ins->args[a].kind], out->arg[a] = ins->args[a].idx;
+}
+
+int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text) {
+    char msg[sizeof rt->err];
+    snprintf(msg, sizeof msg, "%s", rt->failed ? rt->err : "call failed");
+    int st = rt->failed ? rt->status : TDM_E_ARC_RAISE;
+    snprintf(rt->err, sizeof rt->err, "line %d: %.60s: %.160s", line, text, msg);
+    return tdm_error(st, "%s", rt->err);
+}
+
 int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
                         const tdm_arc_val **out) {
     if (!rt || !p || !grid || !out || k >= p->n) return tdm_error(TDM_E_INVAL, "tdm_arc_program_run: bad arguments");
@@ -361,13 +384,7 @@ int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, con
         int ok = fn != NULL;
         for (int a = 0; ok && a < ins->nargs; a++) ok = (args[a] = arg_value(rt, &ins->args[a], slots, (tdm_arc_val *)grid)) != NULL;
         if (ok) r = arc_call(rt, fn, ins->nargs, args);
-        if (!r) {
-            char msg[sizeof rt->err];
-            snprintf(msg, sizeof msg, "%s", rt->failed ? rt->err : "call failed");
-            int st = rt->failed ? rt->status : TDM_E_ARC_RAISE;
-            snprintf(rt->err, sizeof rt->err, "line %d: %.60s: %.160s", ins->line, ins->text, msg);
-            return tdm_error(st, "%s", rt->err);
-        }
+        if (!r) return arc_prog_fail(rt, ins->line, ins->text);
         slots[ins->target] = r;
     }
     *out = slots[pr->result];

@@ -188,4 +188,5 @@ out:
     return rc;
 }
 
-const tdm_arc_dev_ops tdm_cuda_arc_ops = {arc_objects_labels};
+const tdm_arc_dev_ops tdm_cuda_arc_ops = {arc_objects_labels, tdm_cuda_arc_col_alloc, tdm_cuda_arc_col_free,
+                                          tdm_cuda_arc_col_put, tdm_cuda_arc_col_get, tdm_cuda_arc_bop_run};

@@ -50,7 +50,17 @@ cudaError_t tdm_cuda_free(const tdm_backend *b, void *p, cudaStream_t s);
 
 /* The sequence engine's device entry points (seq_store.cu, seq_query.cu). */
 extern const struct tdm_seq_dev_ops tdm_cuda_seq_ops;
-/* The ARC engine's device entry points (arc_objects.cu). */
+/* The batched executor's columns and kernels (arc_bops.cu), members of tdm_cuda_arc_ops. */
+struct arc_col;
+struct arc_bop_call;
+int tdm_cuda_arc_col_alloc(const tdm_backend *b, size_t n, struct arc_col *c);
+void tdm_cuda_arc_col_free(const tdm_backend *b, struct arc_col *c);
+int tdm_cuda_arc_col_put(const tdm_backend *b, const struct arc_col *dst, const uint32_t *lanes, size_t m,
+                         const struct arc_col *src);
+int tdm_cuda_arc_col_get(const tdm_backend *b, const struct arc_col *src, const uint32_t *lanes, size_t m,
+                         const struct arc_col *dst);
+int tdm_cuda_arc_bop_run(const tdm_backend *b, const struct arc_bop_call *c, const uint8_t *active, uint8_t *status);
+/* The ARC engine's device entry points (arc_objects.cu, arc_bops.cu). */
 extern const struct tdm_arc_dev_ops tdm_cuda_arc_ops;
 
 #endif

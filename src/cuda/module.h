@@ -10,8 +10,9 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 11 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
-                                 8: batched XOR; 9: BFS kernel choice; 10: 9 withdrawn; 11: 9 again */
+#define TDM_CUDA_MODULE_ABI 12 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
+                                 8: batched XOR; 9: BFS kernel choice; 10: 9 withdrawn; 11: 9 again;
+                                 12: ARC batched executor columns and kernels */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);

@@ -1,0 +1,263 @@
+/* test_arc_exec.c: the batched executor (tdm_arc_batch_exec) against the interpreter run grid by grid
+ * (tdm_arc_batch_run): every result identical (status, grid cells, repr, error message) for the solver
+ * programs of tests/arc/solvers on random grids (all sizes 1..30, all colours, and grids no lane can hold)
+ * and on every grid of their tasks (skipped without the ARC data). The CPU half runs the executor's whole
+ * machinery with the CPU forms of the batched primitives; the GPU half runs it on the device and skips
+ * without a GPU (fails under TANDEM_TEST_REQUIRE_GPU=1). TANDEM_TEST_CASES: random grids per program. */
+#include "unit_common.h"
+
+#include "tandem/arc.h"
+#include "tandem/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int h, w;
+    int *c;
+} tgrid;
+
+typedef struct {
+    tgrid *g;
+    size_t n, cap;
+} tgrids;
+
+static void add_grid(tgrids *gs, int h, int w, const int *c) {
+    if (gs->n == gs->cap) {
+        gs->cap = gs->cap ? 2 * gs->cap : 256;
+        gs->g = realloc(gs->g, gs->cap * sizeof *gs->g);
+        assert_non_null(gs->g);
+    }
+    tgrid *g = &gs->g[gs->n++];
+    g->h = h, g->w = w, g->c = malloc((size_t)(h * w + 1) * sizeof *g->c);
+    if (h > 0 && w > 0) memcpy(g->c, c, (size_t)h * (size_t)w * sizeof *c);
+}
+
+static void random_grid(tu_rng *r, tgrids *gs) {
+    int h = 1 + (int)tu_below(r, 30), w = 1 + (int)tu_below(r, 30), c[900];
+    if (tu_below(r, 3) == 0) h = 1 + (int)tu_below(r, 6), w = 1 + (int)tu_below(r, 6);
+    int k = 1 + (int)tu_below(r, tu_below(r, 2) ? 3 : 10), pal[10];
+    for (int q = 0; q < k; q++) pal[q] = (int)tu_below(r, 10);
+    for (int s = 0; s < h * w; s++) {
+        c[s] = pal[tu_below(r, (uint64_t)k)];
+        if (s % w && tu_below(r, 2)) c[s] = c[s - 1]; /* runs, so objects span cells */
+    }
+    if (tu_below(r, 40) == 0) c[tu_below(r, (uint64_t)(h * w))] = tu_below(r, 2) ? 10 + (int)tu_below(r, 5) : -1;
+    add_grid(gs, h, w, c);
+}
+
+/* Every grid ("[[...], ...]" arrays of arrays of ints) of a task file: inputs and outputs alike. */
+static void task_grids(const char *path, tgrids *gs) {
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    static char buf[1 << 20];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    int c[900];
+    for (char *p = buf; (p = strstr(p, "[[")); ) {
+        int h = 0, w = -1, n = 0, row = 0, ok = 1;
+        p++;
+        while (*p == '[' || *p == ',' || *p == ' ' || *p == '\n') {
+            if (*p != '[') {
+                p++;
+                continue;
+            }
+            p++, row = 0;
+            while (*p && *p != ']') {
+                char *e;
+                long v = strtol(p, &e, 10);
+                if (e == p) {
+                    p++;
+                    continue;
+                }
+                if (n < 900) c[n++] = (int)v;
+                else ok = 0;
+                row++, p = e;
+            }
+            if (*p == ']') p++;
+            if (w >= 0 && row != w) ok = 0;
+            w = row, h++;
+        }
+        if (ok && h && w > 0 && h <= 30 && w <= 30) add_grid(gs, h, w, c);
+    }
+}
+
+static tdm_arc_programs *load(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/arc/solvers/%s", TANDEM_TEST_SOURCE_DIR, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char src[1 << 20];
+    size_t n = fread(src, 1, sizeof src, f);
+    fclose(f);
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(src, n, name, &p), TDM_OK);
+    return p;
+}
+
+static tdm_ctx *make_ctx(void) {
+    tdm_config cfg;
+    tdm_config_init(&cfg);
+    cfg.strict = 1;
+    tdm_ctx *ctx;
+    assert_int_equal(tdm_init(&ctx, &cfg), TDM_OK);
+    return ctx;
+}
+
+/* Runs calls both ways and compares every result. Returns the executor's batch (caller frees). */
+static tdm_arc_batch *compare(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n,
+                              tdm_device_pref pref) {
+    tdm_arc_batch *want, *got;
+    assert_int_equal(tdm_arc_batch_run(p, calls, n, 0, 0, &want), TDM_OK);
+    assert_int_equal(tdm_arc_batch_exec(ctx, p, calls, n, pref, 0, &got), TDM_OK);
+    for (size_t k = 0; k < n; k++) {
+        const tdm_arc_result *a = tdm_arc_batch_result(want, k), *b = tdm_arc_batch_result(got, k);
+        const char *task = tdm_arc_programs_task(p, calls[k].prog);
+        tu_check(a->status == b->status, "call %zu (solve_%s on %dx%d): status %d, interpreter %d (%s | %s)", k, task,
+                 calls[k].grid.h, calls[k].grid.w, b->status, a->status, b->error ? b->error : "-", a->error ? a->error : "-");
+        tu_check(a->h == b->h && a->w == b->w, "call %zu (solve_%s): shape %dx%d, interpreter %dx%d", k, task, b->h, b->w, a->h, a->w);
+        if (a->cells && b->cells && a->h == b->h && a->w == b->w)
+            tu_check(!memcmp(a->cells, b->cells, (size_t)(a->h * a->w) * sizeof *a->cells), "call %zu (solve_%s): cells differ", k, task);
+        tu_check(!a->repr == !b->repr && (!a->repr || !strcmp(a->repr, b->repr)), "call %zu (solve_%s): repr %.200s, interpreter %.200s",
+                 k, task, b->repr ? b->repr : "-", a->repr ? a->repr : "-");
+        tu_check(!a->error == !b->error && (!a->error || !strcmp(a->error, b->error)), "call %zu (solve_%s): error '%s', interpreter '%s'",
+                 k, task, b->error ? b->error : "-", a->error ? a->error : "-");
+    }
+    tdm_arc_batch_free(want);
+    return got;
+}
+
+/* Every program on every grid of gs (calls[k] = program k / n, grid k % n). */
+static tdm_arc_call_ref *all_calls(const tdm_arc_programs *p, const tgrids *gs, size_t *n) {
+    size_t np = tdm_arc_programs_count(p);
+    *n = np * gs->n;
+    tdm_arc_call_ref *calls = malloc((*n + 1) * sizeof *calls);
+    for (size_t k = 0; k < *n; k++) {
+        const tgrid *g = &gs->g[k % gs->n];
+        calls[k].prog = k / gs->n, calls[k].grid.h = g->h, calls[k].grid.w = g->w, calls[k].grid.cells = g->c;
+    }
+    return calls;
+}
+
+static void free_grids(tgrids *gs) {
+    for (size_t k = 0; k < gs->n; k++) free(gs->g[k].c);
+    free(gs->g);
+}
+
+static uint64_t total_batched(const tdm_arc_batch *b) {
+    uint64_t t = 0;
+    for (int id = 0; id < tdm_arc_prim_count(); id++) t += tdm_arc_batch_exec_stats(b, id).batched;
+    return t;
+}
+
+static void run_half(tdm_device_pref pref) {
+    tdm_ctx *ctx = make_ctx();
+    if (pref == TDM_DEVICE_CUDA) {
+        const tdm_backend *b = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+        if (!b || !b->arc) {
+            const char *req = getenv("TANDEM_TEST_REQUIRE_GPU");
+            if (req && !strcmp(req, "1")) fail_msg("TANDEM_TEST_REQUIRE_GPU=1 but the GPU half cannot run");
+            printf("GPU half: not run (no CUDA backend with ARC kernels on this machine)\n");
+            tdm_destroy(ctx);
+            return;
+        }
+    }
+    const char *files[2] = {"training.py", "spec_examples.py"};
+    size_t per = getenv("TANDEM_TEST_CASES") ? (size_t)atoi(getenv("TANDEM_TEST_CASES")) : 40;
+    for (int f = 0; f < 2; f++) {
+        tdm_arc_programs *p = load(files[f]);
+        /* random grids, plus grids no lane can hold */
+        tgrids gs = {0};
+        tu_rng r = tu_rng_for(700 + (uint64_t)f);
+        for (size_t k = 0; k < per; k++) random_grid(&r, &gs);
+        int odd[4] = {3, 11, -2, 7};
+        add_grid(&gs, 2, 2, odd), add_grid(&gs, 0, 0, odd), add_grid(&gs, 3, 0, odd);
+        size_t n;
+        tdm_arc_call_ref *calls = all_calls(p, &gs, &n);
+        tdm_arc_batch *b = compare(ctx, p, calls, n, pref);
+        printf("%s, %zu random grids: %zu calls identical on %s, %llu batched primitive calls\n", files[f], gs.n, n,
+               tdm_arc_batch_backend(b), (unsigned long long)total_batched(b));
+        assert_true(total_batched(b) > 0);
+        tdm_arc_batch_free(b);
+        free(calls);
+        free_grids(&gs);
+        /* the programs' own tasks */
+        tgrids tg = {0};
+        size_t nprog = tdm_arc_programs_count(p);
+        tdm_arc_call_ref *tc = NULL;
+        size_t ntc = 0;
+        for (size_t k = 0; k < nprog; k++) {
+            char path[1024];
+            snprintf(path, sizeof path, "%s/training/%s.json", TANDEM_TEST_ARC_DATA, tdm_arc_programs_task(p, k));
+            size_t before = tg.n;
+            task_grids(path, &tg);
+            tc = realloc(tc, (tg.n + 1) * sizeof *tc);
+            for (size_t q = before; q < tg.n; q++) tc[ntc++].prog = k;
+        }
+        for (size_t q = 0; q < ntc; q++) tc[q].grid.h = tg.g[q].h, tc[q].grid.w = tg.g[q].w, tc[q].grid.cells = tg.g[q].c;
+        if (!ntc) {
+            printf("%s: no ARC task data at %s: the task half is not run\n", files[f], TANDEM_TEST_ARC_DATA);
+        } else {
+            b = compare(ctx, p, tc, ntc, pref);
+            printf("%s, task grids: %zu calls identical, %llu batched primitive calls\n", files[f], ntc,
+                   (unsigned long long)total_batched(b));
+            tdm_arc_batch_free(b);
+        }
+        free(tc);
+        free_grids(&tg);
+        tdm_arc_programs_free(p);
+    }
+    tdm_destroy(ctx);
+}
+
+static void test_cpu_matches_interpreter(void **state) {
+    (void)state;
+    run_half(TDM_DEVICE_CPU);
+}
+
+static void test_gpu_matches_interpreter(void **state) {
+    (void)state;
+    run_half(TDM_DEVICE_CUDA);
+}
+
+static void test_stats_and_errors(void **state) {
+    (void)state;
+    tdm_ctx *ctx = make_ctx();
+    const char *src = "def solve_t(I):\n    x1 = hmirror(I)\n    x2 = objects(x1, T, F, T)\n    x3 = first(x2)\n"
+                      "    x4 = fill(x1, FIVE, x3)\n    O = rot90(x4)\n    return O\n";
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(src, strlen(src), "t.py", &p), TDM_OK);
+    int g[6] = {1, 1, 0, 0, 2, 2};
+    tdm_arc_call_ref calls[3] = {{0, {2, 3, g}}, {0, {3, 2, g}}, {0, {0, 0, g}}};
+    tdm_arc_batch *b = compare(ctx, p, calls, 3, TDM_DEVICE_CPU);
+    int id;
+    assert_int_equal(tdm_arc_prim_lookup("hmirror", &id), TDM_OK);
+    tdm_arc_exec_stats s = tdm_arc_batch_exec_stats(b, id);
+    assert_int_equal(s.batched, 2); /* () is not a lane: the interpreter mirrors it */
+    assert_int_equal(s.fallback, 1);
+    assert_int_equal(s.launches, 1);
+    assert_int_equal(tdm_arc_batch_prim_stats(b, id).calls, 3);
+    assert_int_equal(tdm_arc_prim_lookup("objects", &id), TDM_OK);
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 3);
+    assert_int_equal(tdm_arc_prim_lookup("fill", &id), TDM_OK);
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).batched, 2); /* the object moved to the lane as cells */
+    assert_string_equal(tdm_arc_batch_backend(b), "cpu");
+    assert_non_null(tdm_arc_batch_result(b, 2)->error); /* first(()) raises on the empty grid's objects */
+    tdm_arc_batch_free(b);
+    assert_int_equal(tdm_arc_batch_exec(ctx, p, calls, 3, TDM_DEVICE_CPU, 0, NULL), TDM_E_INVAL);
+    calls[1].prog = 4;
+    assert_int_equal(tdm_arc_batch_exec(ctx, p, calls, 3, TDM_DEVICE_CPU, 0, &b), TDM_E_INVAL);
+    tdm_arc_programs_free(p);
+    tdm_destroy(ctx);
+}
+
+int main(void) {
+    tu_init_seed("test_arc_exec");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats_and_errors),
+        cmocka_unit_test(test_cpu_matches_interpreter),
+        cmocka_unit_test(test_gpu_matches_interpreter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
