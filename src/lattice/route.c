@@ -3,8 +3,7 @@
  * whether its inputs already live on the device; the router weighs them with the cost model measured on
  * this machine (src/lattice/calib.c), so a 4D/10 sweep stays on the CPU and a 4D/32 one goes to the GPU.
  * BFS needs what is known before it runs: the level count a level-synchronous device BFS will pay for
- * (from the lattice's shape, which is recognised from the CSR itself, so any CSR view of a lattice
- * qualifies) and whether the device still holds the graph's CSR from an earlier call. */
+ * (from the lattice's shape, recognised from the CSR of any graph with an id) and whether the device still holds the graph's CSR from an earlier call. */
 #include "lattice/lattice_internal.h"
 #include "lattice/lattice_device.h"
 #include "tandem/prof.h"
@@ -56,10 +55,12 @@ void tdm_lat_placed_done(tdm_ctx *ctx, const tdm_lat_placement *p) {
 }
 
 /* d and L when g is the CSR of a d-dimensional lattice of side L (the row of vertex 0 is +1, +L, +L^2, ...
- * and the sizes match), else 0. A few loads: the sizes decide, the rows are not walked. */
+ * and the sizes match), else 0. A few loads: the sizes decide, the rows are not walked. Only graphs with
+ * an id (every tdm_lattice has one) are considered: an anonymous caller's arrays may match a lattice's
+ * sizes and still be another, deeper graph, so they get the safe bound instead. */
 static int lattice_shape(const tdm_lattice_csr *g, int *d_out, int64_t *L_out) {
     const int64_t V = g->nvertices;
-    if (V < 2 || !g->row_ptr || !g->col) return 0;
+    if (!g->id || V < 2 || !g->row_ptr || !g->col) return 0;
     const int64_t deg = g->row_ptr[1] - g->row_ptr[0];
     if (deg < 1 || deg > TDM_LATTICE_MAX_DIMS) return 0;
     const int d = (int)deg;
