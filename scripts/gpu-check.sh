@@ -102,7 +102,9 @@ if want bench-seq && bench_ok; then
   # The router (issue 6): calibrate this machine into $LOGS (every op family: seq, lattice, ARC), then
   # decision cost and picks vs measured truth over the seq query sweep for both metrics and over the
   # lattice BFS and GEMM sweeps (docs/runtime.md; bench/RESULTS.md says how to read them).
-  export TANDEM_COSTMODEL_PATH="$LOGS/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=20000
+  # Nine op families and the link share the budget: 40 s keeps about 4 s for each (runners stop earlier
+  # once a size's median passes 50 ms).
+  export TANDEM_COSTMODEL_PATH="$LOGS/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=40000
   step calibrate build-gpu/tandem calibrate
   cat "$LOGS/calibrate.log"
   step bench-router build-gpu/bench/bench_router --max-patterns 4096000 --sweeps seq
