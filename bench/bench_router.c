@@ -1,19 +1,24 @@
 /* bench_router.c: the router's two figures (spec section 8, issue 6). (1) Decision cost: p50/p99 of
  * single tdm_route calls timed one by one (clock overhead reported beside them) on the model path (a
  * stand-in GPU backend and a trusted model, so every decision does the full arithmetic and writes its
- * record) and on this machine's own backends; target <= 1 us p99. (2) Quality: over a size sweep of the
- * sequence query, the router's pick against measured truth: the CPU engine's time and, when a CUDA
- * backend exists, the device tier's time; a pick is good when its measured time is <= 1.1x the faster
- * one's (target: >= 95 % of the sweep). Without a GPU only the CPU side and the CPU model's prediction
- * error are measured.
+ * record) and on this machine's own backends; target <= 1 us p99. (2) Quality: over size sweeps, the
+ * router's pick against measured truth; a pick is good when its measured time is <= 1.1x the faster
+ * backend's (target: >= 95 % of the sweep). Sweeps: the sequence query (the CPU engine's time and, when a
+ * CUDA backend exists, the device tier's), lattice BFS full sweeps (4D/6 .. 4D/32, 2D/100 .. 2D/1000,
+ * 3D/100; the lattice's CSR resident on the device, as repeated calls find it) and f32 GEMM on host
+ * operands (64^2 .. 2048^2), both timed through the library's entry points with the op forced to each
+ * backend in turn (TANDEM_ROUTE_<OP>), then placed once by the router as an application's call would be.
+ * Without a GPU only the CPU side is measured: every pick is the CPU (NO_GPU), which the summary says.
  *
- * usage: bench_router [--decisions N] [--max-patterns N] [--metric lcs|difflib] [--runs R] */
+ * usage: bench_router [--decisions N] [--max-patterns N] [--metric lcs|difflib] [--runs R]
+ *                     [--sweeps seq,bfs,gemm] */
 #define _POSIX_C_SOURCE 200809L
 #define BENCH_NAME "bench_router"
 #include "bench_common.h"
 
 #include "core/internal.h"
 #include "tandem/backend.h"
+#include "tandem/lattice.h"
 
 static int stand_in_supports(const tdm_backend *b, tdm_op op) { return op == TDM_OP_SEQ_LCS || op == TDM_OP_SEQ_DIFFLIB; }
 static void stand_in_destroy(tdm_backend *b) { free(b); }
@@ -214,22 +219,194 @@ static void sweep(uint32_t max_patterns, tdm_seq_metric metric, int runs) {
     tdm_destroy(ctx);
 }
 
+/* ---- lattice sweeps ------------------------------------------------------------------------------------ */
+
+/* A context whose op classes are trusted on every backend it has (calibrated now when they are not). */
+static tdm_ctx *routed_ctx(tdm_op op) {
+    tdm_config c;
+    tdm_config_init(&c);
+    tdm_ctx *ctx;
+    int rc = tdm_init(&ctx, &c);
+    if (rc) die("tdm_init", rc);
+    const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+    tdm_costmodel m;
+    tdm_costmodel_get(ctx, &m);
+    if (!m.cls[op][0].trusted || (gpu && !m.cls[op][1].trusted)) {
+        double t0 = now_s();
+        if ((rc = tdm_calibrate(ctx, 1u << op)) && rc != TDM_E_IO) die("tdm_calibrate", rc);
+        tdm_costmodel_get(ctx, &m);
+        printf("calibrated %s in %.2f s (model %s): cpu %s, gpu %s\n", tdm_op_name(op), now_s() - t0,
+               tdm_costmodel_path(ctx)[0] ? tdm_costmodel_path(ctx) : "not persisted",
+               m.cls[op][0].trusted ? "trusted" : "NOT trusted", gpu ? (m.cls[op][1].trusted ? "trusted" : "NOT trusted") : "none");
+    } else {
+        printf("model from %s (calibrated %s)\n", tdm_costmodel_path(ctx), m.date);
+    }
+    return ctx;
+}
+
+/* Median microseconds of `runs` calls of fn(arg) after 2 warm-ups. */
+static double time_calls(void (*fn)(void *), void *arg, int runs) {
+    double *t = xmalloc((size_t)runs * sizeof *t);
+    for (int r = -2; r < runs; r++) {
+        double t0 = now_s();
+        fn(arg);
+        if (r >= 0) t[r] = (now_s() - t0) * 1e6;
+    }
+    double m = median(t, (size_t)runs);
+    free(t);
+    return m;
+}
+
+/* One sweep row: cpu/gpu measured by forcing the op (TANDEM_ROUTE_<OP> set in the context), then the pick of
+ * one routed call (the newest decision record). Returns 1 when the pick is within 1.1x of the faster. */
+typedef struct {
+    int good, total;
+    double err_cpu, err_gpu;
+    int n_err_gpu;
+} sweep_tally;
+
+static int measure_row(tdm_ctx *ctx, tdm_op op, void (*fn)(void *), void *arg, int runs, const char *label, double work,
+                       double levels, sweep_tally *tally) {
+    const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+    double gpu_us = -1.0;
+    if (gpu && gpu->supports(gpu, op)) {
+        ctx->cfg.route_op[op] = TDM_DEVICE_CUDA;
+        gpu_us = time_calls(fn, arg, runs);
+    }
+    ctx->cfg.route_op[op] = TDM_DEVICE_CPU;
+    double cpu_us = time_calls(fn, arg, runs);
+    ctx->cfg.route_op[op] = TDM_CONFIG_UNSET_OP;
+    fn(arg);
+    tdm_route_record r;
+    size_t n;
+    tdm_route_log_read(ctx, &r, 1, &n);
+    if (!n || r.op != op) die("no decision record (TANDEM_ROUTE_LOG=0?)", TDM_E_INVAL);
+    tdm_costmodel m;
+    tdm_costmodel_get(ctx, &m);
+    /* Without a GPU the router decides before predicting; the model's CPU figure is still shown. */
+    if (r.t_cpu_us < 0) r.t_cpu_us = tdm_costmodel_predict(&m, op, 0, r.work, 0);
+    double best = gpu_us >= 0 && gpu_us < cpu_us ? gpu_us : cpu_us, chosen = r.chosen_gpu ? gpu_us : cpu_us;
+    int ok = chosen >= 0 && chosen <= 1.1 * best;
+    tally->good += ok, tally->total++;
+    if (r.t_cpu_us > 0) tally->err_cpu += fabs(r.t_cpu_us - cpu_us) / cpu_us;
+    if (r.t_gpu_us > 0 && gpu_us > 0) tally->err_gpu += fabs(r.t_gpu_us - gpu_us) / gpu_us, tally->n_err_gpu++;
+    printf("%-10s %11.0f %7.0f %11.1f %11.1f %11.1f %11.1f %-8s %-16s %s\n", label, work, levels, cpu_us, gpu_us, r.t_cpu_us,
+           r.t_gpu_us, r.chosen_gpu ? gpu->name : "cpu", tdm_route_reason_name(r.reason), ok ? "yes" : "NO");
+    return ok;
+}
+
+static void tally_print(const tdm_ctx *ctx, const sweep_tally *t) {
+    const int gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA) != NULL;
+    printf("\npicks within 1.1x of the faster measured backend: %d of %d (%.0f %%)%s\n", t->good, t->total,
+           100.0 * t->good / (t->total ? t->total : 1), gpu ? "" : " -- no GPU on this machine: every pick is the CPU (NO_GPU)");
+    printf("mean relative prediction error: cpu %.0f %%", 100.0 * t->err_cpu / (t->total ? t->total : 1));
+    if (t->n_err_gpu) printf(", gpu %.0f %%", 100.0 * t->err_gpu / t->n_err_gpu);
+    printf("\n");
+}
+
+typedef struct {
+    tdm_ctx *ctx;
+    tdm_lattice_csr g;
+    int32_t *dist;
+} bfs_arg;
+
+static void bfs_call(void *p) {
+    bfs_arg *a = p;
+    int64_t s = 0;
+    int rc = tdm_lattice_bfs_multi(a->ctx, &a->g, &s, 1, a->dist, NULL);
+    if (rc) die("sweep", rc);
+}
+
+static void sweep_bfs(int runs, int quick) {
+    static const int shapes[][2] = {{4, 6}, {4, 8},   {4, 10},  {4, 14},  {4, 18},  {4, 24},   {4, 32},
+                                    {2, 100}, {2, 200}, {2, 400}, {2, 700}, {2, 1000}, {3, 100}};
+    tdm_ctx *ctx = routed_ctx(TDM_OP_LATTICE_BFS);
+    const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+    printf("\nsweep: lattice.bfs full sweeps from vertex 0 (CSR resident on the device after its first call), %d timed runs "
+           "after 2 warm-ups, medians; GPU %s\n",
+           runs, gpu ? gpu->description : "none (CPU side only)");
+    printf("%-10s %11s %7s %11s %11s %11s %11s %-8s %-16s %s\n", "lattice", "arcs", "levels", "cpu us", "gpu us", "pred cpu",
+           "pred gpu", "pick", "reason", "ok");
+    sweep_tally t = {0};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        const int d = shapes[i][0];
+        const int64_t L = shapes[i][1];
+        if (quick && ((d == 4 && L > 18) || (d == 2 && L > 400))) continue;
+        tdm_lattice *lat;
+        int rc = tdm_lattice_new(ctx, d, L, 0, &lat);
+        if (rc) die("lattice", rc);
+        bfs_arg a = {.ctx = ctx};
+        tdm_lattice_get_csr(lat, &a.g);
+        a.dist = xmalloc((size_t)a.g.nvertices * sizeof *a.dist);
+        char label[32];
+        snprintf(label, sizeof label, "%dD/%lld", d, (long long)L);
+        measure_row(ctx, TDM_OP_LATTICE_BFS, bfs_call, &a, runs, label, (double)a.g.row_ptr[a.g.nvertices],
+                    (double)d * (double)(L - 1), &t);
+        free(a.dist);
+        tdm_lattice_free(lat);
+    }
+    tally_print(ctx, &t);
+    tdm_destroy(ctx);
+}
+
+typedef struct {
+    tdm_ctx *ctx;
+    int64_t n;
+    float *A, *B, *C;
+} gemm_arg;
+
+static void gemm_call(void *p) {
+    gemm_arg *a = p;
+    int rc = tdm_lattice_gemm(a->ctx, TDM_LATTICE_F32, TDM_LATTICE_NOTRANS, TDM_LATTICE_NOTRANS, a->n, a->n, a->n, 1.0, a->A,
+                              a->n, a->B, a->n, 0.0, a->C, a->n);
+    if (rc) die("gemm", rc);
+}
+
+static void sweep_gemm(int runs, int quick) {
+    static const int64_t sides[] = {64, 128, 256, 512, 1024, 2048};
+    tdm_ctx *ctx = routed_ctx(TDM_OP_LATTICE_GEMM);
+    const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+    printf("\nsweep: lattice.gemm f32 n x n x n on host operands (copies included), %d timed runs after 2 warm-ups, "
+           "medians; GPU %s\n",
+           runs, gpu ? gpu->description : "none (CPU side only)");
+    printf("%-10s %11s %7s %11s %11s %11s %11s %-8s %-16s %s\n", "n", "m*n*k", "", "cpu us", "gpu us", "pred cpu", "pred gpu",
+           "pick", "reason", "ok");
+    sweep_tally t = {0};
+    for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+        const int64_t n = sides[i];
+        if (quick && n > 512) continue;
+        gemm_arg a = {.ctx = ctx, .n = n};
+        a.A = xmalloc((size_t)(n * n) * 4), a.B = xmalloc((size_t)(n * n) * 4), a.C = xmalloc((size_t)(n * n) * 4);
+        for (int64_t k = 0; k < n * n; k++) a.A[k] = (float)(k % 17) * 0.25f, a.B[k] = (float)(k % 13) * 0.5f;
+        char label[32];
+        snprintf(label, sizeof label, "%lld^2", (long long)n);
+        /* 2048^3 takes seconds on a small CPU: fewer runs there. */
+        measure_row(ctx, TDM_OP_LATTICE_GEMM, gemm_call, &a, n >= 1024 && runs > 3 ? 3 : runs, label, (double)(n * n * n), 0, &t);
+        free(a.A), free(a.B), free(a.C);
+    }
+    tally_print(ctx, &t);
+    tdm_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     size_t decisions = 1000000;
     unsigned long long maxp = 256000;
     int runs = 10;
     tdm_seq_metric metric = TDM_SEQ_LCS;
+    const char *sweeps = "seq,bfs,gemm";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--decisions") && i + 1 < argc) decisions = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--max-patterns") && i + 1 < argc) maxp = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sweeps") && i + 1 < argc) sweeps = argv[++i];
         else if (!strcmp(argv[i], "--metric") && i + 1 < argc) {
             if (tdm_seq_metric_parse(argv[++i], &metric) || metric == TDM_SEQ_CHAR) {
                 fprintf(stderr, BENCH_NAME ": --metric lcs|difflib\n");
                 return 2;
             }
         } else {
-            fprintf(stderr, "usage: bench_router [--decisions N] [--max-patterns N] [--metric lcs|difflib] [--runs R]\n");
+            fprintf(stderr, "usage: bench_router [--decisions N] [--max-patterns N] [--metric lcs|difflib] [--runs R] "
+                            "[--sweeps seq,bfs,gemm]\n");
             return 2;
         }
     }
@@ -237,10 +414,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, BENCH_NAME ": bad arguments\n");
         return 2;
     }
-    if (getenv("TANDEM_BENCH_QUICK")) decisions = decisions < 100000 ? decisions : 100000, maxp = maxp < 64000 ? maxp : 64000;
+    const int quick = getenv("TANDEM_BENCH_QUICK") != NULL;
+    if (quick) decisions = decisions < 100000 ? decisions : 100000, maxp = maxp < 64000 ? maxp : 64000;
     (void)parse_list; /* bench_common.h helper this program does not need */
     decision_cost(decisions);
-    printf("\n");
-    sweep((uint32_t)maxp, metric, runs);
+    if (strstr(sweeps, "seq")) {
+        printf("\n");
+        sweep((uint32_t)maxp, metric, runs);
+    }
+    if (strstr(sweeps, "bfs")) sweep_bfs(runs, quick);
+    if (strstr(sweeps, "gemm")) sweep_gemm(runs, quick);
     return 0;
 }

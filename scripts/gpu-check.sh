@@ -10,7 +10,7 @@
 #               once: build first, then run the other parts on the same warm machine)
 #   tests       configure, build, every test with TANDEM_TEST_REQUIRE_GPU=1, compute-sanitizer, many random
 #               cases; on success it leaves a marker with the sources' checksum in build-gpu/
-#   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps
+#   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps (seq, BFS, GEMM)
 #   bench-rest  KATO predictions, ARC objects(), lattice, batch executor, profiler overhead
 #   all         (default) everything in one call (longer than one device command may run)
 # The bench parts run only when the tests part passed on the same sources (one device command is limited
@@ -104,14 +104,19 @@ threads=$(nproc)
 if want bench-seq && bench_ok; then
   step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$threads" --json "$LOGS/bench_seq_gpu.json"
   tail -60 "$LOGS/bench-gpu.log"
-  # The router (issue 6): calibrate this machine into $OUT, then decision cost and picks vs measured truth
-  # over the seq query sweep for both metrics (docs/runtime.md; bench/RESULTS.md says how to read them).
-  export TANDEM_COSTMODEL_PATH="$LOGS/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=20000
+  # The router (issue 6): calibrate this machine into $LOGS (every op family: seq, lattice, ARC), then
+  # decision cost and picks vs measured truth over the seq query sweep for both metrics and over the
+  # lattice BFS and GEMM sweeps (docs/runtime.md; bench/RESULTS.md says how to read them).
+  # Nine op families and the link share the budget: 40 s keeps about 4 s for each (runners stop earlier
+  # once a size's median passes 50 ms).
+  export TANDEM_COSTMODEL_PATH="$LOGS/costmodel.json" TANDEM_CALIBRATION_BUDGET_MS=40000
   step calibrate build-gpu/tandem calibrate
   cat "$LOGS/calibrate.log"
-  step bench-router build-gpu/bench/bench_router --max-patterns 4096000
-  step bench-router-difflib build-gpu/bench/bench_router --max-patterns 4096000 --metric difflib --decisions 100000
+  step bench-router build-gpu/bench/bench_router --max-patterns 4096000 --sweeps seq
+  step bench-router-difflib build-gpu/bench/bench_router --max-patterns 4096000 --metric difflib --decisions 100000 --sweeps seq
+  step bench-router-lattice build-gpu/bench/bench_router --decisions 100000 --sweeps bfs,gemm
   tail -n 30 "$LOGS/bench-router.log" "$LOGS/bench-router-difflib.log"
+  tail -n 40 "$LOGS/bench-router-lattice.log"
 fi
 if want bench-rest && bench_ok; then
   step bench-kato build-gpu/bench/bench_kato --require-gpu --threads "$threads" --sizes 10000,100000,1000000 --budget 4

@@ -15,7 +15,9 @@ static const char *usage =
     "present, fits T = t0 + W/theta (+ levels*lambda), and writes the model to TANDEM_COSTMODEL_PATH\n"
     "(default ~/.cache/tandem/costmodel.json; empty = keep it in this process only). The total time is\n"
     "bounded by TANDEM_CALIBRATION_BUDGET_MS (default 2000).\n\n"
-    "  --ops LIST   op families to measure, by name (seq.lcs, seq.difflib; or lcs, difflib); default all\n"
+    "  --ops LIST   op families to measure, by name (seq.lcs, seq.difflib, lattice.bfs, lattice.xor,\n"
+    "               lattice.gemm, lattice.gemm_batched, lattice.ewise, lattice.reduce, arc.objects; or the\n"
+    "               part after the dot: lcs, bfs, gemm, objects, ...); default all\n"
     "  --show       print the model in use (loaded from the file) without measuring\n"
     "  --json       print the model as JSON\n";
 

@@ -211,8 +211,10 @@ typedef struct {
     double total_ms;     /* the whole call, host clock */
 } tdm_arc_objects_stats;
 
-/* pref: TDM_DEVICE_CPU, TDM_DEVICE_CUDA or TDM_DEVICE_AUTO (the GPU for 4,096 grids or more, when one is
- * present; a device error falls back to the CPU, unless pref is CUDA and TANDEM_STRICT is on). threads
+/* pref: TDM_DEVICE_CPU, TDM_DEVICE_CUDA (the router's per-call hint) or TDM_DEVICE_AUTO (tdm_route decides
+ * from the cells to label and the copies, by the measured cost model; without a trusted arc.objects class,
+ * the GPU for 4,096 grids or more, when one is present). A device error falls back to the CPU, unless pref
+ * is CUDA and TANDEM_STRICT is on. st->route_reason says why. threads
  * (CPU path): <= 0 = the context's. st may be NULL. Errors: TDM_E_INVAL (NULL arguments; a shape outside
  * 1..30 or a colour above 9: the message names the grid, and the row and column), TDM_E_NOMEM, and under
  * TANDEM_STRICT with pref CUDA the device's errors. */

@@ -8,8 +8,12 @@
  * tdm_lattice_new / tdm_lattice_analyze / tdm_lattice_sp / tdm_lattice_xor / tdm_lattice_gemm here (one
  * prefix per module); the semantics are the spec's.
  *
- * Placement: every operation asks tdm_backend_select() (backend.h) where it may run (paths honour the
- * caller's pref argument, TDM_DEVICE_AUTO/CPU/CUDA; the others use TANDEM_DEVICE's choice). A device that
+ * Placement: every operation with a device path asks the router (tdm_route, backend.h) where it should run,
+ * from its work (BFS arcs and levels, XOR bytes, GEMM m*n*k, elements), the bytes a device would move and
+ * whether its inputs already live there, by the cost model measured on this machine; paths honour the
+ * caller's pref argument (TDM_DEVICE_CPU/CUDA is the call's hint, AUTO leaves it to TANDEM_ROUTE_<OP>,
+ * TANDEM_ROUTE and the model). Calls without a device path (analysis but its diameter sweeps, batches of
+ * paths, multi-source sweeps, the lattice build, catalytic queries on host aux) run on the CPU. A device that
  * fails is logged and the CPU answers with the same result (under TANDEM_STRICT the device's error is
  * returned instead). Results that carry a backend name the one that actually ran. The CPU implementation
  * is the reference; device results equal it bit for bit (paths, distances, XOR, element-wise ops but exp)
@@ -130,7 +134,7 @@ typedef struct {
     int cache_hit;       /* 1 if the path came from the context's path cache (TANDEM_SP_CACHE) */
 } tdm_lattice_path;
 
-/* Shortest s-t path. pref: TDM_DEVICE_AUTO/CPU/CUDA (placement hint, tdm_backend_select). Paths of graphs
+/* Shortest s-t path. pref: TDM_DEVICE_AUTO/CPU/CUDA (the router's per-call hint; see Placement). Paths of graphs
  * with a nonzero id (lattices) are kept in the context's LRU cache of TANDEM_SP_CACHE entries, keyed by the
  * ordered pair; a hit returns the stored path (cache_hit = 1) with this call's own time. Errors:
  * TDM_E_INVAL (NULL), TDM_E_RANGE (s or t outside 0..V-1; message names which), TDM_E_NOPATH (t not

@@ -6,13 +6,16 @@
  * objects() (tests/unit/test_arc_objects_batch.c). */
 #include "arc/arc_device.h"
 #include "core/internal.h"
+#include "runtime/router_internal.h"
 #include "tandem/arc.h"
+#include "tandem/prof.h"
 
 #include <omp.h>
 #include <string.h>
 #include <time.h>
 
-/* Below this many grids a device call costs more than it saves (launch, copies). */
+/* Below this many grids a device call costs more than it saves (launch, copies): the floor used while the
+ * cost model has no trusted arc.objects class (the router answers RESIDENCY_ONLY then). */
 #define GPU_MIN_GRIDS 4096
 
 static double now_ms(void) {
@@ -100,6 +103,39 @@ static void label_grid(const uint8_t *c, int h, int w, int flags, int16_t *out) 
         }
 }
 
+/* Where a batch runs: the router weighs the cells to label (W, src/arc/calib.c) and the slots' copies in
+ * and the labels' copies back; pref CPU/CUDA is the call's hint. Without a trusted model the router
+ * answers RESIDENCY_ONLY (the grids are on the host: the CPU), and the floor GPU_MIN_GRIDS decides
+ * instead, as before the model existed. A device without ARC entry points leaves the batch to the CPU. */
+static int place(tdm_ctx *ctx, const uint8_t *hw, size_t n, tdm_device_pref pref, const tdm_backend **out,
+                 tdm_route_reason *why) {
+    const uint64_t in = (uint64_t)n * (ARC_SLOT_CELLS + 2), back = (uint64_t)n * ARC_SLOT_CELLS * 2;
+    tdm_arc_work_args wa = {.hw = hw, .n = n};
+    tdm_route_req q = {.op = TDM_OP_ARC_OBJECTS, .work = n ? tdm_arc_objects_work(&wa) : 0.0, .h2d_bytes = in,
+                       .d2h_bytes = back, .device_bytes = in + back, .hint = pref};
+    tdm_route_decision d;
+    int rc = tdm_route(ctx, &q, &d);
+    if (rc) return rc;
+    const tdm_backend *b = d.backend, *cpu = tdm_backend_get(ctx, 0);
+    *why = d.reason;
+    if (d.reason == TDM_ROUTE_RESIDENCY_ONLY) {
+        for (int i = 1; i < tdm_backend_count(ctx) && b == cpu; i++) {
+            const tdm_backend *g = tdm_backend_get(ctx, i);
+            if (g->kind == TDM_BACKEND_CUDA && g->supports(g, TDM_OP_ARC_OBJECTS)) b = g;
+        }
+        if (n < GPU_MIN_GRIDS) b = cpu, *why = TDM_ROUTE_SMALL_INPUT;
+    }
+    if (b->kind == TDM_BACKEND_CUDA && !b->arc) b = cpu, *why = TDM_ROUTE_NO_GPU_IMPL;
+    if (b != d.backend && tdm_ctx_config(ctx)->debug_router)
+        tdm_log(TDM_LOG_WARN, "router: %s -> %s (%s; %zu grids, floor %d without a trusted model)",
+                tdm_op_name(TDM_OP_ARC_OBJECTS), b->name, tdm_route_reason_name(*why), n, GPU_MIN_GRIDS);
+    if (TANDEM_PROF_ON())
+        tdm_prof_route(tdm_op_name(TDM_OP_ARC_OBJECTS), b->name, tdm_route_reason_name(*why),
+                       d.t_cpu_us > 0 ? (uint64_t)(d.t_cpu_us * 1e3) : 0, d.t_gpu_us > 0 ? (uint64_t)(d.t_gpu_us * 1e3) : 0);
+    *out = b;
+    return TDM_OK;
+}
+
 static int cpu_labels(const uint8_t *cells, const uint8_t *hw, size_t n, int flags, int threads, int16_t *labels) {
     char msg[160];
     size_t bad = find_bad(cells, hw, 0, n, msg, sizeof msg);
@@ -122,11 +158,8 @@ int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw
     tdm_arc_objects_stats s = {.backend = "cpu"};
     const tdm_backend *b = NULL;
     tdm_route_reason why;
-    int rc = tdm_backend_select(ctx, TDM_OP_ARC_OBJECTS, pref, &b, &why);
+    int rc = place(ctx, hw, n, pref, &b, &why);
     if (rc) return rc;
-    if (b->kind == TDM_BACKEND_CUDA && !b->arc) b = tdm_backend_get(ctx, 0), why = TDM_ROUTE_NO_GPU_IMPL;
-    if (b->kind == TDM_BACKEND_CUDA && pref == TDM_DEVICE_AUTO && n < GPU_MIN_GRIDS)
-        b = tdm_backend_get(ctx, 0), why = TDM_ROUTE_SMALL_INPUT;
     if (b->kind == TDM_BACKEND_CUDA) {
         tdm_arc_dev_times t = {0};
         size_t bad = n;

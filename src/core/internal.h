@@ -18,6 +18,7 @@ struct tdm_ctx {
     struct tdm_router *router;                /* routing, cost model, device monitors (src/runtime/router.c) */
     _Atomic(struct tdm_lat_cache *) lattice_cache; /* shortest-path LRU (src/lattice/sp_cache.c), lazy */
     _Atomic(struct tdm_lat_ws *) lattice_ws;       /* kept BFS workspace (src/lattice/bfs_ws.c), lazy */
+    _Atomic uint64_t lattice_resident;             /* id of the graph whose CSR the device BFS holds (0: none) */
     int prof_owner;                           /* this context started the profiler (TANDEM_PROFILE=1) */
 };
 

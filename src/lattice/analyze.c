@@ -121,6 +121,7 @@ static int diameter(tdm_ctx *ctx, const tdm_lattice_csr *g, const tdm_backend *d
         if (dev->kind != TDM_BACKEND_CPU) {
             /* A device sweep (large graphs): same distances, so the same bounds and the same run count. */
             int rc = dev->lattice->bfs_dist(dev, g, best, dist);
+            tdm_lat_bfs_device_ran(ctx, g, rc == TDM_OK);
             if (rc == TDM_OK) {
                 for (int64_t v = 0; v < V; v++)
                     if (dist[v] > e) e = dist[v];
@@ -171,9 +172,10 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
     double t = tdm_lat_now_ms();
     int rc = tdm_lattice_csr_validate(g);
     if (rc) return rc;
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, 0, &b))) return rc;
-    a.backend = b->name;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_BFS, .pref = TDM_DEVICE_AUTO};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    a.backend = pl.backend->name;
     a.ms_validate = tdm_lat_now_ms() - t;
     a.vertices = g->nvertices;
     a.edges = g->row_ptr[g->nvertices] / 2;
@@ -201,10 +203,16 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
     }
     if ((flags & TDM_LATTICE_ANALYZE_DIAMETER) && a.connected) {
         t = tdm_lat_now_ms();
-        /* The sweeps are BFS ops of their own: a device may take them. */
-        const tdm_backend *dev;
-        if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, 1, &dev))) goto fail;
-        if ((rc = diameter(ctx, g, dev, dist, queue, &a))) goto fail;
+        /* The sweeps are BFS ops of their own: a device may take them. Placed as one sweep from some
+         * vertex; the CSR upload, when it is not resident yet, is paid once for all of them. */
+        tdm_lat_bfs_est est;
+        tdm_lat_bfs_estimate(ctx, g, -1, -1, &est);
+        const uint64_t V4 = 4u * (uint64_t)g->nvertices;
+        tdm_lat_req dq = {.op = TDM_OP_LATTICE_BFS, .pref = TDM_DEVICE_AUTO, .device_ok = 1, .work = est.arcs,
+                          .levels = est.levels, .h2d_bytes = est.resident ? 0 : est.csr_bytes, .d2h_bytes = V4,
+                          .device_bytes = est.resident ? 0 : est.csr_bytes + 3 * V4, .resident = est.resident};
+        if ((rc = tdm_lat_place(ctx, &dq, &pl))) goto fail;
+        if ((rc = diameter(ctx, g, pl.backend, dist, queue, &a))) goto fail;
         a.ms_diameter = tdm_lat_now_ms() - t;
     }
     tdm_free(dist);

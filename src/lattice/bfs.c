@@ -131,12 +131,21 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
         *out = p;
         return TDM_OK;
     }
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, 1, &b))) return rc;
+    tdm_lat_bfs_est est;
+    tdm_lat_bfs_estimate(ctx, g, s, t, &est);
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_BFS, .pref = pref, .device_ok = 1, .work = est.arcs, .levels = est.levels,
+                     .h2d_bytes = est.resident ? 0 : est.csr_bytes, .d2h_bytes = 8u * (uint64_t)(est.levels + 1),
+                     .device_bytes = est.resident ? 0 : est.csr_bytes + 12u * (uint64_t)g->nvertices,
+                     .resident = est.resident};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
         int64_t *vx, hops;
         rc = b->lattice->bfs_path(b, g, s, t, &vx, &hops);
+        tdm_lat_bfs_device_ran(ctx, g, rc == TDM_OK);
         if (rc == TDM_OK) {
+            tdm_lat_placed_done(ctx, &pl);
             p.backend = b->name;
             p.vertex = vx;
             p.hops = hops;
@@ -163,6 +172,7 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
     tdm_lat_ws_give(ctx, ws);
     if (rc && rc != TDM_E_NOPATH) return rc;
     if (rc == TDM_OK) tdm_lat_cache_put(ctx, g->id, s, t, &p);
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     p.ms = tdm_lat_now_ms() - t0;
     *out = p;
     return rc;
@@ -187,9 +197,10 @@ int tdm_lattice_sp_batch(tdm_ctx *ctx, const tdm_lattice_csr *g, size_t n, const
         return tdm_error(TDM_E_INVAL, "tdm_lattice_sp_batch: NULL argument");
     int rc = check_graph("tdm_lattice_sp_batch", g);
     if (rc) return rc;
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, pref, 0, &b))) return rc;
-    const char *backend = b->name;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_BFS, .pref = pref};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const char *backend = pl.backend->name;
     if (!n) return TDM_OK;
     pair_ref *refs = tdm_malloc(n * sizeof *refs);
     int64_t *targets = tdm_malloc(n * sizeof *targets);
@@ -277,11 +288,24 @@ int tdm_lattice_bfs_multi(tdm_ctx *ctx, const tdm_lattice_csr *g, const int64_t 
         if (sources[i] < 0 || sources[i] >= g->nvertices)
             return tdm_error(TDM_E_RANGE, "tdm_lattice_bfs_multi: sources[%zu] = %lld outside 0..%lld", i,
                              (long long)sources[i], (long long)(g->nvertices - 1));
-    const tdm_backend *b;
     /* A single source is a plain sweep, which a device can run; several sources stay on the CPU. */
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BFS, TDM_DEVICE_AUTO, nsources == 1 && !nearest, &b))) return rc;
+    const int sweep = nsources == 1 && !nearest;
+    tdm_lat_bfs_est est;
+    tdm_lat_bfs_estimate(ctx, g, sources[0], -1, &est);
+    const uint64_t V4 = 4u * (uint64_t)g->nvertices;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_BFS, .pref = TDM_DEVICE_AUTO, .device_ok = sweep, .work = est.arcs,
+                     .levels = est.levels, .h2d_bytes = est.resident ? 0 : est.csr_bytes, .d2h_bytes = V4,
+                     .device_bytes = est.resident ? 0 : est.csr_bytes + 3 * V4, .resident = est.resident};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
-        if ((rc = b->lattice->bfs_dist(b, g, sources[0], dist)) == TDM_OK) return TDM_OK;
+        rc = b->lattice->bfs_dist(b, g, sources[0], dist);
+        tdm_lat_bfs_device_ran(ctx, g, rc == TDM_OK);
+        if (rc == TDM_OK) {
+            tdm_lat_placed_done(ctx, &pl);
+            return TDM_OK;
+        }
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_BFS, rc))) return rc;
     }
     const size_t V = (size_t)g->nvertices;
@@ -298,6 +322,7 @@ int tdm_lattice_bfs_multi(tdm_ctx *ctx, const tdm_lattice_csr *g, const int64_t 
         tdm_lat_bfs(g, sources[0], dist, queue, NULL, 0, NULL);
         tdm_free(srt);
         tdm_lat_ws_give(ctx, ws);
+        if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
         return TDM_OK;
     }
     memcpy(srt, sources, nsources * sizeof *srt);

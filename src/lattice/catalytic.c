@@ -274,8 +274,9 @@ int tdm_lattice_catalytic_distance(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_l
     int rc = check_common("tdm_lattice_catalytic_distance", ctx, g, aux, s, t, K, seed, flags);
     if (rc) return rc;
     if (!dist) return tdm_error(TDM_E_INVAL, "tdm_lattice_catalytic_distance: dist is NULL");
-    const tdm_backend *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, 0, &backend))) return rc;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_CATALYTIC, .pref = TDM_DEVICE_AUTO};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
     if ((rc = draw_seed(seed, flags)) == TDM_OK) rc = distance_any(ctx, g, aux, s, t, K, *seed, dist);
     tdm_lattice_aux_release(aux);
@@ -289,9 +290,10 @@ int tdm_lattice_catalytic_path(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_latti
     if (rc) return rc;
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_lattice_catalytic_path: out is NULL");
     tdm_lattice_path p = {.hops = -1, .vertex = NULL, .cache_hit = 0};
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_CATALYTIC, TDM_DEVICE_AUTO, 0, &b))) return rc;
-    p.backend = aux->device ? aux->device->name : b->name; /* the query runs where aux lives */
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_CATALYTIC, .pref = TDM_DEVICE_AUTO};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    p.backend = aux->device ? aux->device->name : pl.backend->name; /* the query runs where aux lives */
     double t0 = tdm_lat_now_ms();
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
     if ((rc = draw_seed(seed, flags))) goto out;

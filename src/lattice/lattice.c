@@ -18,23 +18,6 @@ static atomic_uint_fast64_t next_graph_id = 1;
 
 uint64_t tdm_lat_next_id(void) { return atomic_fetch_add(&next_graph_id, 1); }
 
-int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, int device_ok, const tdm_backend **out) {
-    if (pref != TDM_DEVICE_AUTO && pref != TDM_DEVICE_CPU && pref != TDM_DEVICE_CUDA)
-        return tdm_error(TDM_E_INVAL, "%s: unknown backend preference %d", tdm_op_name(op), pref);
-    const tdm_backend *b;
-    int rc = tdm_backend_select(ctx, op, (tdm_device_pref)pref, &b, NULL);
-    if (rc) return rc;
-    /* A device backend that supports the op, but this call has no device path (a multi-source sweep, the
-     * analysis' sweeps) or the backend offers no lattice entry points: the CPU answers. */
-    if (b->kind != TDM_BACKEND_CPU && (!device_ok || !b->lattice)) {
-        if (tdm_ctx_config(ctx)->debug_router)
-            tdm_log(TDM_LOG_WARN, "router: %s -> cpu (this call has no device path on %s)", tdm_op_name(op), b->name);
-        b = tdm_backend_get(ctx, 0);
-    }
-    *out = b;
-    return TDM_OK;
-}
-
 int tdm_lat_device_failed(tdm_ctx *ctx, const tdm_backend *b, tdm_op op, int rc) {
     if (tdm_ctx_config(ctx)->strict) return rc;
     tdm_log(TDM_LOG_WARN, "%s on %s failed (%s: %s): answering on the CPU (DEVICE_ERROR)", tdm_op_name(op), b->name,
@@ -155,8 +138,9 @@ int tdm_lattice_new(tdm_ctx *ctx, int d, int64_t L, unsigned flags, tdm_lattice 
                          "lattice %dD/%lld: CSR needs %llu bytes, above TANDEM_LATTICE_MAX_BYTES=%llu", d,
                          (long long)L, (unsigned long long)bytes, (unsigned long long)cfg->lattice_max_bytes);
     if (bytes > SIZE_MAX) return tdm_error(TDM_E_NOMEM, "lattice: %llu bytes exceed the address space", (unsigned long long)bytes);
-    const tdm_backend *backend;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_BUILD, TDM_DEVICE_AUTO, 0, &backend))) return rc;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_BUILD, .pref = TDM_DEVICE_AUTO};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
     double t0 = tdm_lat_now_ms();
     tdm_lattice *lat = tdm_calloc(1, sizeof *lat);
     if (!lat) return tdm_error(TDM_E_NOMEM, "tdm_lattice_new: no memory");

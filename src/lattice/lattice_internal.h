@@ -78,11 +78,61 @@ uint64_t tdm_lat_gf64_mul_portable(uint64_t a, uint64_t b);
  * checks: for tests, which must see that one run really changes aux and a second restores it. */
 void tdm_lat_catalytic_program(const tdm_lattice_csr *g, void *aux_mem, int64_t K, int64_t s, uint64_t seed, int threads);
 
-/* Placement for a lattice op (backend.h op list) through tdm_backend_select, honouring pref
- * (TDM_DEVICE_AUTO/CPU/CUDA). device_ok: this call has a device path (the backend's lattice entry points,
- * src/lattice/lattice_device.h); without one, or when the chosen backend offers none, the CPU backend is
- * returned. Errors: TDM_E_INVAL (unknown pref), those of tdm_backend_select. */
-int tdm_lat_place(tdm_ctx *ctx, tdm_op op, int pref, int device_ok, const tdm_backend **out);
+/* ---- placement (route.c) ----------------------------------------------------------------------------
+ * A call describes itself to the router: work in its op family's units (src/lattice/calib.c), BFS levels,
+ * the bytes a device run would move (host operands in, outputs back) and need, and whether its inputs
+ * already live on the device. pref is the caller's TDM_DEVICE_AUTO/CPU/CUDA: CPU and CUDA are the
+ * router's per-call hint (reason FORCED_CALL), AUTO leaves TANDEM_ROUTE_<OP>, TANDEM_ROUTE and the model
+ * to decide. device_ok: this call has a device path (the backend's lattice entry points,
+ * lattice_device.h); without one, or when the chosen backend offers none, the CPU answers (calls without a
+ * device path are placed by tdm_backend_select, for the preference's checks and the debug line only). */
+typedef struct {
+    tdm_op op;
+    int pref;
+    int device_ok;
+    double work, levels;
+    uint64_t h2d_bytes, d2h_bytes, device_bytes;
+    int resident;
+} tdm_lat_req;
+
+typedef struct {
+    const tdm_backend *backend; /* where the call runs */
+    tdm_route_reason reason;
+    uint64_t record;            /* the router's decision record (0: none) */
+    double t0_ms;               /* when the decision was taken, for the measured time */
+} tdm_lat_placement;
+
+/* Places q. Errors: TDM_E_INVAL (unknown pref), those of tdm_route / tdm_backend_select (TDM_E_UNSUPPORTED:
+ * GPU forced without one under TANDEM_STRICT). */
+int tdm_lat_place(tdm_ctx *ctx, const tdm_lat_req *q, tdm_lat_placement *out);
+/* The op ran where p placed it: its time since the decision goes to the decision record. */
+void tdm_lat_placed_done(tdm_ctx *ctx, const tdm_lat_placement *p);
+
+/* What a BFS over g from s costs, known before it runs. arcs: what a sweep scans (an s-t query on a
+ * lattice: the share within reach of t, estimated as (k / ecc(s))^d of the arcs). levels: the levels a
+ * level-synchronous device BFS runs: on a lattice (recognised from the CSR: any id'd graph whose shape is a
+ * d-dimensional grid) the L1 distance to t, or the eccentricity of s (sum of max(c_i, L-1-c_i)) for a
+ * sweep, or the diameter d(L-1) for s < 0 (some source); on any other graph V-1, the bound that is safe
+ * (it never sends a deep graph to a device that pays per level). resident: the device's BFS state already
+ * holds g's CSR (tdm_lat_bfs_device_ran); csr_bytes: what uploading it moves. t < 0: a full sweep. */
+typedef struct {
+    double arcs, levels;
+    int resident;
+    uint64_t csr_bytes;
+} tdm_lat_bfs_est;
+void tdm_lat_bfs_estimate(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t, tdm_lat_bfs_est *out);
+/* A device BFS over g ran (ok = 1) or failed (ok = 0): the CUDA module keeps the CSR of the last graph it
+ * searched when that graph has an id (src/cuda/lattice_bfs.cu, prepare), so residency follows it. */
+void tdm_lat_bfs_device_ran(tdm_ctx *ctx, const tdm_lattice_csr *g, int ok);
+
+/* ---- CPU bodies, for the entry points and the calibration runner (checked arguments) ------------------ */
+void tdm_lat_gemm_cpu(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
+                      int64_t n, int64_t k, double alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
+                      int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c,
+                      int64_t batch);
+void tdm_lat_ewise_cpu(tdm_lattice_ewise_op op, tdm_lattice_dtype dt, const void *x, const void *y, double alpha,
+                       void *out, size_t n);
+double tdm_lat_reduce_cpu(tdm_lattice_reduce_op op, tdm_lattice_dtype dt, const void *x, size_t n);
 
 /* A device entry point failed with rc: logs it and returns TDM_OK so that the caller answers on the CPU,
  * or returns rc under TANDEM_STRICT (fallbacks are errors there). */

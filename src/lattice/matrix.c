@@ -91,15 +91,20 @@ int tdm_lattice_gemm(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, t
     const size_t es = dtype_size(dt);
     if (k && (overlaps(C, sh.ec * es, A, sh.ea * es) || overlaps(C, sh.ec * es, B, sh.eb * es)))
         return tdm_error(TDM_E_INVAL, "%s: C overlaps %s", fn, overlaps(C, sh.ec * es, A, sh.ea * es) ? "A" : "B");
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    const uint64_t in = (uint64_t)((k ? sh.ea + sh.eb : 0) + sh.ec) * es, out = (uint64_t)sh.ec * es;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_GEMM, .pref = TDM_DEVICE_AUTO, .device_ok = 1,
+                     .work = (double)m * (double)n * (double)k, .h2d_bytes = in, .d2h_bytes = out, .device_bytes = in};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
         rc = b->lattice->gemm(b, dt, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
-        if (rc == TDM_OK) return TDM_OK;
+        if (rc == TDM_OK) return tdm_lat_placed_done(ctx, &pl), TDM_OK;
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_GEMM, rc))) return rc;
     }
     blas_threads(ctx);
     gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     return TDM_OK;
 }
 
@@ -132,13 +137,28 @@ int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_tra
     }
     if (k && (overlaps(C, span[2], A, span[0]) || overlaps(C, span[2], B, span[1])))
         return tdm_error(TDM_E_INVAL, "%s: C overlaps %s", fn, overlaps(C, span[2], A, span[0]) ? "A" : "B");
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM_BATCHED, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    const uint64_t in = (uint64_t)(k ? span[0] + span[1] : 0) + span[2], out = span[2];
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_GEMM_BATCHED, .pref = TDM_DEVICE_AUTO, .device_ok = 1,
+                     .work = (double)m * (double)n * (double)k * (double)batch, .h2d_bytes = in, .d2h_bytes = out,
+                     .device_bytes = in};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
         rc = b->lattice->gemm(b, dt, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch);
-        if (rc == TDM_OK) return TDM_OK;
+        if (rc == TDM_OK) return tdm_lat_placed_done(ctx, &pl), TDM_OK;
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_GEMM_BATCHED, rc))) return rc;
     }
+    tdm_lat_gemm_cpu(ctx, dt, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch);
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
+    return TDM_OK;
+}
+
+void tdm_lat_gemm_cpu(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
+                      int64_t n, int64_t k, double alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
+                      int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c,
+                      int64_t batch) {
+    const size_t es = dtype_size(dt);
     blas_threads(ctx);
     /* Items one after another on threaded BLAS: each item is exactly the single call. (Item-parallel
      * execution of small items with single-threaded BLAS belongs to the batch executor.) */
@@ -146,7 +166,6 @@ int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_tra
         gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, (const char *)A + (size_t)(i * stride_a) * es, (int)lda,
                  (const char *)B + (size_t)(i * stride_b) * es, (int)ldb, beta, (char *)C + (size_t)(i * stride_c) * es,
                  (int)ldc);
-    return TDM_OK;
 }
 
 /* Byte ranges of pointer-array operands, sorted by start to find overlaps in O(b log b). */
@@ -221,8 +240,9 @@ int tdm_lattice_gemm_batched_ptrs(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattic
         return tdm_error(TDM_E_INVAL, "%s: %s[%lld] is NULL", fn, !C[null_item] ? "C" : !A[null_item] ? "A" : "B",
                          (long long)null_item);
     if (bad >= 0) return tdm_error(TDM_E_INVAL, "%s: C[%lld] overlaps another operand", fn, (long long)bad);
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_GEMM_BATCHED, TDM_DEVICE_AUTO, 0, &b))) return rc;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_GEMM_BATCHED, .pref = TDM_DEVICE_AUTO};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
     blas_threads(ctx);
     for (int64_t i = 0; i < batch; i++)
         gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, k ? A[i] : NULL, (int)lda, k ? B[i] : NULL, (int)ldb, beta, C[i],
@@ -269,16 +289,26 @@ int tdm_lattice_ewise(tdm_ctx *ctx, tdm_lattice_ewise_op op, tdm_lattice_dtype d
     const size_t bytes = n * es;
     if ((ov != xv && overlaps(ov, bytes, xv, bytes)) || (binary_op(op) && ov != yv && overlaps(ov, bytes, yv, bytes)))
         return tdm_error(TDM_E_INVAL, "%s: out overlaps an input partially", fn);
-    const tdm_backend *b;
-    int rc = tdm_lat_place(ctx, TDM_OP_LATTICE_EWISE, TDM_DEVICE_AUTO, 1, &b);
+    const uint64_t in = (binary_op(op) ? 2u : 1u) * (uint64_t)bytes;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_EWISE, .pref = TDM_DEVICE_AUTO, .device_ok = 1, .work = (double)n,
+                     .h2d_bytes = in, .d2h_bytes = bytes, .device_bytes = in + bytes};
+    tdm_lat_placement pl;
+    int rc = tdm_lat_place(ctx, &q, &pl);
     if (rc) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
-        if ((rc = b->lattice->ewise(b, op, dt, xv, yv, alpha, ov, n)) == TDM_OK) return TDM_OK;
+        if ((rc = b->lattice->ewise(b, op, dt, xv, yv, alpha, ov, n)) == TDM_OK) return tdm_lat_placed_done(ctx, &pl), TDM_OK;
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_EWISE, rc))) return rc;
     }
+    tdm_lat_ewise_cpu(op, dt, xv, yv, alpha, ov, n);
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
+    return TDM_OK;
+}
+
+void tdm_lat_ewise_cpu(tdm_lattice_ewise_op op, tdm_lattice_dtype dt, const void *xv, const void *yv, double alpha,
+                       void *ov, size_t n) {
     if (dt == TDM_LATTICE_F32) EWISE_LOOP(float, sqrtf, expf, fabsf);
     else EWISE_LOOP(double, sqrt, exp, fabs);
-    return TDM_OK;
 }
 
 /* ---- reductions --------------------------------------------------------------------------------------- */
@@ -326,14 +356,24 @@ int tdm_lattice_reduce(tdm_ctx *ctx, tdm_lattice_reduce_op op, tdm_lattice_dtype
         return TDM_OK;
     }
     if (!x) return tdm_error(TDM_E_INVAL, "%s: x is NULL", fn);
-    const tdm_backend *b;
-    int rc = tdm_lat_place(ctx, TDM_OP_LATTICE_REDUCE, TDM_DEVICE_AUTO, 1, &b);
+    /* Partial results come back, a few KiB whatever n: no d2h term worth a link latency beyond one. */
+    const uint64_t bytes = (uint64_t)n * dtype_size(dt);
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_REDUCE, .pref = TDM_DEVICE_AUTO, .device_ok = 1, .work = (double)n,
+                     .h2d_bytes = bytes, .d2h_bytes = 8, .device_bytes = bytes};
+    tdm_lat_placement pl;
+    int rc = tdm_lat_place(ctx, &q, &pl);
     if (rc) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
-        if ((rc = b->lattice->reduce(b, op, dt, x, n, out)) == TDM_OK) return TDM_OK;
+        if ((rc = b->lattice->reduce(b, op, dt, x, n, out)) == TDM_OK) return tdm_lat_placed_done(ctx, &pl), TDM_OK;
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_REDUCE, rc))) return rc;
     }
-    if (op == TDM_LATTICE_RED_SUM) *out = dt == TDM_LATTICE_F32 ? (double)sum_f32(x, n) : sum_f64(x, n);
-    else *out = dt == TDM_LATTICE_F32 ? (double)ext_f32(x, n, op == TDM_LATTICE_RED_MAX) : ext_f64(x, n, op == TDM_LATTICE_RED_MAX);
+    *out = tdm_lat_reduce_cpu(op, dt, x, n);
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     return TDM_OK;
+}
+
+double tdm_lat_reduce_cpu(tdm_lattice_reduce_op op, tdm_lattice_dtype dt, const void *x, size_t n) {
+    if (op == TDM_LATTICE_RED_SUM) return dt == TDM_LATTICE_F32 ? (double)sum_f32(x, n) : sum_f64(x, n);
+    return dt == TDM_LATTICE_F32 ? (double)ext_f32(x, n, op == TDM_LATTICE_RED_MAX) : ext_f64(x, n, op == TDM_LATTICE_RED_MAX);
 }

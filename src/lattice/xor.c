@@ -120,13 +120,20 @@ int tdm_lattice_xor(tdm_ctx *ctx, const void *in, void *out, size_t n, const tdm
     if (!ctx) return tdm_error(TDM_E_INVAL, "tdm_lattice_xor: ctx is NULL");
     int rc = tdm_lat_xor_check("tdm_lattice_xor", in, out, n, key, flags);
     if (rc || n == 0) return rc;
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_XOR, .pref = TDM_DEVICE_AUTO, .device_ok = 1, .work = (double)n,
+                     .h2d_bytes = n + key->len, .d2h_bytes = n, .device_bytes = n + key->len};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
-        if ((rc = b->lattice->xor_key(b, in, out, n, key->bytes, key->len, key->offset)) == TDM_OK) return TDM_OK;
+        if ((rc = b->lattice->xor_key(b, in, out, n, key->bytes, key->len, key->offset)) == TDM_OK) {
+            tdm_lat_placed_done(ctx, &pl);
+            return TDM_OK;
+        }
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_XOR, rc))) return rc;
     }
     tdm_lat_xor_cpu(in, out, n, key, tdm_ctx_threads(ctx));
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     return TDM_OK;
 }
 
@@ -166,10 +173,16 @@ int tdm_lattice_xor_seeded(tdm_ctx *ctx, const void *in, void *out, size_t n, ui
     if (rc) return rc;
     if ((flags & TDM_LATTICE_SEED_RANDOM) && (rc = tdm_lat_random_seed(seed))) return rc;
     if (n == 0) return TDM_OK;
-    const tdm_backend *b;
-    if ((rc = tdm_lat_place(ctx, TDM_OP_LATTICE_XOR, TDM_DEVICE_AUTO, 1, &b))) return rc;
+    tdm_lat_req q = {.op = TDM_OP_LATTICE_XOR, .pref = TDM_DEVICE_AUTO, .device_ok = 1, .work = (double)n,
+                     .h2d_bytes = n, .d2h_bytes = n, .device_bytes = n};
+    tdm_lat_placement pl;
+    if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
+    const tdm_backend *b = pl.backend;
     if (b->kind != TDM_BACKEND_CPU) {
-        if ((rc = b->lattice->xor_seeded(b, in, out, n, *seed, offset)) == TDM_OK) return TDM_OK;
+        if ((rc = b->lattice->xor_seeded(b, in, out, n, *seed, offset)) == TDM_OK) {
+            tdm_lat_placed_done(ctx, &pl);
+            return TDM_OK;
+        }
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_XOR, rc))) return rc;
     }
     const uint64_t sd = *seed;
@@ -184,5 +197,6 @@ int tdm_lattice_xor_seeded(tdm_ctx *ctx, const void *in, void *out, size_t n, ui
         size_t i = c * chunk, m = i + chunk < n ? chunk : n - i;
         seeded_range(src + i, dst + i, m, sd, offset + i);
     }
+    if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     return TDM_OK;
 }

@@ -1,6 +1,6 @@
 /* calibrate.c: measuring the cost model on this machine. The op-family table says how each op is
- * measured (its runner lives with its engine: the sequence engine's in src/seq/calib.c; lattice and ARC
- * ops add a row); this file runs the runners over every backend that supports the op, measures the
+ * measured (its runner lives with its engine: src/seq/calib.c, src/lattice/calib.c, src/arc/calib.c);
+ * this file runs the runners over every backend that supports the op, measures the
  * host-device link, fits each class, publishes the model and persists it. Calibration, not guesses: the
  * project this replaces routed by a static speedup table from mis-measured baselines. */
 #define _GNU_SOURCE
@@ -14,6 +14,13 @@
 static const tdm_cost_family families[] = {
     {TDM_OP_SEQ_LCS, tdm_seq_query_work, tdm_seq_calibrate},
     {TDM_OP_SEQ_DIFFLIB, tdm_seq_query_work, tdm_seq_calibrate},
+    {TDM_OP_LATTICE_BFS, tdm_lat_op_work, tdm_lat_calibrate},
+    {TDM_OP_LATTICE_XOR, tdm_lat_op_work, tdm_lat_calibrate},
+    {TDM_OP_LATTICE_GEMM, tdm_lat_op_work, tdm_lat_calibrate},
+    {TDM_OP_LATTICE_GEMM_BATCHED, tdm_lat_op_work, tdm_lat_calibrate},
+    {TDM_OP_LATTICE_EWISE, tdm_lat_op_work, tdm_lat_calibrate},
+    {TDM_OP_LATTICE_REDUCE, tdm_lat_op_work, tdm_lat_calibrate},
+    {TDM_OP_ARC_OBJECTS, tdm_arc_objects_work, tdm_arc_calibrate},
 };
 #define NFAMILIES (sizeof families / sizeof *families)
 
@@ -38,6 +45,16 @@ double tdm_cal_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+double tdm_cal_less_link(const tdm_ctx *ctx, double us, uint64_t h2d_bytes, uint64_t d2h_bytes) {
+    /* Runners run inside tdm_calibrate, whose link figures are not published yet. */
+    const tdm_costmodel *m = ctx->router->cal ? ctx->router->cal : atomic_load_explicit(&ctx->router->model, memory_order_acquire);
+    if (!m->link_trusted) return us;
+    double link = 0.0;
+    if (h2d_bytes) link += m->h2d.lat_us + (double)h2d_bytes * m->h2d.us_per_byte;
+    if (d2h_bytes) link += m->d2h.lat_us + (double)d2h_bytes * m->d2h.us_per_byte;
+    return us - link > 0.1 * us ? us - link : 0.1 * us;
 }
 
 /* Host<->device copies of 4 KiB .. 64 MiB (x4) from pageable host memory, median of 10 runs each,
@@ -109,6 +126,7 @@ int tdm_calibrate(tdm_ctx *ctx, unsigned mask) {
             rc = TDM_OK;
         }
     }
+    r->cal = &m;
     for (size_t f = 0; f < NFAMILIES && !rc; f++) {
         const tdm_cost_family *fam = &families[f];
         if (mask && !(mask & (1u << fam->op))) continue;
@@ -137,6 +155,7 @@ int tdm_calibrate(tdm_ctx *ctx, unsigned mask) {
         }
         tdm_free(pts);
     }
+    r->cal = NULL;
     if (rc) {
         pthread_mutex_unlock(&r->mu);
         return rc;

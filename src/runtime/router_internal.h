@@ -28,6 +28,7 @@ struct tdm_router {
     char path[4096];                /* effective TANDEM_COSTMODEL_PATH ("" = do not persist) */
     char key[768];                  /* this machine's key */
     tdm_mem_monitor *monitors[TDM_MAX_BACKENDS]; /* per backend index, NULL for the CPU */
+    const tdm_costmodel *cal;       /* the model tdm_calibrate is measuring (under mu; NULL otherwise) */
 };
 
 /* Sets up the router (ring, model snapshot, loading a persisted model) and the device monitors; called
@@ -70,6 +71,37 @@ typedef struct {
 double tdm_seq_query_work(const void *args);
 int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int nb, double budget_ms,
                       tdm_cost_points *pts);
+
+/* The lattice engine's families (src/lattice/calib.c): lattice.bfs (W = arcs of the graph, the arcs a sweep
+ * scans; levels = BFS levels on the GPU side), lattice.xor (bytes), lattice.gemm (m*n*k),
+ * lattice.gemm_batched (m*n*k*batch), lattice.ewise and lattice.reduce (elements). Fields an op does not
+ * use are ignored. */
+typedef struct {
+    tdm_op op;
+    double arcs;              /* bfs */
+    double bytes;             /* xor */
+    double m, n, k, batch;    /* gemm (batch 1), gemm_batched */
+    double elements;          /* ewise, reduce */
+} tdm_lat_work_args;
+double tdm_lat_op_work(const void *args);
+int tdm_lat_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int nb, double budget_ms,
+                      tdm_cost_points *pts);
+
+/* The ARC engine's family (src/arc/calib.c): arc.objects, W = cells labelled (the sum of h*w over the
+ * grids of a batch; the slots' padding is not work). */
+typedef struct {
+    const uint8_t *hw; /* n (height, width) pairs */
+    size_t n;
+} tdm_arc_work_args;
+double tdm_arc_objects_work(const void *args);
+int tdm_arc_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int nb, double budget_ms,
+                      tdm_cost_points *pts);
+
+/* Device time of a calibration run less the modelled host<->device copies it made (the router adds those
+ * per request from the bytes each call moves, so the fitted class is the device's own cost): measured us,
+ * bytes copied each way, under the link of the model being calibrated. Untouched when the link is not trusted (then the
+ * router adds no transfers either); never below a tenth of the measurement. */
+double tdm_cal_less_link(const tdm_ctx *ctx, double us, uint64_t h2d_bytes, uint64_t d2h_bytes);
 
 /* The family of op, or NULL when op has no calibration runner. */
 const tdm_cost_family *tdm_cost_family_of(tdm_op op);

@@ -10,8 +10,7 @@
 
 #include <math.h>
 
-#include "core/internal.h"
-#include "tandem/backend.h"
+#include "fake_backend.h"
 
 /* ---- the fake device and its memory ------------------------------------------------------------------ */
 static tdm_mem_sample mem_now;
@@ -21,10 +20,6 @@ static int mem_sample(void *user, tdm_mem_sample *out) {
     return TDM_OK;
 }
 static int fake_supports(const tdm_backend *b, tdm_op op) { return op == TDM_OP_LATTICE_XOR || op == TDM_OP_LATTICE_EWISE; }
-static void fake_destroy(tdm_backend *b) {
-    tdm_mem_monitor_free(b->mem);
-    free(b);
-}
 
 /* CPU-only context (no real CUDA backend), calibration off, 2 threads; with_gpu adds the fake device with a
  * monitor limited to `limit` bytes (0 = none). */
@@ -40,14 +35,9 @@ static tdm_ctx *make_ctx(int with_gpu, int strict, uint64_t limit) {
     tdm_ctx *ctx;
     assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
     if (with_gpu) {
-        tdm_backend *b = calloc(1, sizeof *b);
-        b->name = "fakegpu:0";
-        b->kind = TDM_BACKEND_CUDA;
-        b->supports = fake_supports;
-        b->destroy = fake_destroy;
+        tdm_backend *b = tu_fake_gpu(ctx, "fakegpu:0", fake_supports);
         tdm_mem_source src = {mem_sample, NULL, NULL};
         assert_int_equal(tdm_mem_monitor_new(&src, NULL, limit, &b->mem), TDM_OK);
-        ctx->backends[ctx->nbackends++] = b;
     }
     mem_now = (tdm_mem_sample){.total = 1000000, .free = 1000000};
     return ctx;
@@ -58,12 +48,8 @@ static tdm_ctx *make_ctx(int with_gpu, int strict, uint64_t limit) {
 static void set_model(tdm_ctx *ctx) {
     tdm_costmodel m;
     memset(&m, 0, sizeof m);
-    for (int g = 0; g < 2; g++) {
-        double w[10], l[10], t[10];
-        for (int i = 0; i < 10; i++) w[i] = 1024.0 * pow(4, i), l[i] = 0, t[i] = g ? 95.0 + 0.01 * w[i] : 1.0 + 0.1 * w[i];
-        assert_int_equal(tdm_costmodel_fit(&m.cls[TDM_OP_LATTICE_XOR][g], w, l, t, 10, 100), TDM_OK);
-        assert_true(m.cls[TDM_OP_LATTICE_XOR][g].trusted);
-    }
+    tu_model_line(&m, TDM_OP_LATTICE_XOR, 0, 1.0, 0.1, 0);
+    tu_model_line(&m, TDM_OP_LATTICE_XOR, 1, 95.0, 0.01, 0);
     assert_int_equal(tdm_costmodel_set(ctx, &m), TDM_OK);
 }
 

@@ -6,7 +6,7 @@
  * tested is the dispatch, not kernels (tests/cross/test_lattice_cross.c checks those on a GPU). */
 #include "unit_common.h"
 
-#include "core/internal.h"
+#include "fake_backend.h"
 #include "lattice/lattice_device.h"
 #include "tandem/lattice.h"
 
@@ -77,25 +77,25 @@ static int fake_supports(const tdm_backend *b, tdm_op op) {
     return op == TDM_OP_LATTICE_BFS || op == TDM_OP_LATTICE_XOR || op == TDM_OP_LATTICE_GEMM || op == TDM_OP_LATTICE_CATALYTIC ||
            op == TDM_OP_LATTICE_GEMM_BATCHED || op == TDM_OP_LATTICE_EWISE || op == TDM_OP_LATTICE_REDUCE;
 }
-static void fake_destroy(tdm_backend *b) { free(b); }
-
-/* TANDEM_DEVICE=cpu (no real GPU even on a GPU machine) plus the fake device. */
+/* TANDEM_DEVICE=cpu (no real GPU even on a GPU machine) plus the fake device, and a cost model under which
+ * the device wins every lattice op at every size: what is tested here is the dispatch once the router
+ * has chosen the device (test_lattice_route.c tests the choice). */
 static tdm_ctx *fake_ctx(int strict) {
     tdm_config c;
-    tdm_config_init(&c);
-    c.device = TDM_DEVICE_CPU;
+    tu_fake_config(&c);
     c.strict = strict;
     c.sp_cache = 0; /* repeated queries must reach the device, not the cache */
-    c.log_level = TDM_LOG_ERROR; /* the fallback warnings are expected here */
-    tdm_ctx *ctx;
-    assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
-    tdm_backend *b = calloc(1, sizeof *b);
-    b->name = "fake:0";
-    b->kind = TDM_BACKEND_CUDA;
-    b->supports = fake_supports;
-    b->destroy = fake_destroy;
-    b->lattice = &fake_ops;
-    ctx->backends[ctx->nbackends++] = b;
+    tdm_ctx *ctx = tu_fake_ctx(&c);
+    tu_fake_gpu(ctx, "fake:0", fake_supports)->lattice = &fake_ops;
+    tdm_costmodel m;
+    memset(&m, 0, sizeof m);
+    static const tdm_op ops[] = {TDM_OP_LATTICE_BFS, TDM_OP_LATTICE_XOR, TDM_OP_LATTICE_GEMM, TDM_OP_LATTICE_GEMM_BATCHED,
+                                 TDM_OP_LATTICE_EWISE, TDM_OP_LATTICE_REDUCE};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        tu_model_line(&m, ops[i], 0, 100.0, 1.0, 0);
+        tu_model_line(&m, ops[i], 1, 1.0, 0.001, 0);
+    }
+    assert_int_equal(tdm_costmodel_set(ctx, &m), TDM_OK);
     return ctx;
 }
 

@@ -10,12 +10,10 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "fake_backend.h"
 #include "runtime/router_internal.h"
-#include "tandem/backend.h"
 
 static int fake_supports(const tdm_backend *b, tdm_op op) { return op == TDM_OP_SEQ_LCS || op == TDM_OP_SEQ_DIFFLIB; }
-static void fake_destroy(tdm_backend *b) { free(b); }
 
 /* A context on the CPU only (no real CUDA backend even on a GPU machine), no model file, calibration off;
  * with_gpu adds a fake GPU backend that supports the seq query ops. */
@@ -31,14 +29,7 @@ static tdm_ctx *ctx_with(int with_gpu, int strict, int route, signed char route_
     if (route_log >= 0) c.route_log = route_log;
     tdm_ctx *ctx;
     assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
-    if (with_gpu) {
-        tdm_backend *b = calloc(1, sizeof *b);
-        b->name = "fakegpu:0";
-        b->kind = TDM_BACKEND_CUDA;
-        b->supports = fake_supports;
-        b->destroy = fake_destroy;
-        ctx->backends[ctx->nbackends++] = b;
-    }
+    if (with_gpu) tu_fake_gpu(ctx, "fakegpu:0", fake_supports);
     return ctx;
 }
 
@@ -350,12 +341,7 @@ static void test_key_mismatch_recalibrates(void **state) {
     assert_false(now.cls[TDM_OP_SEQ_LCS][0].trusted); /* the other machine's numbers were not taken */
     assert_int_equal(now.cls[TDM_OP_SEQ_LCS][0].samples, 0);
     /* A GPU stand-in that keeps sequence stores, so that there is something to route between. */
-    tdm_backend *b = calloc(1, sizeof *b);
-    b->name = "fakegpu:0";
-    b->kind = TDM_BACKEND_CUDA;
-    b->supports = fake_supports;
-    b->destroy = fake_destroy;
-    ctx->backends[ctx->nbackends++] = b;
+    tu_fake_gpu(ctx, "fakegpu:0", fake_supports);
     tdm_route_req q = {.op = TDM_OP_SEQ_LCS, .work = 5000, .resident = 1};
     tdm_route_decision d;
     assert_int_equal(tdm_route(ctx, &q, &d), TDM_OK);
