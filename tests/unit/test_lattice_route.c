@@ -66,7 +66,7 @@ static int f_objects(const tdm_backend *b, const uint8_t *cells, const uint8_t *
     return tdm_arc_objects_labels(ref, cells, hw, n, flags & ARC_OBJ_UNIVALUED, flags & ARC_OBJ_DIAGONAL,
                                   flags & ARC_OBJ_WITHOUT_BG, TDM_DEVICE_CPU, 1, labels, NULL);
 }
-static const tdm_arc_dev_ops arc_ops = {f_objects};
+static const tdm_arc_dev_ops arc_ops = {.objects_labels = f_objects}; /* the executor's column entry points stay NULL */
 
 static int f_supports(const tdm_backend *b, tdm_op op) {
     return op == TDM_OP_LATTICE_BFS || op == TDM_OP_LATTICE_XOR || op == TDM_OP_LATTICE_GEMM ||
