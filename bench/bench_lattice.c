@@ -1,11 +1,12 @@
 /* bench_lattice.c: timings of the lattice engine for bench/RESULTS.md (spec section 8 protocol: median of
  * >= 20 runs after 3 warm-ups, host clock after synchronisation): lattice build, BFS sweeps and s-t paths
  * (CPU; GPU through the CUDA backend's entry points when a GPU is present: with the CSR resident on the
- * device, with an upload per call, and with the launch-per-level kernel), structure analysis, the catalytic
+ * device, with an upload per call, and with each BFS kernel pinned), structure analysis, the catalytic
  * distance, XOR and GEMM. When built with igraph (libigraph-dev, bench/CMakeLists.txt), igraph's lattice
  * construction, BFS sweep and shortest path on the same shapes run beside ours in the same process, and
  * its distances and hop counts must equal ours (exit 1 otherwise). One line per measurement, as JSON with
- * --json. TANDEM_BENCH_QUICK=1 (or --quick) runs smaller sizes and fewer repetitions (a smoke run). */
+ * --json. TANDEM_BENCH_QUICK=1 (or --quick) runs smaller sizes and fewer repetitions (a smoke run);
+ * --large adds 4D/56 and 3D/215 (about 10^7 vertices) with 5 timed runs each instead of 20. */
 #define BENCH_NAME "bench_lattice"
 #include "bench_common.h" /* die, xmalloc, now_s, median */
 
@@ -88,11 +89,14 @@ static void igraph_rows(int d, int L, const char *shape, const int32_t *dist, in
 
 int main(int argc, char **argv) {
     int quick = getenv("TANDEM_BENCH_QUICK") && !strcmp(getenv("TANDEM_BENCH_QUICK"), "1");
+    int large = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--large")) large = 1;
         else {
-            fprintf(stderr, "usage: bench_lattice [--json] [--quick]\n");
+            fprintf(stderr, "usage: bench_lattice [--json] [--quick] [--large]\n"
+                            "  --large  also 4D/56 and 3D/215 (about 10^7 vertices; 5 timed runs each)\n");
             return 2;
         }
     }
@@ -117,10 +121,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_lattice: built without igraph (libigraph-dev not found at configure time): no peer rows\n");
 #endif
 
-    static const int shapes[][2] = {{4, 10}, {4, 18}, {4, 32}, {5, 16}, {3, 100}, {2, 1000}};
-    const int nshapes = quick ? 2 : (int)(sizeof shapes / sizeof *shapes);
+    /* The last two (--large): about 10^7 vertices, 400 MB of CSR each. */
+    static const int shapes[][2] = {{4, 10}, {4, 18}, {4, 32}, {5, 16}, {3, 100}, {2, 1000}, {4, 56}, {3, 215}};
+    const int nall = (int)(sizeof shapes / sizeof *shapes), nshapes = quick ? 2 : large ? nall : nall - 2;
+    const int base_reps = reps;
     for (int i = 0; i < nshapes; i++) {
         int d = shapes[i][0], L = shapes[i][1];
+        reps = i >= nall - 2 ? 5 : base_reps; /* a 10^7-vertex sweep takes a quarter second on one core */
         char shape[32];
         snprintf(shape, sizeof shape, "%dD/%d", d, L);
         tdm_lattice *lat = NULL;
