@@ -33,6 +33,7 @@ static int same(const tdm_arc_result *a, const tdm_arc_result *b) {
 }
 
 int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each row out as it is done, also into a file: a crash keeps the rows before it */
     size_t n = 100000;
     int require_gpu = 0, threads = 0;
     const char *file = "tests/arc/solvers/training.py";

@@ -88,6 +88,17 @@ typedef struct {
 static int owner(const chunk *c, size_t l) { return (int)(l * (size_t)c->nrt / c->m); }
 static size_t lane_lo(const chunk *c, int t) { return ((size_t)t * c->m + (size_t)c->nrt - 1) / (size_t)c->nrt; }
 
+/* The first of the k gathered lanes (c->lanes, ascending) that thread t's runtime owns, or k. */
+static size_t packed_lo(const chunk *c, size_t k, int t) {
+    size_t lo = 0, hi = k, first = lane_lo(c, t);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->lanes[mid] < first) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 static int col_of(const chunk *c, int kind, int idx) {
     return kind == ARC_STEP_VAR ? idx : kind == ARC_STEP_INPUT ? c->info.nslots : -1;
 }
@@ -136,12 +147,18 @@ static int materialize(chunk *c, int ci, const uint8_t *want) {
     if (!k) return TDM_OK;
     int rc = x_get(c->x, &xc->d, c->lanes, k, &c->stage), nomem = 0;
     if (rc) return rc;
-#pragma omp parallel for num_threads(c->nrt) schedule(static) reduction(| : nomem) if (k >= 64)
-    for (size_t q = 0; q < k; q++) {
-        uint32_t l = c->lanes[q];
-        xc->host[l] = arc_lane_decode(c->rt[owner(c, l)], xc->kind[l], c->stage.cells + q * SLOT_CELLS,
-                                      c->stage.hw + 2 * q, c->stage.iv + 2 * q);
-        if (!xc->host[l]) nomem = 1;
+    /* A runtime's arena is one thread's: each lane is decoded by the thread of its owner's runtime (the
+     * gathered list is ascending, so owner t's lanes are the packed range [packed_lo(t), packed_lo(t + 1))),
+     * never by a split of the list, which would let two threads fill one arena at once. */
+#pragma omp parallel num_threads(c->nrt) reduction(| : nomem) if (k >= 64)
+    for (int t = omp_get_thread_num(); t < c->nrt; t += omp_get_num_threads()) {
+        tdm_arc_rt *rt = c->rt[t];
+        for (size_t q = packed_lo(c, k, t), e = packed_lo(c, k, t + 1); q < e; q++) {
+            uint32_t l = c->lanes[q];
+            xc->host[l] = arc_lane_decode(rt, xc->kind[l], c->stage.cells + q * SLOT_CELLS, c->stage.hw + 2 * q,
+                                          c->stage.iv + 2 * q);
+            if (!xc->host[l]) nomem = 1;
+        }
     }
     return nomem ? tdm_error(TDM_E_NOMEM, "batch: out of memory moving values to the host") : TDM_OK;
 }
@@ -388,9 +405,7 @@ static void clear_results(tdm_arc_batch *b) {
     memset(b->exec, 0, sizeof b->exec);
 }
 
-int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n,
-                       tdm_device_pref pref, int threads, tdm_arc_batch **out) {
-    if (!ctx || !p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_exec: NULL argument");
+static int check_calls(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n) {
     for (size_t c = 0; c < n; c++) {
         const tdm_arc_grid_ref *g = &calls[c].grid;
         if (calls[c].prog >= tdm_arc_programs_count(p))
@@ -398,6 +413,43 @@ int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_ca
         if (g->h < 0 || g->w < 0 || (g->h && g->w && !g->cells))
             return tdm_error(TDM_E_INVAL, "tdm_arc_batch_exec: call %zu: the grid has a bad size or no cells", c);
     }
+    return TDM_OK;
+}
+
+static void fill_stats(tdm_arc_batch *b) {
+    for (int id = 0; id < ARC_NPRIM; id++) {
+        b->stats[id].calls = b->exec[id].batched + b->exec[id].fallback;
+        b->stats[id].ns = b->exec[id].batched_ns + b->exec[id].fallback_ns;
+    }
+}
+
+int arc_batch_exec_ops(const tdm_backend *be, const tdm_arc_dev_ops *ops, const tdm_arc_programs *p,
+                       const tdm_arc_call_ref *calls, size_t n, int threads, tdm_arc_batch **out) {
+    if (!ops || !p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "arc_batch_exec_ops: NULL argument");
+    int rc = check_calls(p, calls, n);
+    if (rc) return rc;
+    if (threads <= 0) threads = omp_get_max_threads();
+    tdm_arc_batch *b = arc_batch_alloc(n);
+    if (!b) return tdm_error(TDM_E_NOMEM, "arc_batch_exec_ops: no memory for %zu results", n);
+    b->threads = threads, b->backend = "test-device";
+    xdev x = {.b = be, .dev = ops, .threads = threads};
+    uint64_t t0 = now_ns();
+    rc = exec_on(&x, p, calls, n, b);
+    b->seconds = (double)(now_ns() - t0) * 1e-9;
+    if (rc) {
+        tdm_arc_batch_free(b);
+        return rc;
+    }
+    fill_stats(b);
+    *out = b;
+    return TDM_OK;
+}
+
+int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n,
+                       tdm_device_pref pref, int threads, tdm_arc_batch **out) {
+    if (!ctx || !p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_exec: NULL argument");
+    int crc = check_calls(p, calls, n);
+    if (crc) return crc;
     if (threads <= 0) threads = tdm_ctx_threads(ctx);
     if (threads <= 0) threads = 1;
     tdm_arc_batch *b = arc_batch_alloc(n);
@@ -430,10 +482,7 @@ int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_ca
         tdm_arc_batch_free(b);
         return rc;
     }
-    for (int id = 0; id < ARC_NPRIM; id++) {
-        b->stats[id].calls = b->exec[id].batched + b->exec[id].fallback;
-        b->stats[id].ns = b->exec[id].batched_ns + b->exec[id].fallback_ns;
-    }
+    fill_stats(b);
     *out = b;
     return TDM_OK;
 }

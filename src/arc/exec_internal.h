@@ -6,6 +6,7 @@
 
 #include "arc_bops.h"
 #include "arc_internal.h"
+#include "tandem/backend.h"
 
 typedef struct {
     int prim;       /* ARC_P_* */
@@ -31,5 +32,13 @@ void arc_cpu_col_free(arc_col *c);
 void arc_cpu_col_put(const arc_col *dst, const uint32_t *lanes, size_t m, const arc_col *src);
 void arc_cpu_col_get(const arc_col *src, const uint32_t *lanes, size_t m, const arc_col *dst);
 int arc_cpu_bop_run(const arc_bop_call *c, const uint8_t *active, uint8_t *status, int threads);
+
+/* tdm_arc_batch_exec on the device ops ops of backend be (be passed to them as is; may be NULL), with the
+ * device's chunk size and host-side paths, for tests: a fake device table made of the CPU forms above runs the
+ * GPU path's machinery (32,768-lane chunks, every column move through ops) without a GPU. threads <= 0:
+ * OpenMP's default. Errors: those of tdm_arc_batch_exec and of ops. */
+struct tdm_arc_dev_ops;
+int arc_batch_exec_ops(const tdm_backend *be, const struct tdm_arc_dev_ops *ops, const tdm_arc_programs *p,
+                       const tdm_arc_call_ref *calls, size_t n, int threads, tdm_arc_batch **out);
 
 #endif

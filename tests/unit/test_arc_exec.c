@@ -3,9 +3,12 @@
  * programs of tests/arc/solvers on random grids (all sizes 1..30, all colours, and grids no lane can hold)
  * and on every grid of their tasks (skipped without the ARC data). The CPU half runs the executor's whole
  * machinery with the CPU forms of the batched primitives; the GPU half runs it on the device and skips
- * without a GPU (fails under TANDEM_TEST_REQUIRE_GPU=1). TANDEM_TEST_CASES: random grids per program. */
+ * without a GPU (fails under TANDEM_TEST_REQUIRE_GPU=1); a fake device made of the CPU forms runs the GPU
+ * path's host side (its chunk size, its column moves) everywhere. TANDEM_TEST_CASES: random grids per program. */
 #include "unit_common.h"
 
+#include "arc/arc_device.h"
+#include "arc/exec_internal.h"
 #include "tandem/arc.h"
 #include "tandem/backend.h"
 
@@ -252,12 +255,74 @@ static void test_stats_and_errors(void **state) {
     tdm_destroy(ctx);
 }
 
+/* A fake device: the CPU forms behind the device table, so the GPU path's host side (32,768-lane chunks,
+ * every column move and launch through the table) runs here. */
+static int fake_alloc(const tdm_backend *b, size_t n, arc_col *c) { return (void)b, arc_cpu_col_alloc(n, c); }
+static void fake_free(const tdm_backend *b, arc_col *c) { (void)b, arc_cpu_col_free(c); }
+static int fake_put(const tdm_backend *b, const arc_col *dst, const uint32_t *lanes, size_t m, const arc_col *src) {
+    (void)b, arc_cpu_col_put(dst, lanes, m, src);
+    return TDM_OK;
+}
+static int fake_get(const tdm_backend *b, const arc_col *src, const uint32_t *lanes, size_t m, const arc_col *dst) {
+    (void)b, arc_cpu_col_get(src, lanes, m, dst);
+    return TDM_OK;
+}
+static int fake_run(const tdm_backend *b, const arc_bop_call *c, const uint8_t *active, uint8_t *status) {
+    return (void)b, arc_cpu_bop_run(c, active, status, 0);
+}
+
+/* More grids than one GPU chunk (32,768) through the device path, with many threads: programs whose batched
+ * forms refuse part of the lanes (hconcat past width 30), so the interpreter's lines read lanes gathered from
+ * a column as a sparse list. bench_arc_batch --grids 100000 crashed on the GPU there: the gathered lanes were
+ * decoded by OpenMP's split of the list, not by the thread owning each lane's runtime, so two threads filled
+ * one arena at once. */
+static void test_device_path_many_grids(void **state) {
+    (void)state;
+    const char *src = "def solve_a(I):\n    O = hconcat(I, I)\n    return O\n"
+                      "def solve_b(I):\n    x1 = hconcat(I, I)\n    x2 = vmirror(x1)\n    x3 = height(x2)\n"
+                      "    x4 = astuple(x3, x3)\n    O = crop(x2, ORIGIN, x4)\n    return O\n";
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(src, strlen(src), "t.py", &p), TDM_OK);
+    const tdm_arc_dev_ops ops = {NULL, fake_alloc, fake_free, fake_put, fake_get, fake_run};
+    size_t per = 40000, n = 2 * per;
+    tdm_arc_call_ref *calls = malloc(n * sizeof *calls);
+    int *cells = malloc(per * 900 * sizeof *cells);
+    tu_rng r = tu_rng_for(710);
+    for (size_t g = 0; g < per; g++) {
+        int h = 1 + (int)tu_below(&r, 30), w = 1 + (int)tu_below(&r, 30), *c = cells + g * 900;
+        for (int s = 0; s < h * w; s++) c[s] = (int)tu_below(&r, 10);
+        for (int q = 0; q < 2; q++) calls[q * per + g] = (tdm_arc_call_ref){(size_t)q, {h, w, c}};
+    }
+    tdm_arc_batch *want, *got;
+    assert_int_equal(tdm_arc_batch_run(p, calls, n, 0, 0, &want), TDM_OK);
+    for (int rep = 0; rep < 3; rep++) {
+        assert_int_equal(arc_batch_exec_ops(NULL, &ops, p, calls, n, 16, &got), TDM_OK);
+        for (size_t k = 0; k < n; k++) {
+            const tdm_arc_result *a = tdm_arc_batch_result(want, k), *b = tdm_arc_batch_result(got, k);
+            tu_check(a->status == b->status && a->h == b->h && a->w == b->w, "call %zu: status %d %dx%d, interpreter %d %dx%d",
+                     k, b->status, b->h, b->w, a->status, a->h, a->w);
+            if (a->cells && b->cells && a->h == b->h && a->w == b->w)
+                tu_check(!memcmp(a->cells, b->cells, (size_t)(a->h * a->w) * sizeof *a->cells), "call %zu: cells differ", k);
+        }
+        int id;
+        assert_int_equal(tdm_arc_prim_lookup("hconcat", &id), TDM_OK);
+        tdm_arc_exec_stats s = tdm_arc_batch_exec_stats(got, id);
+        assert_true(s.batched > 0 && s.fallback > 0);
+        assert_int_equal(s.launches, 2 * 2); /* two chunks (32,768 + 7,232) per program */
+        tdm_arc_batch_free(got);
+    }
+    tdm_arc_batch_free(want);
+    free(calls), free(cells);
+    tdm_arc_programs_free(p);
+}
+
 int main(void) {
     tu_init_seed("test_arc_exec");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_and_errors),
         cmocka_unit_test(test_cpu_matches_interpreter),
         cmocka_unit_test(test_gpu_matches_interpreter),
+        cmocka_unit_test(test_device_path_many_grids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
