@@ -46,11 +46,11 @@ static void print_json(const tdm_ctx *ctx, const tdm_costmodel *m) {
             json_t *b = json_array();
             for (uint32_t i = 0; i < c->nbuckets; i++)
                 json_array_append_new(b, json_pack("[f,f]", c->bucket_work[i], c->bucket_us[i]));
-            json_array_append_new(classes, json_pack("{s:s,s:s,s:b,s:I,s:f,s:f,s:f,s:f,s:o}", "op", tdm_op_name((tdm_op)op),
+            json_array_append_new(classes, json_pack("{s:s,s:s,s:b,s:I,s:f,s:f,s:f,s:f,s:f,s:o}", "op", tdm_op_name((tdm_op)op),
                                                      "backend", g ? "gpu" : "cpu", "trusted", c->trusted, "samples",
                                                      (json_int_t)c->samples, "t0_us", c->t0_us, "us_per_work",
                                                      c->us_per_work, "lambda_us", c->lambda_us, "residual", c->residual,
-                                                     "buckets", b));
+                                                     "interp_residual", c->interp_residual, "buckets", b));
         }
     json_t *root = json_pack("{s:s,s:s,s:s,s:{s:b,s:[f,f],s:[f,f]},s:o}", "path", tdm_costmodel_path(ctx), "key", m->key,
                              "date", m->date, "link", "trusted", m->link_trusted, "h2d", m->h2d.lat_us,
@@ -65,14 +65,14 @@ static void print_text(const tdm_ctx *ctx, const tdm_costmodel *m) {
     const char *path = tdm_costmodel_path(ctx);
     printf("cost model %s%s\nkey: %s\n", path[0] ? path : "(not persisted)", m->date[0] ? "" : " (empty)", m->key);
     if (m->date[0]) printf("calibrated: %s\n", m->date);
-    printf("\n%-12s %-4s %8s %12s %14s %9s %7s  %s\n", "op", "on", "trusted", "t0 (us)", "us per unit", "residual",
-           "runs", "measured work range");
+    printf("\n%-12s %-4s %8s %12s %14s %9s %7s %7s  %s\n", "op", "on", "trusted", "t0 (us)", "us per unit", "residual",
+           "interp", "runs", "measured work range");
     for (int op = 0; op < TDM_OP_COUNT; op++)
         for (int g = 0; g < 2; g++) {
             const tdm_cost_class *c = &m->cls[op][g];
             if (!c->samples) continue;
-            printf("%-12s %-4s %8s %12.2f %14.6g %9.3f %7u  ", tdm_op_name((tdm_op)op), g ? "gpu" : "cpu",
-                   c->trusted ? "yes" : "no", c->t0_us, c->us_per_work, c->residual, c->samples);
+            printf("%-12s %-4s %8s %12.2f %14.6g %9.3f %7.3f %7u  ", tdm_op_name((tdm_op)op), g ? "gpu" : "cpu",
+                   c->trusted ? "yes" : "no", c->t0_us, c->us_per_work, c->residual, c->interp_residual, c->samples);
             if (c->nbuckets) printf("%.0f .. %.0f\n", c->bucket_work[0], c->bucket_work[c->nbuckets - 1]);
             else putchar('\n');
         }

@@ -148,12 +148,16 @@ int tdm_backend_select(const tdm_ctx *ctx, tdm_op op, tdm_device_pref pref, cons
 
 /* One (op, backend kind) class of the model. Times in microseconds. */
 typedef struct {
-    int trusted;          /* >= 10 timed runs and median relative residual <= 0.25 */
+    int trusted;          /* >= 10 timed runs, and median relative residual <= 0.25 or (at least 4 buckets)
+                             interp_residual <= 0.25: then predictions inside the measured range
+                             interpolate between buckets, which a curve no line fits still allows */
     uint32_t samples;     /* timed runs behind the fit */
     double t0_us;         /* fixed cost of a call (launch, setup, small transfers) */
     double us_per_work;   /* 1/theta: cost of one work unit */
     double lambda_us;     /* per level of a level-synchronous op on the GPU; 0 for other ops */
     double residual;      /* median |fit - median| / median over the buckets */
+    double interp_residual; /* median over the interior buckets of |interpolation from its two neighbours
+                               (log-log) - median| / median; -1 with fewer than 3 buckets */
     uint32_t nbuckets;    /* measured sizes: median time per work (ascending work, levels 0) */
     double bucket_work[TDM_COST_BUCKETS], bucket_us[TDM_COST_BUCKETS];
 } tdm_cost_class;

@@ -82,6 +82,25 @@ static int cmp_double(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
+/* How well the buckets predict each other: each interior bucket from its two neighbours by the log-log
+ * interpolation tdm_costmodel_predict uses, median relative error; -1 below 3 buckets. A CPU class whose
+ * time bends where threads start or caches overflow fits no line, yet its buckets still predict the
+ * sizes between them. */
+static double interp_residual(const tdm_cost_class *c) {
+    if (c->nbuckets < 3) return -1.0;
+    double rel[TDM_COST_BUCKETS];
+    size_t k = 0;
+    for (uint32_t i = 1; i + 1 < c->nbuckets; i++) {
+        double x0 = log(c->bucket_work[i - 1]), x1 = log(c->bucket_work[i + 1]), x = log(c->bucket_work[i]);
+        if (!(c->bucket_work[i - 1] > 0.0) || !(x1 > x0)) continue;
+        double y = exp(log(c->bucket_us[i - 1]) + (x - x0) / (x1 - x0) * (log(c->bucket_us[i + 1]) - log(c->bucket_us[i - 1])));
+        rel[k++] = fabs(y - c->bucket_us[i]) / c->bucket_us[i];
+    }
+    if (!k) return -1.0;
+    qsort(rel, k, sizeof *rel, cmp_double);
+    return k % 2 ? rel[k / 2] : 0.5 * (rel[k / 2 - 1] + rel[k / 2]);
+}
+
 int tdm_costmodel_fit(tdm_cost_class *c, const double *work, const double *levels, const double *us, size_t n,
                       uint32_t runs) {
     if (!c || !work || !us || !n || n > 64) return tdm_error(TDM_E_INVAL, "tdm_costmodel_fit: %zu points", n);
@@ -134,7 +153,9 @@ int tdm_costmodel_fit(tdm_cost_class *c, const double *work, const double *level
         c->bucket_us[c->nbuckets++] = us[order[i]];
     }
     c->samples = runs;
-    c->trusted = runs >= MIN_RUNS && n >= 2 && c->residual <= MAX_RESIDUAL;
+    c->interp_residual = interp_residual(c);
+    c->trusted = runs >= MIN_RUNS && n >= 2 &&
+                 (c->residual <= MAX_RESIDUAL || (c->nbuckets >= 4 && c->interp_residual <= MAX_RESIDUAL));
     return TDM_OK;
 }
 
@@ -235,6 +256,7 @@ static int read_class(json_t *j, tdm_cost_class *c) {
         if (json_unpack(json_array_get(b, i), "[F,F]", &c->bucket_work[i], &c->bucket_us[i]) || !(c->bucket_us[i] > 0.0))
             return -1;
     if (!(c->t0_us >= 0.0) || !(c->us_per_work >= 0.0) || !(c->lambda_us >= 0.0)) return -1;
+    c->interp_residual = interp_residual(c); /* not stored: the buckets determine it */
     return 0;
 }
 

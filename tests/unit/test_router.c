@@ -71,9 +71,17 @@ static void test_fit_recovers_parameters(void **state) {
     for (int i = 0; i < 8; i++) t[i] = 5.0 + 0.01 * w[i];
     assert_int_equal(tdm_costmodel_fit(&c, w, l, t, 8, 9), TDM_OK);
     assert_false(c.trusted);
-    for (int i = 0; i < 8; i++) t[i] = i % 2 ? 1000.0 : 1.0; /* no line fits this */
+    for (int i = 0; i < 8; i++) t[i] = i % 2 ? 1000.0 : 1.0; /* no line fits this, nor do neighbours predict it */
     assert_int_equal(tdm_costmodel_fit(&c, w, l, t, 8, 80), TDM_OK);
     assert_false(c.trusted);
+    assert_true(c.interp_residual > 0.25);
+    /* A curve no line fits whose buckets predict each other (a power law, straight in log-log): trusted by
+     * its interpolation; with only 3 buckets that is too little evidence. */
+    for (int i = 0; i < 8; i++) t[i] = 40.0 * pow(w[i], 0.35);
+    assert_int_equal(tdm_costmodel_fit(&c, w, l, t, 8, 80), TDM_OK);
+    assert_true(c.residual > 0.25 && c.interp_residual < 1e-9 && c.trusted);
+    assert_int_equal(tdm_costmodel_fit(&c, w, l, t, 3, 80), TDM_OK);
+    assert_true(c.nbuckets == 3 && c.interp_residual < 1e-9 && c.trusted == (c.residual <= 0.25));
     t[3] = -1.0;
     assert_int_equal(tdm_costmodel_fit(&c, w, l, t, 8, 80), TDM_E_INVAL);
     assert_int_equal(tdm_costmodel_fit(&c, w, l, t, 0, 80), TDM_E_INVAL);
