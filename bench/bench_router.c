@@ -125,17 +125,38 @@ static double time_query(tdm_seq_engine *e, int on_engine, tdm_seq_stm *stms, si
     return m;
 }
 
-static void sweep(uint32_t max_patterns, tdm_seq_metric metric, int runs) {
+/* A context whose op classes are trusted on every backend it has (calibrated now when they are not). */
+static tdm_ctx *routed_ctx(tdm_op op) {
     tdm_config c;
     tdm_config_init(&c);
     tdm_ctx *ctx;
     int rc = tdm_init(&ctx, &c);
     if (rc) die("tdm_init", rc);
     const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+    tdm_costmodel m;
+    tdm_costmodel_get(ctx, &m);
+    if (!m.cls[op][0].trusted || (gpu && !m.cls[op][1].trusted)) {
+        double t0 = now_s();
+        if ((rc = tdm_calibrate(ctx, 1u << op)) && rc != TDM_E_IO) die("tdm_calibrate", rc);
+        tdm_costmodel_get(ctx, &m);
+        printf("calibrated %s in %.2f s (model %s): cpu %s, gpu %s\n", tdm_op_name(op), now_s() - t0,
+               tdm_costmodel_path(ctx)[0] ? tdm_costmodel_path(ctx) : "not persisted",
+               m.cls[op][0].trusted ? "trusted" : "NOT trusted", gpu ? (m.cls[op][1].trusted ? "trusted" : "NOT trusted") : "none");
+    } else {
+        printf("model from %s (calibrated %s)\n", tdm_costmodel_path(ctx), m.date);
+    }
+    return ctx;
+}
+
+static void sweep(uint32_t max_patterns, tdm_seq_metric metric, int runs) {
     tdm_op op = metric == TDM_SEQ_DIFFLIB ? TDM_OP_SEQ_DIFFLIB : TDM_OP_SEQ_LCS;
+    tdm_ctx *ctx = routed_ctx(op);
+    const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+    int rc;
     /* The GPU side is timed through an engine forced onto the device; the router is asked separately. */
     tdm_ctx *dctx = ctx;
     if (gpu) {
+        tdm_config c;
         tdm_config_init(&c);
         c.seq_backend = TDM_DEVICE_CUDA;
         c.calibrate = TDM_CALIBRATE_OFF;
@@ -143,15 +164,6 @@ static void sweep(uint32_t max_patterns, tdm_seq_metric metric, int runs) {
     }
     tdm_costmodel m;
     tdm_costmodel_get(ctx, &m);
-    if (!m.cls[op][0].trusted || (gpu && !m.cls[op][1].trusted)) {
-        double t0 = now_s();
-        if ((rc = tdm_calibrate(ctx, 1u << op)) && rc != TDM_E_IO) die("tdm_calibrate", rc);
-        printf("calibrated %s in %.2f s (model %s)\n", tdm_op_name(op), now_s() - t0,
-               tdm_costmodel_path(ctx)[0] ? tdm_costmodel_path(ctx) : "not persisted");
-        tdm_costmodel_get(ctx, &m);
-    } else {
-        printf("model from %s (calibrated %s)\n", tdm_costmodel_path(ctx), m.date);
-    }
     printf("\nsweep: %s threshold 0.1 queries, %d timed runs after 2 warm-ups, medians; GPU %s\n", tdm_op_name(op), runs,
            gpu ? gpu->description : "none (CPU side only)");
     printf("%9s %11s %11s %11s %11s %11s %-8s %-16s %s\n", "patterns", "symbols", "cpu us", "gpu us", "pred cpu", "pred gpu",
@@ -221,28 +233,6 @@ static void sweep(uint32_t max_patterns, tdm_seq_metric metric, int runs) {
 
 /* ---- lattice sweeps ------------------------------------------------------------------------------------ */
 
-/* A context whose op classes are trusted on every backend it has (calibrated now when they are not). */
-static tdm_ctx *routed_ctx(tdm_op op) {
-    tdm_config c;
-    tdm_config_init(&c);
-    tdm_ctx *ctx;
-    int rc = tdm_init(&ctx, &c);
-    if (rc) die("tdm_init", rc);
-    const tdm_backend *gpu = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
-    tdm_costmodel m;
-    tdm_costmodel_get(ctx, &m);
-    if (!m.cls[op][0].trusted || (gpu && !m.cls[op][1].trusted)) {
-        double t0 = now_s();
-        if ((rc = tdm_calibrate(ctx, 1u << op)) && rc != TDM_E_IO) die("tdm_calibrate", rc);
-        tdm_costmodel_get(ctx, &m);
-        printf("calibrated %s in %.2f s (model %s): cpu %s, gpu %s\n", tdm_op_name(op), now_s() - t0,
-               tdm_costmodel_path(ctx)[0] ? tdm_costmodel_path(ctx) : "not persisted",
-               m.cls[op][0].trusted ? "trusted" : "NOT trusted", gpu ? (m.cls[op][1].trusted ? "trusted" : "NOT trusted") : "none");
-    } else {
-        printf("model from %s (calibrated %s)\n", tdm_costmodel_path(ctx), m.date);
-    }
-    return ctx;
-}
 
 /* Median microseconds of `runs` calls of fn(arg) after 2 warm-ups. */
 static double time_calls(void (*fn)(void *), void *arg, int runs) {

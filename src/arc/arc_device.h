@@ -1,6 +1,6 @@
 /* arc_device.h: what the ARC engine's batched objects() labelling shares between the CPU path
  * (src/arc/objects_batch.c) and the CUDA module (src/cuda/arc_objects.cu): the device entry point, the
- * grid slot layout, and mostcolor()'s tie rule written once for host and device.
+ * grid slot layout, and mostcolor()'s tie rule and Python's slice bounds written once for host and device.
  *
  * mostcolor(grid) is max(set(values), key=values.count): the first colour of largest count in the
  * iteration order of a CPython set of the colours inserted in row-major first-occurrence order. Spec §4.9
@@ -26,6 +26,18 @@
 #define ARC_COLOURS 10
 
 enum { ARC_OBJ_UNIVALUED = 1, ARC_OBJ_DIAGONAL = 2, ARC_OBJ_WITHOUT_BG = 4 };
+
+/* Python's slice t[a:b] of a length-n sequence as [lo, hi): negatives count from the end, then clamped
+ * (the interpreter's primitives and the device kernels). */
+static inline ARC_HD void arc_py_slice(int64_t n, int64_t a, int64_t b, int64_t *lo, int64_t *hi) {
+    if (a < 0) a += n;
+    if (b < 0) b += n;
+    if (a < 0) a = 0;
+    if (b < 0) b = 0;
+    if (a > n) a = n;
+    if (b > n) b = n;
+    *lo = a, *hi = b > a ? b : a;
+}
 
 /* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
  * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */

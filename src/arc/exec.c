@@ -423,6 +423,18 @@ static void fill_stats(tdm_arc_batch *b) {
     }
 }
 
+/* Ends a batch run: its time, then its statistics and *out, or on failure the batch freed and rc. */
+static int conclude(tdm_arc_batch *b, int rc, uint64_t t0, tdm_arc_batch **out) {
+    b->seconds = (double)(now_ns() - t0) * 1e-9;
+    if (rc) {
+        tdm_arc_batch_free(b);
+        return rc;
+    }
+    fill_stats(b);
+    *out = b;
+    return TDM_OK;
+}
+
 int arc_batch_exec_ops(const tdm_backend *be, const tdm_arc_dev_ops *ops, const tdm_arc_programs *p,
                        const tdm_arc_call_ref *calls, size_t n, int threads, tdm_arc_batch **out) {
     if (!ops || !p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "arc_batch_exec_ops: NULL argument");
@@ -435,14 +447,7 @@ int arc_batch_exec_ops(const tdm_backend *be, const tdm_arc_dev_ops *ops, const 
     xdev x = {.b = be, .dev = ops, .threads = threads};
     uint64_t t0 = now_ns();
     rc = exec_on(&x, p, calls, n, b);
-    b->seconds = (double)(now_ns() - t0) * 1e-9;
-    if (rc) {
-        tdm_arc_batch_free(b);
-        return rc;
-    }
-    fill_stats(b);
-    *out = b;
-    return TDM_OK;
+    return conclude(b, rc, t0, out);
 }
 
 int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n,
@@ -477,12 +482,5 @@ int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_ca
         }
     }
     if (!gpu.dev) rc = exec_on(&cpu, p, calls, n, b);
-    b->seconds = (double)(now_ns() - t0) * 1e-9;
-    if (rc) {
-        tdm_arc_batch_free(b);
-        return rc;
-    }
-    fill_stats(b);
-    *out = b;
-    return TDM_OK;
+    return conclude(b, rc, t0, out);
 }

@@ -2,6 +2,7 @@
  * count from the end, far edges clip), halves computed the reference's way (by rotating, so a 1-wide grid
  * gives ()), splits, concatenation, scaling, compress and index. These work on the tuple structure, so
  * degenerate grids (() and rows of width 0) come out exactly as in Python. */
+#include "arc_device.h"
 #include "arc_internal.h"
 
 #include <string.h>
@@ -21,20 +22,10 @@ static int need_grid(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
     return 0;
 }
 
-/* Python's slice t[a:b] of a length-n sequence: bounds after adding n to negatives, clamped. */
-static void pyslice(int64_t n, int64_t a, int64_t b, int64_t *lo, int64_t *hi) {
-    if (a < 0) a += n;
-    if (b < 0) b += n;
-    if (a < 0) a = 0;
-    if (b < 0) b = 0;
-    if (a > n) a = n;
-    if (b > n) b = n;
-    *lo = a, *hi = b > a ? b : a;
-}
 
 static tdm_arc_val *slice(tdm_arc_rt *rt, tdm_arc_val *t, int64_t a, int64_t b) {
     int64_t lo, hi;
-    pyslice(t->n, a, b, &lo, &hi);
+    arc_py_slice(t->n, a, b, &lo, &hi);
     tdm_arc_val *r = arc_tuple(rt, (uint32_t)(hi - lo));
     ARC_TRY(r);
     if (hi > lo) memcpy(r->u.items, t->u.items + lo, (size_t)(hi - lo) * sizeof *r->u.items);
@@ -65,7 +56,7 @@ static tdm_arc_val *crop(tdm_arc_rt *rt, tdm_arc_val *g, int64_t s0, int64_t s1,
     if (__builtin_add_overflow(s0, d0, &e0) || __builtin_add_overflow(s1, d1, &e1))
         return arc_fail(rt, "%s: integer overflow beyond 64 bits (not supported by the port)", who);
     int64_t lo, hi;
-    pyslice(g->n, s0, e0, &lo, &hi);
+    arc_py_slice(g->n, s0, e0, &lo, &hi);
     tdm_arc_val *out = arc_tuple(rt, (uint32_t)(hi - lo));
     ARC_TRY(out);
     for (int64_t i = lo; i < hi; i++) ARC_TRY(out->u.items[i - lo] = slice(rt, g->u.items[i], s1, e1));

@@ -21,16 +21,6 @@ __device__ __forceinline__ int64_t arg_int(const arc_bop_call &c, int a, size_t 
     return c.arg[a].iv ? c.arg[a].iv[2 * l + part] : c.k[a][part];
 }
 
-/* Python's t[a:b] on a length-n sequence: [lo, hi). */
-__device__ void py_slice(int64_t n, int64_t a, int64_t b, int64_t *lo, int64_t *hi) {
-    if (a < 0) a += n;
-    if (b < 0) b += n;
-    if (a < 0) a = 0;
-    if (b < 0) b = 0;
-    if (a > n) a = n;
-    if (b > n) b = n;
-    *lo = a, *hi = b > a ? b : a;
-}
 
 __device__ int add_overflows(int64_t a, int64_t b) {
     return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
@@ -90,8 +80,8 @@ __device__ geo shape_of(const arc_bop_call &c, size_t l, int h, int w) {
         int64_t s0 = arg_int(c, 1, l, 0), s1 = arg_int(c, 1, l, 1), d0 = arg_int(c, 2, l, 0), d1 = arg_int(c, 2, l, 1);
         if (add_overflows(s0, d0) || add_overflows(s1, d1)) return geo{0, 0, 0, 0, 0};
         int64_t lo, hi, clo, chi;
-        py_slice(h, s0, s0 + d0, &lo, &hi);
-        py_slice(w, s1, s1 + d1, &clo, &chi);
+        arc_py_slice(h, s0, s0 + d0, &lo, &hi);
+        arc_py_slice(w, s1, s1 + d1, &clo, &chi);
         q.oh = (int)(hi - lo), q.ow = (int)(chi - clo), q.r0 = lo, q.c0 = clo;
         break;
     }
@@ -225,15 +215,6 @@ __global__ void scatter_kernel(arc_col dst, arc_col src, const uint32_t *lanes, 
     }
 }
 
-#define CK(call, what)                                                                                     \
-    do {                                                                                                   \
-        cudaError_t e_ = (call);                                                                           \
-        if (e_ != cudaSuccess) {                                                                           \
-            rc = tdm_cuda_fail(e_, what);                                                                  \
-            goto out;                                                                                      \
-        }                                                                                                  \
-    } while (0)
-
 void tdm_cuda_arc_col_free(const tdm_backend *b, arc_col *c) {
     const cuda_impl *ci = (const cuda_impl *)b->impl;
     if (c->cells) tdm_cuda_free(b, c->cells, ci->stream);
@@ -246,10 +227,10 @@ int tdm_cuda_arc_col_alloc(const tdm_backend *b, size_t n, arc_col *c) {
     const cuda_impl *ci = (const cuda_impl *)b->impl;
     int rc = TDM_OK;
     memset(c, 0, sizeof *c);
-    CK(cudaSetDevice(ci->dev), "cudaSetDevice");
-    CK(tdm_cuda_malloc(b, (void **)&c->cells, n * ARC_SLOT_CELLS + 4, ci->stream), "a column's cells");
-    CK(tdm_cuda_malloc(b, (void **)&c->hw, n * 2 + 2, ci->stream), "a column's shapes");
-    CK(tdm_cuda_malloc(b, (void **)&c->iv, (n * 2 + 2) * sizeof(int64_t), ci->stream), "a column's ints");
+    CK_OUT(cudaSetDevice(ci->dev), "cudaSetDevice");
+    CK_OUT(tdm_cuda_malloc(b, (void **)&c->cells, n * ARC_SLOT_CELLS + 4, ci->stream), "a column's cells");
+    CK_OUT(tdm_cuda_malloc(b, (void **)&c->hw, n * 2 + 2, ci->stream), "a column's shapes");
+    CK_OUT(tdm_cuda_malloc(b, (void **)&c->iv, (n * 2 + 2) * sizeof(int64_t), ci->stream), "a column's ints");
     return TDM_OK;
 out:
     tdm_cuda_arc_col_free(b, c);
@@ -265,26 +246,26 @@ static int col_move(const tdm_backend *b, const arc_col *dev, const uint32_t *la
     arc_col tmp = {NULL, NULL, NULL};
     uint32_t *d_lanes = NULL;
     if (!m) return TDM_OK;
-    CK(cudaSetDevice(ci->dev), "cudaSetDevice");
+    CK_OUT(cudaSetDevice(ci->dev), "cudaSetDevice");
     if ((rc = tdm_cuda_arc_col_alloc(b, m, &tmp))) return rc;
-    CK(tdm_cuda_malloc(b, (void **)&d_lanes, m * sizeof *d_lanes, st), "lane list");
-    CK(cudaMemcpyAsync(d_lanes, lanes, m * sizeof *d_lanes, cudaMemcpyHostToDevice, st), "lane list");
+    CK_OUT(tdm_cuda_malloc(b, (void **)&d_lanes, m * sizeof *d_lanes, st), "lane list");
+    CK_OUT(cudaMemcpyAsync(d_lanes, lanes, m * sizeof *d_lanes, cudaMemcpyHostToDevice, st), "lane list");
     if (put) {
-        CK(cudaMemcpyAsync(tmp.cells, host->cells, m * ARC_SLOT_CELLS, cudaMemcpyHostToDevice, st), "lanes to the device");
-        CK(cudaMemcpyAsync(tmp.hw, host->hw, m * 2, cudaMemcpyHostToDevice, st), "lanes to the device");
-        CK(cudaMemcpyAsync(tmp.iv, host->iv, m * 2 * sizeof(int64_t), cudaMemcpyHostToDevice, st), "lanes to the device");
+        CK_OUT(cudaMemcpyAsync(tmp.cells, host->cells, m * ARC_SLOT_CELLS, cudaMemcpyHostToDevice, st), "lanes to the device");
+        CK_OUT(cudaMemcpyAsync(tmp.hw, host->hw, m * 2, cudaMemcpyHostToDevice, st), "lanes to the device");
+        CK_OUT(cudaMemcpyAsync(tmp.iv, host->iv, m * 2 * sizeof(int64_t), cudaMemcpyHostToDevice, st), "lanes to the device");
     }
     {
         unsigned blocks = (unsigned)(m < 65535 ? m : 65535);
         scatter_kernel<<<blocks, 128, 0, st>>>(*dev, tmp, d_lanes, m, put);
-        CK(cudaGetLastError(), "launching the lane copy");
+        CK_OUT(cudaGetLastError(), "launching the lane copy");
     }
     if (!put) {
-        CK(cudaMemcpyAsync(host->cells, tmp.cells, m * ARC_SLOT_CELLS, cudaMemcpyDeviceToHost, st), "lanes to the host");
-        CK(cudaMemcpyAsync(host->hw, tmp.hw, m * 2, cudaMemcpyDeviceToHost, st), "lanes to the host");
-        CK(cudaMemcpyAsync(host->iv, tmp.iv, m * 2 * sizeof(int64_t), cudaMemcpyDeviceToHost, st), "lanes to the host");
+        CK_OUT(cudaMemcpyAsync(host->cells, tmp.cells, m * ARC_SLOT_CELLS, cudaMemcpyDeviceToHost, st), "lanes to the host");
+        CK_OUT(cudaMemcpyAsync(host->hw, tmp.hw, m * 2, cudaMemcpyDeviceToHost, st), "lanes to the host");
+        CK_OUT(cudaMemcpyAsync(host->iv, tmp.iv, m * 2 * sizeof(int64_t), cudaMemcpyDeviceToHost, st), "lanes to the host");
     }
-    CK(cudaStreamSynchronize(st), "moving lanes");
+    CK_OUT(cudaStreamSynchronize(st), "moving lanes");
 out:
     if (d_lanes) tdm_cuda_free(b, d_lanes, st);
     tdm_cuda_arc_col_free(b, &tmp);
@@ -305,18 +286,18 @@ int tdm_cuda_arc_bop_run(const tdm_backend *b, const arc_bop_call *c, const uint
     int rc = TDM_OK;
     uint8_t *d_flags = NULL;
     if (!c->n) return TDM_OK;
-    CK(cudaSetDevice(ci->dev), "cudaSetDevice");
-    CK(tdm_cuda_malloc(b, (void **)&d_flags, 2 * c->n, st), "lane flags");
-    CK(cudaMemcpyAsync(d_flags, active, c->n, cudaMemcpyHostToDevice, st), "lane flags");
-    CK(cudaMemcpyAsync(d_flags + c->n, status, c->n, cudaMemcpyHostToDevice, st), "lane flags");
+    CK_OUT(cudaSetDevice(ci->dev), "cudaSetDevice");
+    CK_OUT(tdm_cuda_malloc(b, (void **)&d_flags, 2 * c->n, st), "lane flags");
+    CK_OUT(cudaMemcpyAsync(d_flags, active, c->n, cudaMemcpyHostToDevice, st), "lane flags");
+    CK_OUT(cudaMemcpyAsync(d_flags + c->n, status, c->n, cudaMemcpyHostToDevice, st), "lane flags");
     {
         size_t want = (c->n + WARPS - 1) / WARPS, fit = (size_t)ci->sms * 16;
         unsigned blocks = (unsigned)(want < fit ? want : fit);
         bop_kernel<<<blocks, WARPS * 32, 0, st>>>(*c, d_flags, d_flags + c->n);
-        CK(cudaGetLastError(), "launching a batched primitive");
+        CK_OUT(cudaGetLastError(), "launching a batched primitive");
     }
-    CK(cudaMemcpyAsync(status, d_flags + c->n, c->n, cudaMemcpyDeviceToHost, st), "lane statuses");
-    CK(cudaStreamSynchronize(st), "a batched primitive");
+    CK_OUT(cudaMemcpyAsync(status, d_flags + c->n, c->n, cudaMemcpyDeviceToHost, st), "lane statuses");
+    CK_OUT(cudaStreamSynchronize(st), "a batched primitive");
 out:
     if (d_flags) tdm_cuda_free(b, d_flags, st);
     return rc;

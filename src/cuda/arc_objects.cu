@@ -122,15 +122,6 @@ __global__ void __launch_bounds__(WARPS * 32) objects_kernel(const uint8_t *cell
     }
 }
 
-#define CK(call, what)                                                                                     \
-    do {                                                                                                   \
-        cudaError_t e_ = (call);                                                                           \
-        if (e_ != cudaSuccess) {                                                                           \
-            rc = tdm_cuda_fail(e_, what);                                                                  \
-            goto out;                                                                                      \
-        }                                                                                                  \
-    } while (0)
-
 static int arc_objects_labels(const tdm_backend *b, const uint8_t *cells, const uint8_t *hw, size_t n, int flags,
                               int16_t *labels, size_t *bad_out, tdm_arc_dev_times *t) {
     const cuda_impl *ci = (const cuda_impl *)b->impl;
@@ -144,36 +135,36 @@ static int arc_objects_labels(const tdm_backend *b, const uint8_t *cells, const 
     *bad_out = n;
     memset(t, 0, sizeof *t);
     if (!n) return TDM_OK;
-    CK(cudaSetDevice(ci->dev), "cudaSetDevice");
-    for (int k = 0; k < 4; k++) CK(cudaEventCreate(&ev[k]), "event");
-    CK(cudaMallocAsync((void **)&d_cells, chunk * ARC_SLOT_CELLS, st), "grid cells");
-    CK(cudaMallocAsync((void **)&d_hw, chunk * 2, st), "grid shapes");
-    CK(cudaMallocAsync((void **)&d_labels, chunk * ARC_SLOT_CELLS * sizeof(int16_t), st), "labels");
-    CK(cudaMallocAsync((void **)&d_bad, sizeof *d_bad, st), "error slot");
-    CK(cudaMemcpyAsync(d_bad, &h_bad, sizeof h_bad, cudaMemcpyHostToDevice, st), "error slot");
+    CK_OUT(cudaSetDevice(ci->dev), "cudaSetDevice");
+    for (int k = 0; k < 4; k++) CK_OUT(cudaEventCreate(&ev[k]), "event");
+    CK_OUT(cudaMallocAsync((void **)&d_cells, chunk * ARC_SLOT_CELLS, st), "grid cells");
+    CK_OUT(cudaMallocAsync((void **)&d_hw, chunk * 2, st), "grid shapes");
+    CK_OUT(cudaMallocAsync((void **)&d_labels, chunk * ARC_SLOT_CELLS * sizeof(int16_t), st), "labels");
+    CK_OUT(cudaMallocAsync((void **)&d_bad, sizeof *d_bad, st), "error slot");
+    CK_OUT(cudaMemcpyAsync(d_bad, &h_bad, sizeof h_bad, cudaMemcpyHostToDevice, st), "error slot");
     for (size_t at = 0; at < n; at += chunk) {
         size_t m = n - at < chunk ? n - at : chunk;
-        CK(cudaEventRecord(ev[0], st), "event");
-        CK(cudaMemcpyAsync(d_cells, cells + at * ARC_SLOT_CELLS, m * ARC_SLOT_CELLS, cudaMemcpyHostToDevice, st), "copying grids");
-        CK(cudaMemcpyAsync(d_hw, hw + 2 * at, m * 2, cudaMemcpyHostToDevice, st), "copying shapes");
-        CK(cudaEventRecord(ev[1], st), "event");
+        CK_OUT(cudaEventRecord(ev[0], st), "event");
+        CK_OUT(cudaMemcpyAsync(d_cells, cells + at * ARC_SLOT_CELLS, m * ARC_SLOT_CELLS, cudaMemcpyHostToDevice, st), "copying grids");
+        CK_OUT(cudaMemcpyAsync(d_hw, hw + 2 * at, m * 2, cudaMemcpyHostToDevice, st), "copying shapes");
+        CK_OUT(cudaEventRecord(ev[1], st), "event");
         size_t want = (m + WARPS - 1) / WARPS, fit = (size_t)ci->sms * 12;
         unsigned blocks = (unsigned)(want < fit ? want : fit);
         objects_kernel<<<blocks, WARPS * 32, 0, st>>>(d_cells, d_hw, m, at, flags, d_labels, d_bad);
-        CK(cudaGetLastError(), "launching the objects kernel");
-        CK(cudaEventRecord(ev[2], st), "event");
-        CK(cudaMemcpyAsync(labels + at * ARC_SLOT_CELLS, d_labels, m * ARC_SLOT_CELLS * sizeof(int16_t),
+        CK_OUT(cudaGetLastError(), "launching the objects kernel");
+        CK_OUT(cudaEventRecord(ev[2], st), "event");
+        CK_OUT(cudaMemcpyAsync(labels + at * ARC_SLOT_CELLS, d_labels, m * ARC_SLOT_CELLS * sizeof(int16_t),
                            cudaMemcpyDeviceToHost, st), "copying labels");
-        CK(cudaEventRecord(ev[3], st), "event");
-        CK(cudaStreamSynchronize(st), "objects kernel");
+        CK_OUT(cudaEventRecord(ev[3], st), "event");
+        CK_OUT(cudaStreamSynchronize(st), "objects kernel");
         float a = 0, k = 0, d = 0;
         cudaEventElapsedTime(&a, ev[0], ev[1]);
         cudaEventElapsedTime(&k, ev[1], ev[2]);
         cudaEventElapsedTime(&d, ev[2], ev[3]);
         t->h2d_ms += a, t->kernel_ms += k, t->d2h_ms += d;
     }
-    CK(cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, st), "error slot");
-    CK(cudaStreamSynchronize(st), "error slot");
+    CK_OUT(cudaMemcpyAsync(&h_bad, d_bad, sizeof h_bad, cudaMemcpyDeviceToHost, st), "error slot");
+    CK_OUT(cudaStreamSynchronize(st), "error slot");
     if (h_bad != NO_BAD) {
         *bad_out = (size_t)h_bad;
         rc = H->error(TDM_E_INVAL, "cuda: grid %llu is not a grid of 1..30 x 1..30 cells of colours 0..9", h_bad);

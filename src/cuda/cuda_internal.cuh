@@ -40,6 +40,16 @@ extern const tdm_cuda_host *tdm_cuda_host_fns;
 
 /* Reports a CUDA error as TDM_E_DEVICE_OOM (allocation failures) or TDM_E_DEVICE, naming what failed. */
 int tdm_cuda_fail(cudaError_t e, const char *what);
+/* In a function with an int rc and a label out: a failed CUDA call sets rc from tdm_cuda_fail and jumps to
+ * out (which releases what the function took). */
+#define CK_OUT(call, what)                                                                                 \
+    do {                                                                                                   \
+        cudaError_t e_ = (call);                                                                           \
+        if (e_ != cudaSuccess) {                                                                           \
+            rc = tdm_cuda_fail(e_, what);                                                                  \
+            goto out;                                                                                      \
+        }                                                                                                  \
+    } while (0)
 
 /* Device memory of backend b, stream-ordered from its pool and reported to its monitor: over
  * TANDEM_MEM_LIMIT, or when the device is out of memory after the monitor's trim and eviction and one
