@@ -3,7 +3,8 @@
  * of their value: one pass counts each distinct value (a small hash table on the double's bits), one
  * stable pass places the hits. Stability keeps ids ascending within a value once the input is in id
  * order, which a scan produces; otherwise a radix pass over the id bytes comes first. Comparison sorting
- * remains for tiny inputs and for the (unseen) case of very many distinct values. */
+ * remains for tiny inputs and for the (unseen) case of very many distinct values. tdm_seq_rank_table
+ * ranks a query's whole similarity table instead, for scans that place hits by rank as they go. */
 #include "seq/seq_internal.h"
 
 #include <stdlib.h>
@@ -124,4 +125,41 @@ void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n) {
     tdm_free(rank_of);
     tdm_free(which);
     tdm_free(tmp);
+}
+
+/* The similarity table ranked (seq_internal.h): its values sorted descending once, equal bits sharing a
+ * rank. */
+typedef struct {
+    double v;
+    uint32_t i;
+} valued;
+
+static int cmp_desc_value(const void *x, const void *y) {
+    double a = ((const valued *)x)->v, b = ((const valued *)y)->v;
+    return a > b ? -1 : a < b;
+}
+
+int tdm_seq_rank_table(tdm_seq_metric metric, size_t m, size_t n_need, uint32_t **rank, double **rankval, uint32_t *nrank) {
+    size_t e = n_need * (m + 1);
+    double *val = tdm_seq_sim_table(metric, m, n_need);
+    valued *by = tdm_malloc((e ? e : 1) * sizeof *by);
+    uint32_t *rk = tdm_malloc((e ? e : 1) * sizeof *rk);
+    double *rv = tdm_malloc((e ? e : 1) * sizeof *rv);
+    int ok = val && by && rk && rv;
+    if (ok) {
+        for (size_t i = 0; i < e; i++) by[i] = (valued){val[i], (uint32_t)i};
+        qsort(by, e, sizeof *by, cmp_desc_value);
+        uint32_t r = 0;
+        for (size_t i = 0; i < e; i++) {
+            if (i && memcmp(&by[i].v, &by[i - 1].v, sizeof by[i].v)) r++;
+            rk[by[i].i] = r;
+            rv[r] = by[i].v;
+        }
+        *rank = rk, *rankval = rv, *nrank = e ? r + 1 : 0;
+    } else {
+        tdm_free(rk), tdm_free(rv);
+    }
+    tdm_free(val);
+    tdm_free(by);
+    return ok ? 0 : -1;
 }

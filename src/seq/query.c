@@ -426,41 +426,6 @@ double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need) {
     return t;
 }
 
-typedef struct {
-    double v;
-    uint32_t i;
-} valued;
-
-static int cmp_desc_value(const void *x, const void *y) {
-    double a = ((const valued *)x)->v, b = ((const valued *)y)->v;
-    return a > b ? -1 : a < b;
-}
-
-int tdm_seq_rank_table(tdm_seq_metric metric, size_t m, size_t n_need, uint32_t **rank, double **rankval, uint32_t *nrank) {
-    size_t e = n_need * (m + 1);
-    double *val = tdm_seq_sim_table(metric, m, n_need);
-    valued *by = tdm_malloc((e ? e : 1) * sizeof *by);
-    uint32_t *rk = tdm_malloc((e ? e : 1) * sizeof *rk);
-    double *rv = tdm_malloc((e ? e : 1) * sizeof *rv);
-    int ok = val && by && rk && rv;
-    if (ok) {
-        for (size_t i = 0; i < e; i++) by[i] = (valued){val[i], (uint32_t)i};
-        qsort(by, e, sizeof *by, cmp_desc_value);
-        uint32_t r = 0;
-        for (size_t i = 0; i < e; i++) {
-            if (i && memcmp(&by[i].v, &by[i - 1].v, sizeof by[i].v)) r++;
-            rk[by[i].i] = r;
-            rv[r] = by[i].v;
-        }
-        *rank = rk, *rankval = rv, *nrank = e ? r + 1 : 0;
-    } else {
-        tdm_free(rk), tdm_free(rv);
-    }
-    tdm_free(val);
-    tdm_free(by);
-    return ok ? 0 : -1;
-}
-
 int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opts *o, uint32_t **need, size_t *n_need) {
     size_t nn = (size_t)s->max_length + 1;
     uint32_t *t = tdm_malloc(nn * sizeof *t);
