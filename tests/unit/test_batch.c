@@ -25,15 +25,10 @@ static int fake_supports(const tdm_backend *b, tdm_op op) { return op == TDM_OP_
  * monitor limited to `limit` bytes (0 = none). */
 static tdm_ctx *make_ctx(int with_gpu, int strict, uint64_t limit) {
     tdm_config c;
-    tdm_config_init(&c);
-    c.device = TDM_DEVICE_CPU;
-    c.calibrate = TDM_CALIBRATE_OFF;
-    c.costmodel_path = "";
+    tu_fake_config(&c); /* fallback warnings are expected: not logged */
     c.strict = strict;
     c.threads = 2;
-    c.log_level = TDM_LOG_ERROR; /* fallback warnings are expected */
-    tdm_ctx *ctx;
-    assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
+    tdm_ctx *ctx = tu_fake_ctx(&c);
     if (with_gpu) {
         tdm_backend *b = tu_fake_gpu(ctx, "fakegpu:0", fake_supports);
         tdm_mem_source src = {mem_sample, NULL, NULL};

@@ -6,6 +6,7 @@
 #include "unit_common.h"
 
 #include "core/internal.h"
+#include "fake_backend.h"
 #include "lattice/lattice_device.h"
 #include "tandem/lattice.h"
 
@@ -30,10 +31,6 @@ static int fake_xor_key_batch(const tdm_backend *b, const tdm_lattice_xor_job *j
 static tdm_lattice_dev_ops fake_ops;
 
 static int fake_supports(const tdm_backend *b, tdm_op op) { return op == TDM_OP_LATTICE_XOR; }
-static void fake_destroy(tdm_backend *b) {
-    tdm_mem_monitor_free(b->mem);
-    free(b);
-}
 static int fake_sample(void *user, tdm_mem_sample *out) {
     *out = (tdm_mem_sample){.total = 1u << 30, .free = 1u << 30};
     return TDM_OK;
@@ -41,24 +38,14 @@ static int fake_sample(void *user, tdm_mem_sample *out) {
 
 static tdm_ctx *make_ctx(int with_device, uint64_t limit) {
     tdm_config c;
-    tdm_config_init(&c);
-    c.device = TDM_DEVICE_CPU;
-    c.calibrate = TDM_CALIBRATE_OFF;
-    c.costmodel_path = "";
-    c.log_level = TDM_LOG_ERROR;
-    tdm_ctx *ctx;
-    assert_int_equal(tdm_init(&ctx, &c), TDM_OK);
+    tu_fake_config(&c);
+    tdm_ctx *ctx = tu_fake_ctx(&c);
     if (with_device) {
         fake_ops.xor_key_batch = fake_xor_key_batch;
-        tdm_backend *b = calloc(1, sizeof *b);
-        b->name = "fake:0";
-        b->kind = TDM_BACKEND_CUDA;
-        b->supports = fake_supports;
-        b->destroy = fake_destroy;
+        tdm_backend *b = tu_fake_gpu(ctx, "fake:0", fake_supports);
         b->lattice = &fake_ops;
         tdm_mem_source src = {fake_sample, NULL, NULL};
         assert_int_equal(tdm_mem_monitor_new(&src, NULL, limit, &b->mem), TDM_OK);
-        ctx->backends[ctx->nbackends++] = b;
     }
     return ctx;
 }

@@ -35,18 +35,13 @@ static tdm_ctx *ctx_with(int with_gpu, int strict, int route, signed char route_
 
 /* Ground truth of the synthetic machine: the CPU is cheap to start and slow per unit, the GPU the
  * opposite (the shape measured for the sequence queries on the H100 host, bench/RESULTS.md). */
-static double truth(int gpu, double w) { return gpu ? 400.0 + w * 0.0005 : 2.0 + w * 0.02; }
+static const double truth_t0[2] = {2.0, 400.0}, truth_slope[2] = {0.02, 0.0005};
+static double truth(int gpu, double w) { return truth_t0[gpu] + w * truth_slope[gpu]; }
 
 /* A model fitted from ladder "measurements" of truth, as calibration would make it. */
 static void synthetic_model(tdm_costmodel *m, int link) {
     memset(m, 0, sizeof *m);
-    for (int g = 0; g < 2; g++) {
-        double w[12], l[12], t[12];
-        size_t n = 0;
-        for (double x = 1024; n < 12; x *= 4, n++) w[n] = x, l[n] = 0, t[n] = truth(g, x);
-        assert_int_equal(tdm_costmodel_fit(&m->cls[TDM_OP_SEQ_LCS][g], w, l, t, n, (uint32_t)n * 10), TDM_OK);
-        assert_true(m->cls[TDM_OP_SEQ_LCS][g].trusted);
-    }
+    for (int g = 0; g < 2; g++) tu_model_line(m, TDM_OP_SEQ_LCS, g, truth_t0[g], truth_slope[g], 0.0);
     m->link_trusted = link;
     m->h2d = (tdm_cost_link){10.0, 1.0 / 20000.0}; /* 20 GB/s */
     m->d2h = (tdm_cost_link){10.0, 1.0 / 20000.0};
