@@ -7,6 +7,8 @@
  * with --grids, read from a file (the ARC tasks' own 30x30 grids). Figures go to bench/RESULTS.md with the
  * machine and the command. */
 #define _POSIX_C_SOURCE 200809L
+#define BENCH_NAME "bench_arc"
+#include "bench_common.h" /* now_s, bench_splitmix */
 #include "arc/arc_internal.h"
 #include "tandem/arc.h"
 
@@ -15,19 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static uint64_t rng_state = 12345;
-static uint64_t rnd(void) {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return bench_splitmix(&rng_state); }
 
 /* A background with a few solid rectangles and sprinkled cells of 2-4 other colours. */
 static void random_grid(int h, int w, int *c) {

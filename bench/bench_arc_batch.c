@@ -4,6 +4,8 @@
  * lines have batched forms) on seeded random grids of 3..30 x 3..30. Every executor result is compared with
  * the interpreter's (the run fails on a difference). Usage: bench_arc_batch [--grids N] [--programs FILE]
  * [--tasks ID,ID,...] [--require-gpu] [--threads T]. */
+#define BENCH_NAME "bench_arc_batch"
+#include "bench_common.h" /* die, bench_splitmix */
 #include "tandem/arc.h"
 #include "tandem/backend.h"
 
@@ -13,17 +15,7 @@
 #include <string.h>
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void) {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static void die(const char *what, int rc) {
-    fprintf(stderr, "bench_arc_batch: %s: %s (%s)\n", what, tdm_strerror(rc), tdm_last_error());
-    exit(1);
-}
+static uint64_t next(void) { return bench_splitmix(&rng); }
 
 static int same(const tdm_arc_result *a, const tdm_arc_result *b) {
     if (a->status != b->status || a->h != b->h || a->w != b->w || !a->cells != !b->cells || !a->repr != !b->repr) return 0;

@@ -3,6 +3,8 @@
  * colours with runs (blob-like objects, as ARC grids have). The GPU figure is given end to end (copies of the
  * grids and labels included) and for the kernel alone (CUDA events); every GPU label is compared with the
  * CPU's. Issue 5's target: 10 million 30 x 30 grids per second on an H100. */
+#define BENCH_NAME "bench_arc_objects"
+#include "bench_common.h" /* die, now_s, bench_splitmix */
 #include "tandem/arc.h"
 #include "tandem/backend.h"
 
@@ -15,23 +17,7 @@
 #define CELLS (TDM_ARC_SLOT * TDM_ARC_SLOT)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void) {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void die(const char *what, int rc) {
-    fprintf(stderr, "bench_arc_objects: %s: %s (%s)\n", what, tdm_strerror(rc), tdm_last_error());
-    exit(1);
-}
+static uint64_t next(void) { return bench_splitmix(&rng); }
 
 int main(int argc, char **argv) {
     size_t n = 100000;
