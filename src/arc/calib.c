@@ -109,11 +109,7 @@ int tdm_arc_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
             if (rc) break;
             double med = tdm_cal_median(t, TDM_CAL_RUNS);
             double us = gpu ? tdm_cal_less_link(ctx, med, have * GRID_BYTES, have * LABEL_BYTES) : med;
-            tdm_cost_points *p = &pts[i];
-            p->work[p->n] = cells_done;
-            p->levels[p->n] = 0.0;
-            p->us[p->n++] = us > 0.01 ? us : 0.01;
-            p->runs += TDM_CAL_RUNS;
+            tdm_cal_add_point(&pts[i], cells_done, 0.0, us);
             if (med > last_us) last_us = med;
             if (med > TDM_CAL_STOP_US) done[i] = 1, live--;
         }

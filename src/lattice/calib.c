@@ -251,11 +251,8 @@ int tdm_lat_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
                 if (rc) break;
                 double med = tdm_cal_median(t, TDM_CAL_RUNS);
                 double us = gpu ? tdm_cal_less_link(ctx, med, c.h2d, c.d2h) : med;
-                tdm_cost_points *p = &pts[i];
-                p->work[p->n] = c.work;
-                p->levels[p->n] = gpu ? c.levels : 0.0; /* the CPU's queue BFS pays nothing per level */
-                p->us[p->n++] = us > 0.01 ? us : 0.01;
-                p->runs += TDM_CAL_RUNS;
+                /* the CPU's queue BFS pays nothing per level */
+                tdm_cal_add_point(&pts[i], c.work, gpu ? c.levels : 0.0, us);
                 if (med > last_us) last_us = med;
                 if (med > TDM_CAL_STOP_US) done[i][v] = 1;
             }

@@ -3,7 +3,8 @@
  * whether its inputs already live on the device; the router weighs them with the cost model measured on
  * this machine (src/lattice/calib.c), so a 4D/10 sweep stays on the CPU and a 4D/32 one goes to the GPU.
  * BFS needs what is known before it runs: the level count a level-synchronous device BFS will pay for
- * (from the lattice's shape, recognised from the CSR of any graph with an id) and whether the device still holds the graph's CSR from an earlier call. */
+ * (from the lattice's shape, recognised from the CSR of any graph with an id) and whether the device still
+ * holds the graph's CSR from an earlier call. */
 #include "lattice/lattice_internal.h"
 #include "lattice/lattice_device.h"
 #include "tandem/prof.h"

@@ -41,6 +41,13 @@ double tdm_cal_median(double *v, size_t n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+void tdm_cal_add_point(tdm_cost_points *p, double work, double levels, double us) {
+    p->work[p->n] = work;
+    p->levels[p->n] = levels;
+    p->us[p->n++] = us > 0.01 ? us : 0.01;
+    p->runs += TDM_CAL_RUNS;
+}
+
 double tdm_cal_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

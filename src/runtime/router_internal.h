@@ -115,6 +115,8 @@ const tdm_cost_family *tdm_cost_family_of(tdm_op op);
 
 /* Median of n values (sorted in place). */
 double tdm_cal_median(double *v, size_t n);
+/* Appends one measured size to p: its work, levels and time (floored at 0.01 us), TDM_CAL_RUNS runs. */
+void tdm_cal_add_point(tdm_cost_points *p, double work, double levels, double us);
 /* Monotonic microseconds. */
 double tdm_cal_now_us(void);
 

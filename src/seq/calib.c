@@ -139,12 +139,8 @@ int tdm_seq_calibrate(tdm_ctx *ctx, tdm_op op, const tdm_backend *const *bs, int
                 if (r >= TDM_CAL_WARMUPS) t[r - TDM_CAL_WARMUPS] = us;
             }
             if (rc) break;
-            tdm_cost_points *p = &pts[i];
             double med = tdm_cal_median(t, TDM_CAL_RUNS);
-            p->work[p->n] = (double)s->nsym;
-            p->levels[p->n] = 0.0;
-            p->us[p->n++] = med > 0.01 ? med : 0.01;
-            p->runs += TDM_CAL_RUNS;
+            tdm_cal_add_point(&pts[i], (double)s->nsym, 0.0, med);
             if (med > last_us) last_us = med;
             if (med > TDM_CAL_STOP_US) l->done = 1, live--;
         }
