@@ -446,6 +446,21 @@ int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opt
     return 0;
 }
 
+/* Whether a threshold answers many patterns: some length passes with at most an eighth of the elements in
+ * play (STM length m plus pattern length; KATO's 0.1 needs about a twentieth, 0.5 a quarter). Both the
+ * lanes and the ranked placement pay a fixed cost that only such queries repay. */
+static int answers_many(const uint32_t *need, size_t n_need, size_t m) {
+    for (size_t n = 0; n < n_need; n++)
+        if (need[n] != NEVER && (uint64_t)need[n] * 8 <= m + n) return 1;
+    return 0;
+}
+
+/* Whether the index's postings are few enough to list the candidates outright (an entry costs about what
+ * reading two stored symbols does) rather than apply the bound block by block in the scan. */
+static int candidate_list(const tdm_seq_walk *w, uint64_t range_sym, uint32_t count) {
+    return w->usable && w->cost * 2 <= range_sym && w->cost * 16 < count;
+}
+
 /* Prepares the query (bit masks, symbol map, needed counts) and plans the work. When the inverted index
  * narrows the candidates enough, only they are visited; when the length bound keeps few patterns, only
  * the kept length buckets; otherwise the store is scanned in id order (sequential memory) and the length
@@ -495,7 +510,7 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
      * range); a candidate list when the postings are few; otherwise applied block by block in the scan. */
     tdm_seq_walk w;
     if ((rc = tdm_seq_walk_plan(s, stm, p->need, p->n_need, &w))) return rc;
-    if (w.usable && w.cost * 2 <= range_sym && w.cost * 16 < s->count) {
+    if (candidate_list(&w, range_sym, s->count)) {
         rc = tdm_seq_walk_candidates(s, &w, &pl->cand, &pl->ncand);
         tdm_seq_walk_clear(&w);
         if (rc) return rc;
@@ -544,17 +559,15 @@ typedef struct {
 } ranked_chunk;
 
 /* Whether the scan places hits by rank: a threshold query whose similarities are tabulated, over many
- * patterns, low enough to answer many of them (some length passes with an eighth of the elements in play,
- * as for the lanes: the rank table costs a sort of its entries, 0.2 ms, which a few hits do not repay),
+ * patterns, that answers many of them (answers_many: the rank table costs a sort of its entries, 0.2 ms,
+ * which a few hits do not repay),
  * with chunks that each visit ascending ids and follow each other in id order (id ranges, index blocks,
  * the sorted candidate list; not length buckets). */
 static int ranked_plan(const prepared *p, const plan *pl) {
     if (!p->sim || !p->need || p->o->top_k || pl->work < RANKED_MIN_WORK) return 0;
     for (size_t c = 0; c < pl->nchunks; c++)
         if (pl->chunks[c].bucket < BLOCK) return 0; /* a length bucket */
-    for (size_t n = 0; n < p->n_need; n++)
-        if (p->need[n] != NEVER && (uint64_t)p->need[n] * 8 <= p->m + n) return 1;
-    return 0;
+    return answers_many(p->need, p->n_need, p->m);
 }
 
 /* Turns the per-chunk rank counts into places (rank by rank, then chunk by chunk: similarity descending,
@@ -719,14 +732,11 @@ static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     size_t n_need;
     if (tdm_seq_need_table(s, stm->n, o, &need, &n_need)) return tdm_error(TDM_E_NOMEM, "tdm_seq_query_batch: no memory");
     /* The lanes read every pattern; a query alone reads the patterns its count bound keeps, which is
-     * most of the store only when some length needs a small share of the elements in play (at most an
-     * eighth of STM length plus pattern length: KATO's 0.1 gives about a twentieth, 0.5 a quarter);
-     * above that the bound keeps a few percent, and the query alone wins. */
-    int low = 0;
-    for (size_t n = 0; n < n_need && !low; n++) low = need[n] != UINT32_MAX && (uint64_t)need[n] * 8 <= stm->n + n;
+     * most of the store only when the query answers many; otherwise the bound keeps a few percent, and
+     * the query alone wins. */
     tdm_seq_walk w;
     int rc = tdm_seq_walk_plan(s, stm, need, n_need, &w);
-    if (!rc) *lane = low && !(w.usable && w.cost * 2 <= s->nsym && w.cost * 16 < s->count);
+    if (!rc) *lane = answers_many(need, n_need, stm->n) && !candidate_list(&w, s->nsym, s->count);
     tdm_seq_walk_clear(&w);
     tdm_free(need);
     return rc;
