@@ -12,17 +12,10 @@
 
 #include <omp.h>
 #include <string.h>
-#include <time.h>
 
 /* Below this many grids a device call costs more than it saves (launch, copies): the floor used while the
  * cost model has no trusted arc.objects class (the router answers RESIDENCY_ONLY then). */
 #define GPU_MIN_GRIDS 4096
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The first bad grid at or after `from` (n when none), with what is wrong in msg. */
 static size_t find_bad(const uint8_t *cells, const uint8_t *hw, size_t from, size_t n, char *msg, size_t cap) {
@@ -149,7 +142,7 @@ static int cpu_labels(const uint8_t *cells, const uint8_t *hw, size_t n, int fla
 int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw, size_t n, int univalued,
                            int diagonal, int without_bg, tdm_device_pref pref, int threads, int16_t *labels,
                            tdm_arc_objects_stats *st) {
-    double t0 = now_ms();
+    double t0 = tdm_now_ms();
     if (!ctx || (n && (!cells || !hw || !labels)))
         return tdm_error(TDM_E_INVAL, "tdm_arc_objects_labels: NULL argument");
     int flags = (univalued ? ARC_OBJ_UNIVALUED : 0) | (diagonal ? ARC_OBJ_DIAGONAL : 0) |
@@ -173,7 +166,7 @@ int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw
         if (!rc) {
             s.backend = b->name, s.route_reason = (int)why;
             s.h2d_ms = t.h2d_ms, s.kernel_ms = t.kernel_ms, s.d2h_ms = t.d2h_ms;
-            s.total_ms = now_ms() - t0;
+            s.total_ms = tdm_now_ms() - t0;
             if (st) *st = s;
             return TDM_OK;
         }
@@ -184,7 +177,7 @@ int tdm_arc_objects_labels(tdm_ctx *ctx, const uint8_t *cells, const uint8_t *hw
     }
     if ((rc = cpu_labels(cells, hw, n, flags, threads, labels))) return rc;
     s.route_reason = (int)why;
-    s.total_ms = now_ms() - t0;
+    s.total_ms = tdm_now_ms() - t0;
     if (st) *st = s;
     return TDM_OK;
 }

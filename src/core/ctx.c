@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 
 int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
@@ -111,6 +112,12 @@ int tdm_grow(void **buf, size_t *cap, size_t need, size_t elem) {
     *buf = p;
     *cap = ncap;
     return 0;
+}
+
+double tdm_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 void tdm_advise_huge(void *p, size_t bytes) {

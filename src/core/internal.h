@@ -50,5 +50,7 @@ int tdm_grow(void **buf, size_t *cap, size_t need, size_t elem);
  * per 2 MB instead of per 4 KB. A hint: nothing happens elsewhere or on refusal. (The CUDA module keeps
  * its own copy in seq_query.cu: it reaches the core only through its host table.) */
 void tdm_advise_huge(void *p, size_t bytes);
+/* CLOCK_MONOTONIC in milliseconds: the timings the library reports in its statistics. */
+double tdm_now_ms(void);
 
 #endif

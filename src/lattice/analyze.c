@@ -169,20 +169,20 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
     memset(&a, 0, sizeof a);
     a.diameter = a.diameter_lo = a.diameter_hi = -1;
     a.flags = flags;
-    double t = tdm_lat_now_ms();
+    double t = tdm_now_ms();
     int rc = tdm_lattice_csr_validate(g);
     if (rc) return rc;
     tdm_lat_req q = {.op = TDM_OP_LATTICE_BFS, .pref = TDM_DEVICE_AUTO};
     tdm_lat_placement pl;
     if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
     a.backend = pl.backend->name;
-    a.ms_validate = tdm_lat_now_ms() - t;
+    a.ms_validate = tdm_now_ms() - t;
     a.vertices = g->nvertices;
     a.edges = g->row_ptr[g->nvertices] / 2;
     if (flags & TDM_LATTICE_ANALYZE_DEGREES) {
-        t = tdm_lat_now_ms();
+        t = tdm_now_ms();
         if ((rc = degrees(g, &a))) return rc;
-        a.ms_degrees = tdm_lat_now_ms() - t;
+        a.ms_degrees = tdm_now_ms() - t;
     }
     int32_t *dist = NULL, *queue = NULL;
     if (flags & (TDM_LATTICE_ANALYZE_COMPONENTS | TDM_LATTICE_ANALYZE_DIAMETER)) {
@@ -192,17 +192,17 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
             rc = tdm_error(TDM_E_NOMEM, "analyze: no memory for BFS over %lld vertices", (long long)g->nvertices);
             goto fail;
         }
-        t = tdm_lat_now_ms();
+        t = tdm_now_ms();
         components(g, dist, queue, &a);
-        a.ms_components = tdm_lat_now_ms() - t;
+        a.ms_components = tdm_now_ms() - t;
     }
     if (flags & TDM_LATTICE_ANALYZE_TRIANGLES) {
-        t = tdm_lat_now_ms();
+        t = tdm_now_ms();
         if ((rc = triangles(g, &a))) goto fail;
-        a.ms_triangles = tdm_lat_now_ms() - t;
+        a.ms_triangles = tdm_now_ms() - t;
     }
     if ((flags & TDM_LATTICE_ANALYZE_DIAMETER) && a.connected) {
-        t = tdm_lat_now_ms();
+        t = tdm_now_ms();
         /* The sweeps are BFS ops of their own: a device may take them. Placed as one sweep from some
          * vertex; the CSR upload, when it is not resident yet, is paid once for all of them. */
         tdm_lat_bfs_est est;
@@ -213,7 +213,7 @@ int tdm_lattice_analyze(tdm_ctx *ctx, const tdm_lattice_csr *g, unsigned flags, 
                           .device_bytes = est.resident ? 0 : est.csr_bytes + 3 * V4, .resident = est.resident};
         if ((rc = tdm_lat_place(ctx, &dq, &pl))) goto fail;
         if ((rc = diameter(ctx, g, pl.backend, dist, queue, &a))) goto fail;
-        a.ms_diameter = tdm_lat_now_ms() - t;
+        a.ms_diameter = tdm_now_ms() - t;
     }
     tdm_free(dist);
     tdm_free(queue);

@@ -122,12 +122,12 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
     if ((rc = check_graph("tdm_lattice_sp", g)) || (rc = check_vertex("tdm_lattice_sp", "source", g, s)) ||
         (rc = check_vertex("tdm_lattice_sp", "target", g, t)))
         return rc;
-    double t0 = tdm_lat_now_ms();
+    double t0 = tdm_now_ms();
     tdm_lattice_path p = {.hops = -1, .vertex = NULL, .cache_hit = 0};
     if (tdm_lat_cache_get(ctx, g->id, s, t, &p)) {
         p.backend = "cache";
         p.cache_hit = 1;
-        p.ms = tdm_lat_now_ms() - t0;
+        p.ms = tdm_now_ms() - t0;
         *out = p;
         return TDM_OK;
     }
@@ -149,7 +149,7 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
             p.backend = b->name;
             p.vertex = vx;
             p.hops = hops;
-            p.ms = tdm_lat_now_ms() - t0;
+            p.ms = tdm_now_ms() - t0;
             *out = p;
             if (hops >= 0) tdm_lat_cache_put(ctx, g->id, s, t, &p);
             if (hops < 0)
@@ -173,7 +173,7 @@ int tdm_lattice_sp(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int64_t t,
     if (rc && rc != TDM_E_NOPATH) return rc;
     if (rc == TDM_OK) tdm_lat_cache_put(ctx, g->id, s, t, &p);
     if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
-    p.ms = tdm_lat_now_ms() - t0;
+    p.ms = tdm_now_ms() - t0;
     *out = p;
     return rc;
 }
@@ -251,16 +251,16 @@ int tdm_lattice_sp_batch(tdm_ctx *ctx, const tdm_lattice_csr *g, size_t n, const
                 nomem = 1;
                 continue;
             }
-            double t0 = tdm_lat_now_ms();
+            double t0 = tdm_now_ms();
             const int32_t *dist = ws->dist;
             const int64_t labelled = tdm_lat_bfs(g, refs[lo].s, ws->dist, ws->queue, targets + lo, hi - lo, NULL);
-            double bfs_ms = tdm_lat_now_ms() - t0;
+            double bfs_ms = tdm_now_ms() - t0;
             for (size_t i = lo; i < hi; i++) {
-                double t1 = tdm_lat_now_ms();
+                double t1 = tdm_now_ms();
                 tdm_lattice_path *p = &paths[refs[i].item];
                 if (dist[refs[i].t] < 0) status[refs[i].item] = TDM_E_NOPATH;
                 else if (tdm_lat_path_from_dist(g, dist, refs[i].t, p)) status[refs[i].item] = TDM_E_NOMEM, nomem = 1;
-                p->ms = bfs_ms + (tdm_lat_now_ms() - t1);
+                p->ms = bfs_ms + (tdm_now_ms() - t1);
             }
             tdm_lat_ws_clean(ws, labelled);
         }

@@ -294,7 +294,7 @@ int tdm_lattice_catalytic_path(tdm_ctx *ctx, const tdm_lattice_csr *g, tdm_latti
     tdm_lat_placement pl;
     if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
     p.backend = aux->device ? aux->device->name : pl.backend->name; /* the query runs where aux lives */
-    double t0 = tdm_lat_now_ms();
+    double t0 = tdm_now_ms();
     if ((rc = tdm_lattice_aux_acquire(aux))) return rc;
     if ((rc = draw_seed(seed, flags))) goto out;
     int64_t hops;
@@ -337,7 +337,7 @@ out:
         p.hops = -1;
         if (rc != TDM_E_NOPATH) return rc;
     }
-    p.ms = tdm_lat_now_ms() - t0;
+    p.ms = tdm_now_ms() - t0;
     *out = p;
     return rc;
 }

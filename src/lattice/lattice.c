@@ -141,7 +141,7 @@ int tdm_lattice_new(tdm_ctx *ctx, int d, int64_t L, unsigned flags, tdm_lattice 
     tdm_lat_req q = {.op = TDM_OP_LATTICE_BUILD, .pref = TDM_DEVICE_AUTO};
     tdm_lat_placement pl;
     if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
-    double t0 = tdm_lat_now_ms();
+    double t0 = tdm_now_ms();
     tdm_lattice *lat = tdm_calloc(1, sizeof *lat);
     if (!lat) return tdm_error(TDM_E_NOMEM, "tdm_lattice_new: no memory");
     lat->ctx = ctx;
@@ -161,7 +161,7 @@ int tdm_lattice_new(tdm_ctx *ctx, int d, int64_t L, unsigned flags, tdm_lattice 
     build_csr(lat, tdm_ctx_threads(ctx));
     assert(lat->row_ptr[V] == 2 * E);
     lat->id = tdm_lat_next_id();
-    lat->build_ms = tdm_lat_now_ms() - t0;
+    lat->build_ms = tdm_now_ms() - t0;
     *out = lat;
     return TDM_OK;
 }

@@ -19,12 +19,6 @@ struct tdm_lattice {
     double build_ms;
 };
 
-static inline double tdm_lat_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 /* A fresh nonzero graph id for caches. */
 uint64_t tdm_lat_next_id(void);
 

@@ -47,12 +47,12 @@ int tdm_lat_place(tdm_ctx *ctx, const tdm_lat_req *q, tdm_lat_placement *out) {
                            d.t_cpu_us > 0 ? (uint64_t)(d.t_cpu_us * 1e3) : 0, d.t_gpu_us > 0 ? (uint64_t)(d.t_gpu_us * 1e3) : 0);
     }
     out->backend = b;
-    out->t0_ms = tdm_lat_now_ms();
+    out->t0_ms = tdm_now_ms();
     return TDM_OK;
 }
 
 void tdm_lat_placed_done(tdm_ctx *ctx, const tdm_lat_placement *p) {
-    if (p->record) tdm_route_measured(ctx, p->record, (tdm_lat_now_ms() - p->t0_ms) * 1e3);
+    if (p->record) tdm_route_measured(ctx, p->record, (tdm_now_ms() - p->t0_ms) * 1e3);
 }
 
 /* d and L when g is the CSR of a d-dimensional lattice of side L (the row of vertex 0 is +1, +L, +L^2, ...

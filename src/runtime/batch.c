@@ -303,12 +303,6 @@ static int plan(tdm_batch *b, int threads) {
 
 /* ---- running -------------------------------------------------------------------------------------------- */
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 /* Calls the family's run function on be for group gi, inside a profiler span. */
 static int call_group(tdm_batch *b, size_t gi, const tdm_backend *be, int *status) {
     const plan_rec *p = &b->plan[gi];
@@ -339,13 +333,13 @@ static void spread_error(tdm_batch *b, size_t gi, int rc, int *status) {
 }
 
 static void run_cpu_group(tdm_batch *b, size_t gi, int *status) {
-    double t0 = now_ms();
+    double t0 = tdm_now_ms();
     int rc = call_group(b, gi, b->ctx->backends[0], status);
     if (rc) {
         spread_error(b, gi, rc, status);
         tdm_clear_error();
     }
-    b->groups[gi].ms = now_ms() - t0;
+    b->groups[gi].ms = tdm_now_ms() - t0;
     tdm_route_measured(b->ctx, b->groups[gi].record, b->groups[gi].ms * 1e3);
 }
 
@@ -354,7 +348,7 @@ static void run_cpu_group(tdm_batch *b, size_t gi, int *status) {
 static int run_device_group(tdm_batch *b, size_t gi, int *status) {
     tdm_batch_group *g = &b->groups[gi];
     const tdm_backend *dev = b->plan[gi].backend;
-    double t0 = now_ms();
+    double t0 = tdm_now_ms();
     int rc = call_group(b, gi, dev, status);
     if (rc == TDM_E_DEVICE_OOM) {
         tdm_mem_monitor *mon = tdm_backend_monitor(dev);
@@ -369,7 +363,7 @@ static int run_device_group(tdm_batch *b, size_t gi, int *status) {
         tdm_route_reason why = rc == TDM_E_DEVICE_OOM ? TDM_ROUTE_OOM_FALLBACK : TDM_ROUTE_DEVICE_ERROR;
         if (b->ctx->cfg.strict) {
             spread_error(b, gi, rc, status);
-            g->ms = now_ms() - t0;
+            g->ms = tdm_now_ms() - t0;
             return rc;
         }
         tdm_log(TDM_LOG_WARN, "batch: %s group of %zu items on %s failed (%s: %s): rerun on the CPU (%s)",
@@ -389,7 +383,7 @@ static int run_device_group(tdm_batch *b, size_t gi, int *status) {
         }
         rest_to_cpu = 1;
     }
-    g->ms = now_ms() - t0;
+    g->ms = tdm_now_ms() - t0;
     tdm_route_measured(b->ctx, g->record, g->ms * 1e3);
     return rest_to_cpu;
 }
@@ -400,7 +394,7 @@ int tdm_batch_run(tdm_batch *b, int *status) {
     memset(&b->stats, 0, sizeof b->stats);
     if (!b->n) return TDM_OK;
     if (!status) return tdm_error(TDM_E_INVAL, "tdm_batch_run: status is NULL for %zu items", b->n);
-    double t0 = now_ms();
+    double t0 = tdm_now_ms();
     int threads = b->opts.threads ? b->opts.threads : tdm_ctx_threads(b->ctx);
     if (threads < 1) threads = 1;
     int rc = plan(b, threads);
@@ -438,14 +432,14 @@ int tdm_batch_run(tdm_batch *b, int *status) {
                 size_t gi = dev[k];
                 tdm_batch_group *g = &b->groups[gi];
                 if (gone[g->family]) {
-                    double s = now_ms();
+                    double s = tdm_now_ms();
                     g->backend = b->ctx->backends[0]->name;
                     g->reason = gone[g->family] == 2 ? TDM_ROUTE_DEVICE_ERROR : TDM_ROUTE_OOM_FALLBACK;
                     g->fell_back = 1;
                     b->stats.fallbacks++;
                     int r = call_group(b, gi, b->ctx->backends[0], status);
                     if (r) spread_error(b, gi, r, status), tdm_clear_error();
-                    g->ms = now_ms() - s;
+                    g->ms = tdm_now_ms() - s;
                     continue;
                 }
                 int r = run_device_group(b, gi, status);
@@ -462,7 +456,7 @@ int tdm_batch_run(tdm_batch *b, int *status) {
             b->stats.device_groups--;
             b->stats.cpu_groups++;
         }
-    b->stats.ms = now_ms() - t0;
+    b->stats.ms = tdm_now_ms() - t0;
     if (strict_rc) return tdm_error(strict_rc, "tdm_batch_run: a device group failed (TANDEM_STRICT: not rerun on the CPU)");
     return TDM_OK;
 }

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void default_path(const tdm_ctx *ctx, char *buf, size_t cap) {
     const char *p = ctx->cfg.costmodel_path;
@@ -109,19 +108,13 @@ int tdm_costmodel_set(tdm_ctx *ctx, const tdm_costmodel *m) {
     return TDM_OK;
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 static uint64_t record(tdm_router *r, const tdm_route_req *q, const tdm_route_decision *d, uint64_t moved) {
     if (!r->ring) return 0;
     uint64_t id = atomic_fetch_add_explicit(&r->seq, 1, memory_order_relaxed) + 1;
     tdm_route_slot *s = &r->ring[(id - 1) & r->mask];
     atomic_store_explicit(&s->seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    s->r = (tdm_route_record){.seq = id, .ts_ms = now_ms(), .op = q->op, .work = q->work, .levels = q->levels,
+    s->r = (tdm_route_record){.seq = id, .ts_ms = tdm_now_ms(), .op = q->op, .work = q->work, .levels = q->levels,
                               .bytes_moved = moved, .t_cpu_us = d->t_cpu_us, .t_gpu_us = d->t_gpu_us,
                               .chosen_gpu = d->backend->kind != TDM_BACKEND_CPU, .reason = d->reason,
                               .measured_us = -1.0};

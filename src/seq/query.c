@@ -13,7 +13,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CHUNK 2048
 /* Below this many symbols (or postings) per thread, starting a team costs more than it saves. */
@@ -331,12 +330,6 @@ static int visit_any(const prepared *p, scratch *sc, uint32_t id) {
     return keep_hit(sc, o, (tdm_seq_hit){id, value(o->metric, count, p->m, n)});
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void scratch_free(scratch *sc) {
     tdm_free(sc->slots);
     tdm_free(sc->cnt);
@@ -594,7 +587,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                       uint32_t hi, tdm_seq_result *out) {
     int rc;
     const tdm_backend *cpu = tdm_backend_get(s->ctx, 0);
-    double t0 = now_ms();
+    double t0 = tdm_now_ms();
     prepared p = {.s = s, .stm = stm, .o = o, .lo = lo, .hi = hi};
     plan pl = {0};
     tdm_seq_query_stats st = {.patterns = hi - lo, .backend = cpu->name, .route_reason = (int)TDM_ROUTE_FORCED_CPU};
@@ -602,7 +595,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
         query_release(&p, &pl);
         return rc != -1 ? rc : tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory to prepare the query");
     }
-    double t1 = now_ms();
+    double t1 = tdm_now_ms();
     int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
     uint64_t useful = pl.work / WORK_PER_THREAD + 1;
     if ((uint64_t)threads > useful) threads = (int)useful;
@@ -666,7 +659,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
             if (!failed && !hist) tdm_seq_hits_sort(me->hits, me->nhits);
         }
     }
-    double t2 = now_ms();
+    double t2 = tdm_now_ms();
     size_t total = 0;
     for (int t = 0; sc && t < threads; t++) {
         total += sc[t].nhits + sc[t].nrh;
@@ -701,7 +694,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     st.returned = total;
     st.filter_ms = t1 - t0;
     st.score_ms = t2 - t1;
-    st.select_ms = now_ms() - t2;
+    st.select_ms = tdm_now_ms() - t2;
     out->hits = hits;
     out->n = total;
     out->stats = st;

@@ -16,7 +16,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define LANES 16
 #define LANE_BLOCK 4096 /* ids per scan step */
@@ -187,12 +186,6 @@ int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m) {
     return m >= 1 && m <= 64 && ((uint64_t)s->max_length + 1) * (m + 1) <= TDM_SEQ_LANES_TABLE;
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* One group: scan, count, then place every hit into its answer. The store is cut into nparts contiguous
  * ranges of blocks that threads take dynamically (balance), each with its own hits and counts, so the
  * placement can still go rank by rank, then range by range (id order). Returns 0, or -1 (no memory). */
@@ -271,12 +264,12 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
         size_t nl = n - g0 < LANES ? n - g0 : LANES;
         TDM_PROF_OP_BEGIN(ps, "seq.lanes", TDM_PROF_CAT_OP); /* one span per group; work = lanes x patterns */
         if (ps.id) tdm_prof_annotate("cpu", (uint64_t)s->count * nl, 0, 0);
-        double t0 = now_ms();
+        double t0 = tdm_now_ms();
         group g;
         failed = group_init(&g, s, stms + g0, nl, o, umap) != 0;
-        double t1 = now_ms();
+        double t1 = tdm_now_ms();
         failed = failed || run_group(&g, ls, nparts, threads, out + g0);
-        double t2 = now_ms();
+        double t2 = tdm_now_ms();
         TDM_PROF_OP_END(ps, failed ? TDM_E_NOMEM : TDM_OK);
         for (size_t q = 0; q < nl && !failed; q++) {
             tdm_seq_query_stats st = {.patterns = s->count, .backend = cpu->name, .route_reason = (int)TDM_ROUTE_FORCED_CPU};
