@@ -15,12 +15,6 @@
 
 #include <omp.h>
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 void kato_sym_bytes(const kato_pred *p, uint32_t id, const char **s, size_t *len) {
     if (id < p->vocab_n) tdm_seq_vocab_get(p->vocab, id, s, len);
     else *s = p->unk[id - p->vocab_n], *len = p->unk_len[id - p->vocab_n];
@@ -391,19 +385,19 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
     o.metric = p->cfg->use_token_matching ? TDM_SEQ_LCS : TDM_SEQ_CHAR;
     o.threshold = p->cfg->recall_threshold;
     tdm_seq_result res = {0};
-    double t0 = now_ms();
+    double t0 = tdm_now_ms();
     rc = tdm_seq_engine_query(p->kb->engine, &q, &o, &res);
     tdm_seq_stm_clear(&q);
-    st->search_ms = now_ms() - t0;
+    st->search_ms = tdm_now_ms() - t0;
     if (rc) return rc;
-    t0 = now_ms();
+    t0 = tdm_now_ms();
     rc = extract_all(p, &res, st);
     tdm_seq_result_clear(&res);
-    st->extract_ms = now_ms() - t0;
+    st->extract_ms = tdm_now_ms() - t0;
     if (rc) return rc;
-    t0 = now_ms();
+    t0 = tdm_now_ms();
     rc = kato_ensemble(p);
-    st->ensemble_ms = now_ms() - t0;
+    st->ensemble_ms = tdm_now_ms() - t0;
     return rc;
 }
 

@@ -59,12 +59,6 @@ tdm_pressure tdm_pressure_step(tdm_pressure cur, double u, const double thr[3]) 
     return (tdm_pressure)lvl;
 }
 
-static double mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
 int tdm_mem_monitor_new(const tdm_mem_source *src, const double thr[3], uint64_t limit, tdm_mem_monitor **out) {
     static const double defaults[3] = {0.60, 0.80, 0.90};
     if (!src || !src->sample || !out) return tdm_error(TDM_E_INVAL, "tdm_mem_monitor_new: no memory source");
@@ -145,7 +139,7 @@ static int take_sample(tdm_mem_monitor *m, double *u_out) {
     pthread_mutex_lock(&m->mu);
     m->last = s;
     m->util = u;
-    m->last_ms = mono_ms();
+    m->last_ms = tdm_now_ms();
     tdm_pressure old = (tdm_pressure)atomic_load(&m->level), now = tdm_pressure_step(old, u, m->thr);
     atomic_store(&m->level, (int)now);
     pthread_mutex_unlock(&m->mu);
@@ -233,7 +227,7 @@ size_t tdm_mem_monitor_relieve(tdm_mem_monitor *m, size_t wanted) {
  * small allocation. */
 static void maybe_sample(tdm_mem_monitor *m, size_t bytes) {
     pthread_mutex_lock(&m->mu);
-    int due = !m->last.total || (double)bytes >= 0.01 * (double)m->last.total || mono_ms() - m->last_ms >= SAMPLE_EVERY_MS;
+    int due = !m->last.total || (double)bytes >= 0.01 * (double)m->last.total || tdm_now_ms() - m->last_ms >= SAMPLE_EVERY_MS;
     pthread_mutex_unlock(&m->mu);
     if (due) tdm_mem_monitor_sample(m, NULL);
 }

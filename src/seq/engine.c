@@ -370,7 +370,7 @@ static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const
 
 static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, tdm_seq_result *out) {
     tdm_seq_store *s = e->store;
-    double t0 = tdm_seq_tier_now_ms();
+    double t0 = tdm_now_ms();
     tdm_seq_result recent = {0};
     uint32_t *need = NULL;
     size_t n_need = 0;
@@ -387,7 +387,7 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
         if (rc) return rc;
         cpu_stats(&out->stats, pl.why, c);
         count_query(e, 0, pl.why == TDM_ROUTE_DEVICE_ERROR, 1);
-        tdm_route_measured(e->ctx, pl.record, (tdm_seq_tier_now_ms() - t0) * 1e3);
+        tdm_route_measured(e->ctx, pl.record, (tdm_now_ms() - t0) * 1e3);
         return TDM_OK;
     }
     if (!rc) rc = tdm_seq_query_range(s, stm, o, d, c, &recent);
@@ -410,7 +410,7 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
         rc = join(dr.hits, dr.n, &ds, &recent, o->top_k, out);
         tdm_seq_result_clear(&recent);
         if (!rc) count_query(e, 1, 0, 1);
-        if (!rc) tdm_route_measured(e->ctx, pl.record, (tdm_seq_tier_now_ms() - t0) * 1e3);
+        if (!rc) tdm_route_measured(e->ctx, pl.record, (tdm_now_ms() - t0) * 1e3);
         return rc;
     }
     /* The device failed: the CPU answers, over the older tier too, unless the device was forced strictly. */

@@ -56,9 +56,6 @@ struct tdm_seq_engine {
 /* The device memory monitor's eviction callback (engine.c). */
 size_t tdm_seq_engine_evict(void *user, tdm_pressure level, size_t wanted);
 
-/* Monotonic wall clock in milliseconds. */
-double tdm_seq_tier_now_ms(void);
-
 /* Recent-tier size now (takes the read lock briefly). */
 uint32_t tdm_seq_tier_pending(tdm_seq_engine *e);
 

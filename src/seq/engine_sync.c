@@ -16,12 +16,6 @@
 #define BATCH_PATTERNS (1u << 20)
 #define BATCH_SYMBOLS (1ull << 26)
 
-double tdm_seq_tier_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 uint32_t tdm_seq_tier_pending(tdm_seq_engine *e) {
     /* dev_count first: it never exceeds a count read after it. */
     uint32_t d = atomic_load(&e->dev_count);
@@ -124,13 +118,13 @@ static int move_patterns(tdm_seq_engine *e, uint32_t upto, int direct, uint64_t 
 }
 
 int tdm_seq_tier_load(tdm_seq_engine *e) {
-    double t0 = tdm_seq_tier_now_ms();
+    double t0 = tdm_now_ms();
     uint64_t moved;
     int dev_rc;
     TDM_PROF_OP_BEGIN(ps, "seq.load", TDM_PROF_CAT_SYNC);
     move_patterns(e, e->store->count, 1, &moved, &dev_rc); /* direct: no staging, cannot fail on the host */
     TDM_PROF_OP_END(ps, dev_rc);
-    double ms = tdm_seq_tier_now_ms() - t0;
+    double ms = tdm_now_ms() - t0;
     e->st.synced_patterns += moved; /* no other thread yet */
     e->st.sync_ms += ms;
     e->st.last_sync_ms = ms;
@@ -161,13 +155,13 @@ int tdm_seq_tier_sync(tdm_seq_engine *e, tdm_seq_sync_trigger trigger) {
         pthread_mutex_unlock(&e->sync_mu);
         return TDM_OK;
     }
-    double t0 = tdm_seq_tier_now_ms();
+    double t0 = tdm_now_ms();
     uint64_t moved;
     TDM_PROF_OP_BEGIN(ps, "seq.sync", TDM_PROF_CAT_SYNC);
     int dev_rc, rc = move_patterns(e, upto, 0, &moved, &dev_rc);
     TDM_PROF_OP_END(ps, rc ? rc : dev_rc);
     if (dev_rc) tdm_prof_fallback("seq.sync", e->dev->name, "cpu", tdm_status_name(dev_rc)); /* patterns stay on the host */
-    double ms = tdm_seq_tier_now_ms() - t0;
+    double ms = tdm_now_ms() - t0;
     pthread_mutex_lock(&e->st_mu);
     e->st.syncs[trigger]++;
     e->st.synced_patterns += moved;
