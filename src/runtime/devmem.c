@@ -14,7 +14,6 @@
 #include <math.h>
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_CALLBACKS 64
 #define HYSTERESIS 0.05
