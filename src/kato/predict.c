@@ -5,13 +5,12 @@
  * extraction (matches, past/present/future, missing/extras, fragmentation, evidence, confidence, snr),
  * and ensemble.c computes the metrics that depend on the whole candidate set. Candidates are taken in
  * pattern-name order, which fixes every order-dependent sum that KATO leaves to set iteration. */
-#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t and clock_gettime under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t under -std=c11 */
 #include "kato/predict_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <omp.h>
 
