@@ -127,7 +127,7 @@ void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n) {
     tdm_free(tmp);
 }
 
-/* The similarity table ranked (seq_internal.h): its values sorted descending once, equal bits sharing a
+/* A similarity table ranked (seq_internal.h): its values sorted descending once, equal bits sharing a
  * rank. */
 typedef struct {
     double v;
@@ -139,13 +139,11 @@ static int cmp_desc_value(const void *x, const void *y) {
     return a > b ? -1 : a < b;
 }
 
-int tdm_seq_rank_table(tdm_seq_metric metric, size_t m, size_t n_need, uint32_t **rank, double **rankval, uint32_t *nrank) {
-    size_t e = n_need * (m + 1);
-    double *val = tdm_seq_sim_table(metric, m, n_need);
+int tdm_seq_rank_table(const double *val, size_t e, uint32_t **rank, double **rankval, uint32_t *nrank) {
     valued *by = tdm_malloc((e ? e : 1) * sizeof *by);
     uint32_t *rk = tdm_malloc((e ? e : 1) * sizeof *rk);
     double *rv = tdm_malloc((e ? e : 1) * sizeof *rv);
-    int ok = val && by && rk && rv;
+    int ok = by && rk && rv;
     if (ok) {
         for (size_t i = 0; i < e; i++) by[i] = (valued){val[i], (uint32_t)i};
         qsort(by, e, sizeof *by, cmp_desc_value);
@@ -159,7 +157,6 @@ int tdm_seq_rank_table(tdm_seq_metric metric, size_t m, size_t n_need, uint32_t 
     } else {
         tdm_free(rk), tdm_free(rv);
     }
-    tdm_free(val);
     tdm_free(by);
     return ok ? 0 : -1;
 }

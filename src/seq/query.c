@@ -605,7 +605,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     /* Many hits in id-ordered chunks: placed by rank instead of sorted per thread and merged serially. */
     ranked_chunk *ck = NULL;
     uint32_t *hist = NULL;
-    if (sc && ranked_plan(&p, &pl) && !tdm_seq_rank_table(o->metric, p.m, p.n_need, &p.rank, &p.rankval, &p.nrank)) {
+    if (sc && ranked_plan(&p, &pl) && !tdm_seq_rank_table(p.sim, p.n_need * (p.m + 1), &p.rank, &p.rankval, &p.nrank)) {
         ck = tdm_malloc(pl.nchunks * sizeof *ck);
         hist = tdm_calloc(pl.nchunks * (size_t)p.nrank + 1, sizeof *hist);
         if (!ck || !hist) { /* no room for the counts: sort instead */

@@ -145,7 +145,10 @@ static void group_clear(group *g) {
 
 /* Lane q's similarity table, ranked (tdm_seq_rank_table). -1: no memory. */
 static int rank_lane(group *g, size_t q) {
-    return tdm_seq_rank_table(TDM_SEQ_LCS, g->m[q], g->n_need, &g->rank[q], &g->rankval[q], &g->nrank[q]);
+    double *sim = tdm_seq_sim_table(TDM_SEQ_LCS, g->m[q], g->n_need);
+    int rc = sim ? tdm_seq_rank_table(sim, g->n_need * (g->m[q] + 1), &g->rank[q], &g->rankval[q], &g->nrank[q]) : -1;
+    tdm_free(sim);
+    return rc;
 }
 
 /* Prepares the lanes of up to LANES queries (umap is the caller's zeroed map; left holding the union). */

@@ -183,11 +183,12 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
  * t[n * (m + 1) + c] (query.c). Owned by the caller (tdm_free); NULL without memory. */
 double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need);
 
-/* The same table ranked: rank[n * (m + 1) + c] is the rank of that value among the table's distinct values
- * in descending order (bitwise-equal values share a rank), rankval[r] the value of rank r, *nrank their
- * count. Placing hits rank by rank, ids ascending within a rank, gives tdm_seq_hits_sort's order without a
- * sort. Owned by the caller (tdm_free both). Returns 0, or -1 without memory (nothing allocated). */
-int tdm_seq_rank_table(tdm_seq_metric metric, size_t m, size_t n_need, uint32_t **rank, double **rankval, uint32_t *nrank);
+/* Such a table of e entries ranked (hits.c): rank[i] is the rank of sim[i] among the table's distinct
+ * values in descending order (bitwise-equal values share a rank), rankval[r] the value of rank r, *nrank
+ * their count. Placing hits rank by rank, ids ascending within a rank, gives tdm_seq_hits_sort's order
+ * without a sort. Owned by the caller (tdm_free both). Returns 0, or -1 without memory (nothing
+ * allocated). */
+int tdm_seq_rank_table(const double *sim, size_t e, uint32_t **rank, double **rankval, uint32_t *nrank);
 /* A hit kept by its similarity's rank, before placement. */
 typedef struct {
     uint32_t id, rank;
