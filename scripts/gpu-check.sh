@@ -11,6 +11,7 @@
 #   tests       configure, build, every test with TANDEM_TEST_REQUIRE_GPU=1, compute-sanitizer, many random
 #               cases; on success it leaves a marker with the sources' checksum in build-gpu/
 #   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps (seq, BFS, GEMM)
+#   bench-router  only the router's calibration and sweeps (the second half of bench-seq)
 #   bench-rest  KATO predictions, ARC objects(), lattice, batch executor, profiler overhead
 #   all         (default) everything in one call (longer than one device command may run)
 # The bench parts run only when the tests part passed on the same sources (one device command is limited
@@ -18,7 +19,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${1:-all}
-case "$PART" in build|tests|bench-seq|bench-rest|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
+case "$PART" in build|tests|bench-seq|bench-router|bench-rest|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/tandem-gpu-out}
 # The device tool brings back at most 8 files from $OUT: every log goes to $LOGS, and on exit the part's
 # logs travel as one archive, $OUT/<part>-logs.tgz (summary lines also go to stdout).
@@ -104,6 +105,8 @@ threads=$(nproc)
 if want bench-seq && bench_ok; then
   step bench-gpu build-gpu/bench/bench_seq_gpu --require-gpu --threads "$threads" --json "$LOGS/bench_seq_gpu.json"
   tail -60 "$LOGS/bench-gpu.log"
+fi
+if { want bench-seq || [ "$PART" = bench-router ]; } && bench_ok; then
   # The router (issue 6): calibrate this machine into $LOGS (every op family: seq, lattice, ARC), then
   # decision cost and picks vs measured truth over the seq query sweep for both metrics and over the
   # lattice BFS and GEMM sweeps (docs/runtime.md; bench/RESULTS.md says how to read them).
