@@ -12,14 +12,15 @@
 #               cases; on success it leaves a marker with the sources' checksum in build-gpu/
 #   bench-seq   the sequence engine's GPU benchmark and the router's calibration and sweeps (seq, BFS, GEMM)
 #   bench-router  only the router's calibration and sweeps (the second half of bench-seq)
-#   bench-rest  KATO predictions, ARC objects(), lattice, batch executor, profiler overhead
+#   bench-rest  KATO predictions, ARC objects(), lattice, batch executor, profiler overhead; the same in
+#               three calls (each under the device's 10 minutes): bench-kato, bench-arc, bench-lattice
 #   all         (default) everything in one call (longer than one device command may run)
 # The bench parts run only when the tests part passed on the same sources (one device command is limited
 # to 10 minutes, so the parts are separate calls on the same warm machine).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PART=${1:-all}
-case "$PART" in build|tests|bench-seq|bench-router|bench-rest|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
+case "$PART" in build|tests|bench-seq|bench-router|bench-rest|bench-kato|bench-arc|bench-lattice|all) ;; *) echo "gpu-check: unknown part '$PART'" >&2; exit 2 ;; esac
 OUT=${OUT:-/tmp/tandem-gpu-out}
 # The device tool brings back at most 8 files from $OUT: every log goes to $LOGS, and on exit the part's
 # logs travel as one archive, $OUT/<part>-logs.tgz (summary lines also go to stdout).
@@ -39,7 +40,9 @@ want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 DEBS=/tmp/debs
 mkdir -p "$DEBS"
 for f in .deb/*.deb; do [ -e "$f" ] && dpkg -x "$f" "$DEBS"; done
-export LD_LIBRARY_PATH="$DEBS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# openblas-pthread/ holds the libblas.so.3 and liblapack.so.3 that igraph loads (Debian's alternatives
+# would point there; dpkg -x sets up no alternatives).
+export LD_LIBRARY_PATH="$DEBS/usr/lib/x86_64-linux-gnu:$DEBS/usr/lib/x86_64-linux-gnu/openblas-pthread${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 { nvidia-smi; nvcc --version; cmake --version | head -1; python3 --version; nproc; } >"$LOGS/machine.txt" 2>&1
 # No pkg-config lookups there: its .pc files would point at /usr; plain searches under the prefix work.
@@ -121,16 +124,24 @@ if { want bench-seq || [ "$PART" = bench-router ]; } && bench_ok; then
   tail -n 30 "$LOGS/bench-router.log" "$LOGS/bench-router-difflib.log"
   tail -n 40 "$LOGS/bench-router-lattice.log"
 fi
-if want bench-rest && bench_ok; then
+rest() { want bench-rest || [ "$PART" = "$1" ]; }
+if rest bench-kato && bench_ok; then
   step bench-kato build-gpu/bench/bench_kato --require-gpu --threads "$threads" --sizes 10000,100000,1000000 --budget 4
   cat "$LOGS/bench-kato.log"
+fi
+if rest bench-arc && bench_ok; then
   step bench-arc build-gpu/bench/bench_arc_objects --grids 1000000 --require-gpu
   cat "$LOGS/bench-arc.log"
   # The ARC batched executor: grids/s for solver programs, interpreter vs executor on the CPU and the GPU.
   step bench-arc-batch build-gpu/bench/bench_arc_batch --grids 100000 --require-gpu
   cat "$LOGS/bench-arc-batch.log"
+fi
+if rest bench-lattice && bench_ok; then
+  # igraph (carried .deb) runs beside the lattice engine on the same lattices when the build found it.
   step bench-lattice build-gpu/bench/bench_lattice
   tail -60 "$LOGS/bench-lattice.log"
+  step bench-lattice-large build-gpu/bench/bench_lattice --large
+  tail -40 "$LOGS/bench-lattice-large.log"
   # The batch executor: small XORs one call each vs device groups vs the router's choice (docs/runtime.md).
   step bench-batch build-gpu/bench/bench_batch --require-gpu
   cat "$LOGS/bench-batch.log"

@@ -10,7 +10,10 @@ BLAS="libopenblas0-pthread libopenblas-pthread-dev libgfortran5 libquadmath0"
 # OpenSSL's libcrypto (KATO pattern names). The service (LMDB, libmicrohttpd) is not built there
 # (gpu-check.sh passes -DTANDEM_SERVER=OFF): it has no GPU part, and CI runs its tests.
 SSL="libssl-dev libssl3"
+# igraph, bench_lattice's peer, with the libraries it loads (BLAS/LAPACK come from OpenBLAS above).
+IGRAPH="libigraph-dev libigraph3 libarpack2 libglpk40 libplfit0 libamd2 libcolamd2 libsuitesparseconfig5 libltdl7
+  libxml2 libicu72"
+PKGS="libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev $BLAS $SSL $IGRAPH"
 cd .deb
-apt-get download libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev $BLAS $SSL 2>/dev/null \
-  || { apt-get update -q >/dev/null && apt-get download libcmocka0 libcmocka-dev libjansson4 libjansson-dev libxxhash-dev $BLAS $SSL; }
+apt-get download $PKGS 2>/dev/null || { apt-get update -q >/dev/null && apt-get download $PKGS; }
 ls -1 "$PWD"
