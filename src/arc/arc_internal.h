@@ -233,6 +233,11 @@ tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a);
  * lazy path handles (over 30x30, colours outside 0..9, rows of width 0, cells not ints); the caller then
  * takes the eager path, which also gives Python's errors. */
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback);
+/* For a set fresh from arc_objects_lazy (still lazy: nothing has read its layout): each cell's object
+ * (comp, row-major over the grid, -1 for background) and the objects (objs[k] is the element of the set that
+ * comp value k names), both owned by the set's runtime. 0, or -1 when outer is not such a set or memory ran
+ * out (rt's error set then). The batched executor decodes its object lanes with it (exec_lane.c). */
+int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs);
 
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);

@@ -242,11 +242,14 @@ static void test_stats_and_errors(void **state) {
     assert_int_equal(s.launches, 1);
     assert_int_equal(tdm_arc_batch_prim_stats(b, id).calls, 3);
     assert_int_equal(tdm_arc_prim_lookup("objects", &id), TDM_OK);
-    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 3);
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).batched, 2); /* a lane of objects, made from the grid lane */
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 1);
+    assert_int_equal(tdm_arc_prim_lookup("first", &id), TDM_OK);
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 2); /* an order: decoded, the interpreter picks */
     assert_int_equal(tdm_arc_prim_lookup("fill", &id), TDM_OK);
     assert_int_equal(tdm_arc_batch_exec_stats(b, id).batched, 2); /* the object moved to the lane as cells */
     assert_string_equal(tdm_arc_batch_backend(b), "cpu");
-    assert_non_null(tdm_arc_batch_result(b, 2)->error); /* first(()) raises on the empty grid's objects */
+    assert_non_null(tdm_arc_batch_result(b, 2)->error); /* objects(()) raises on the empty grid */
     tdm_arc_batch_free(b);
     assert_int_equal(tdm_arc_batch_exec(ctx, p, calls, 3, TDM_DEVICE_CPU, 0, NULL), TDM_E_INVAL);
     calls[1].prog = 4;
