@@ -32,6 +32,8 @@
 #ifndef TANDEM_ARC_BOPS_H
 #define TANDEM_ARC_BOPS_H
 
+#include "arc_device.h" /* ARC_HD, arc_colour_set_order */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +66,35 @@ enum { ARC_OS_SET = 0, ARC_OS_SUB, ARC_OS_ONE, ARC_OS_MSET, ARC_OS_MSUB };
 #define ARC_CS_N(v) ((int)((v) & 15))
 #define ARC_CS_FROZEN 0x100
 #define ARC_CS_AT(order, k) ((int)((uint64_t)(order) >> (4 * (k)) & 15))
+
+/* A COLSET lane's ints from the n colours inserted in the order ins[0..n). From 5 colours on the layout does
+ * not depend on the order (spec 4.9), which is then written ascending, so such a set has one lane. */
+static inline ARC_HD void arc_cs_pack(const int *ins, int n, int frozen, int64_t *iv) {
+    int asc[ARC_COLOURS];
+    if (n >= 5) {
+        arc_colour_set_order(ins, n, asc);
+        ins = asc;
+    }
+    uint64_t order = 0;
+    for (int k = 0; k < n; k++) order |= (uint64_t)ins[k] << (4 * k);
+    iv[0] = n | (frozen ? ARC_CS_FROZEN : 0), iv[1] = (int64_t)order;
+}
+
+/* The colours of a COLSET lane in its iteration order (spec 4.9's closed form); returns how many. */
+static inline ARC_HD int arc_cs_iter(const int64_t *iv, int *it) {
+    int ins[ARC_COLOURS], n = ARC_CS_N(iv[0]);
+    for (int k = 0; k < n; k++) ins[k] = ARC_CS_AT(iv[1], k);
+    arc_colour_set_order(ins, n, it);
+    return n;
+}
+
+/* remove(v, S)'s survivors in S's iteration order, the order remove inserts them in; returns how many. */
+static inline ARC_HD int arc_cs_without(const int64_t *iv, int64_t v, int *out) {
+    int it[ARC_COLOURS], n = arc_cs_iter(iv, it), m = 0;
+    for (int k = 0; k < n; k++)
+        if (it[k] != v) out[m++] = it[k];
+    return m;
+}
 
 /* name, primitive, result kind, argument kinds (NONE past the arity). A primitive may have several forms
  * (fill of positions, fill of an OBJS lane): the executor tries them in this order. The objects-based forms

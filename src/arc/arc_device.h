@@ -115,7 +115,7 @@ typedef struct tdm_arc_dev_ops {
      * TDM_E_DEVICE. */
     int (*objects_labels)(const tdm_backend *b, const uint8_t *cells, const uint8_t *hw, size_t n, int flags,
                           int16_t *labels, size_t *bad, tdm_arc_dev_times *t);
-    /* The batched executor's columns and kernels (src/arc/arc_bops.h, CUDA module ABI 12). col_alloc makes
+    /* The batched executor's columns and kernels (src/arc/arc_bops.h, CUDA module ABI 12; four arguments from 13). col_alloc makes
      * the device buffers of a column of n lanes (*c zeroed on failure); col_free accepts a zeroed column.
      * col_put writes m lanes given packed on the host (src lane k -> dst lane lanes[k]); col_get reads them
      * back packed. bop_run runs c->op on the lanes whose active byte is 1 (host array of c->n bytes) and

@@ -174,31 +174,6 @@ static int marked(const lane *x, uint32_t *colours) {
     return n;
 }
 
-/* A COLSET lane from the colours inserted in the order ins[0..n): from 5 colours on the layout does not
- * depend on the order (spec 4.9), which is then written ascending, so a set has one lane. */
-static void cs_write(int64_t *iv, const int *ins, int n, int frozen) {
-    int asc[ARC_COLOURS];
-    if (n >= 5) arc_colour_set_order(ins, n, asc), ins = asc;
-    uint64_t order = 0;
-    for (int k = 0; k < n; k++) order |= (uint64_t)ins[k] << (4 * k);
-    iv[0] = n | (frozen ? ARC_CS_FROZEN : 0), iv[1] = (int64_t)order;
-}
-
-static int cs_read(const int64_t *iv, int *ins) {
-    int n = ARC_CS_N(iv[0]);
-    for (int k = 0; k < n; k++) ins[k] = ARC_CS_AT(iv[1], k);
-    return n;
-}
-
-/* The iteration order of a COLSET minus every element equal to v (remove's survivors, in order). */
-static int cs_without(const int64_t *iv, int64_t v, int *out) {
-    int ins[ARC_COLOURS], it[ARC_COLOURS], n = cs_read(iv, ins), m = 0;
-    arc_colour_set_order(ins, n, it);
-    for (int k = 0; k < n; k++)
-        if (it[k] != v) out[m++] = it[k];
-    return m;
-}
-
 /* palette of a grid, or of an object (ONE, MSET, MSUB): the colours in an order that gives its layout. */
 static int palette(const arc_bop_call *c, size_t l, const out_lane *o) {
     int ins[ARC_COLOURS], n = 0;
@@ -224,28 +199,27 @@ static int palette(const arc_bop_call *c, size_t l, const out_lane *o) {
             if (colours >> q & 1) ins[n++] = q;
         if (n > 1 && n < 5) return 0; /* the order the object's cells insert them in would matter */
     }
-    cs_write(o->iv, ins, n, 1);
+    arc_cs_pack(ins, n, 1, o->iv);
     return 1;
 }
 
 static int colset(const arc_bop_call *c, size_t l, const out_lane *o) {
-    int ins[ARC_COLOURS], it[ARC_COLOURS], r[ARC_COLOURS], n, m;
+    int it[ARC_COLOURS], r[ARC_COLOURS], n, m;
     int64_t v = 0;
     switch (c->op) {
     case ARC_BOP_size_cs: v = ARC_CS_N(c->arg[0].iv[2 * l]); break;
     case ARC_BOP_first_cs: case ARC_BOP_last_cs:
-        if (!(n = cs_read(c->arg[0].iv + 2 * l, ins))) return 0;
-        arc_colour_set_order(ins, n, it);
+        if (!(n = arc_cs_iter(c->arg[0].iv + 2 * l, it))) return 0;
         v = it[c->op == ARC_BOP_first_cs ? 0 : n - 1];
         break;
-    case ARC_BOP_other_cs: /* first(remove(v, S)): the survivors, re-inserted in S's order */
-        if (!(m = cs_without(c->arg[0].iv + 2 * l, karg(c, 1, l, 0), r))) return 0;
+    case ARC_BOP_other_cs: /* first(remove(v, S)): the survivors, inserted afresh in S's order */
+        if (!(m = arc_cs_without(c->arg[0].iv + 2 * l, karg(c, 1, l, 0), r))) return 0;
         arc_colour_set_order(r, m, it);
         v = it[0];
         break;
     case ARC_BOP_remove_cs:
-        m = cs_without(c->arg[1].iv + 2 * l, karg(c, 0, l, 0), r);
-        cs_write(o->iv, r, m, 0);
+        m = arc_cs_without(c->arg[1].iv + 2 * l, karg(c, 0, l, 0), r);
+        arc_cs_pack(r, m, 0, o->iv);
         return 1;
     default: return -1;
     }
