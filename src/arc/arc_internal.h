@@ -238,6 +238,10 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback);
  * comp value k names), both owned by the set's runtime. 0, or -1 when outer is not such a set or memory ran
  * out (rt's error set then). The batched executor decodes its object lanes with it (exec_lane.c). */
 int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs);
+/* objects()'s components of an h x w grid of colours 0..9 in a 30 x 30 slot (cells[i * 30 + j]; flags
+ * ARC_OBJ_*), by objects()'s own labelling (objects_label.c): per cell inside the grid, the id (< 900) of its
+ * component, one id per component, -1 for the background; slots outside the grid are not written. */
+void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t *out);
 
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);

@@ -4,8 +4,8 @@
  * primitive, encode) cannot serve them: no host value is encoded into an OBJS or COLSET lane, since the
  * lane stands for a recipe (exec_lane.c decodes it by running the interpreter's primitives) that a value
  * does not reveal. So these forms only ever compute what needs no iteration order: marks, sizes, colours
- * and components of the grid the flags define (objects() labels through the CPU labels path,
- * arc_objects_label_grid), and colour sets through spec 4.9's closed form; a lane where the answer would
+ * and components of the grid the flags define (by objects()'s own labelling, arc_objs_label_slot), and
+ * colour sets through spec 4.9's closed form; a lane where the answer would
  * depend on an order (a size tie in argmax, the colour of a many-coloured object) gets status 0, and the
  * interpreter answers. tests/unit/test_arc_sets.c holds every lane these make to the interpreter's own
  * primitive, value and layout, through decode. */
@@ -54,50 +54,41 @@ static int most_colour(const uint8_t *cells, int h, int w, uint8_t mask) {
     return arc_mostcolor_of_counts(count, first);
 }
 
-/* The objects among the marked cells of an OBJS lane of maker `maker`: per slot, its object's root (a
- * row-major index; -1 unmarked), per root its size and colours (bit c); returns the number of objects.
- * Components of objects() come from the CPU labels path; marked cells are always whole objects, and the
- * components of a union of components are those components, so the labels of the grid serve a SUB too. */
-static int os_label(const lane *x, int maker, int16_t *root, uint16_t *size, uint16_t *cmask) {
-    uint8_t col[CELLS];
+/* The objects among the marked cells of an OBJS lane of maker `maker`: per cell inside the grid, its
+ * object's id (-1 unmarked); per id its size and colours (bit c); the ids in ids[0..n), n returned.
+ * objects()'s components come from objects()'s own labelling (arc_objs_label_slot); marked cells are always
+ * whole objects, and the components of a union of components are those components, so the labels of the
+ * grid serve a SUB too. */
+static int os_label(const lane *x, int maker, int16_t *root, uint16_t *size, uint16_t *cmask, int16_t *ids) {
+    uint8_t col[CELLS], seen[CELLS];
     int16_t lab[CELLS];
-    int n = 0, first[ARC_COLOURS];
-    memset(col, 0, sizeof col);
-    for (int s = 0; s < CELLS; s++)
-        if (inside(s, x->h, x->w)) col[s] = x->cells[s] & ARC_OS_COLOUR;
-    if (maker < ARC_OS_PARTITION) {
-        arc_objects_label_grid(col, x->h, x->w, maker, lab);
-    } else {
-        for (int c = 0; c < ARC_COLOURS; c++) first[c] = -1;
-        for (int s = 0; s < CELLS; s++) {
-            lab[s] = -1;
-            if (!(x->cells[s] & ARC_OS_MARK) || !inside(s, x->h, x->w)) continue;
-            if (first[col[s]] < 0) first[col[s]] = (s / SLOT) * x->w + s % SLOT;
-            lab[s] = (int16_t)first[col[s]];
+    int n = 0;
+    for (int i = 0; i < x->h; i++)
+        for (int j = 0; j < x->w; j++) col[i * SLOT + j] = x->cells[i * SLOT + j] & ARC_OS_COLOUR;
+    if (maker < ARC_OS_PARTITION) arc_objs_label_slot(col, x->h, x->w, maker, lab);
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < x->h; i++)
+        for (int j = 0; j < x->w; j++) {
+            int s = i * SLOT + j, r = x->cells[s] & ARC_OS_MARK ? maker < ARC_OS_PARTITION ? lab[s] : col[s] : -1;
+            root[s] = (int16_t)r;
+            if (r < 0) continue;
+            if (!seen[r]) seen[r] = 1, size[r] = 0, cmask[r] = 0, ids[n++] = (int16_t)r;
+            size[r]++, cmask[r] |= (uint16_t)(1u << col[s]);
         }
-    }
-    for (int s = 0; s < CELLS; s++) {
-        int r = x->cells[s] & ARC_OS_MARK && inside(s, x->h, x->w) ? lab[s] : -1;
-        root[s] = (int16_t)r;
-        if (r < 0) continue;
-        int rm = (s / SLOT) * x->w + s % SLOT;
-        if (r == rm) size[r] = 0, cmask[r] = 0, n++; /* a root is its component's first cell: met first */
-        size[r]++, cmask[r] |= (uint16_t)(1u << col[s]);
-    }
     return n;
 }
 
-/* Writes an OBJS result: x's colours with the marks of the cells whose root is selected (sel NULL: keep
- * every mark; else sel[root]), zeros outside the grid. */
+/* Writes an OBJS result: x's colours with the marks of the cells whose object is selected (sel NULL: keep
+ * every mark; else sel[id]), zeros outside the grid. */
 static void os_write(const lane *x, const int16_t *root, const uint8_t *sel, const out_lane *o, int64_t iv0, int64_t iv1) {
-    for (int s = 0; s < CELLS; s++) {
-        uint8_t v = 0;
-        if (inside(s, x->h, x->w)) {
-            v = x->cells[s] & ARC_OS_COLOUR;
+    memset(o->cells, 0, CELLS);
+    for (int i = 0; i < x->h; i++)
+        for (int j = 0; j < x->w; j++) {
+            int s = i * SLOT + j;
+            uint8_t v = x->cells[s] & ARC_OS_COLOUR;
             if (x->cells[s] & ARC_OS_MARK && (!sel || (root[s] >= 0 && sel[root[s]]))) v |= ARC_OS_MARK;
+            o->cells[s] = v;
         }
-        o->cells[s] = v;
-    }
     o->hw[0] = (uint8_t)x->h, o->hw[1] = (uint8_t)x->w;
     o->iv[0] = iv0, o->iv[1] = iv1;
 }
@@ -115,10 +106,10 @@ static int make(const arc_bop_call *c, size_t l, const out_lane *o) {
     for (int s = 0; s < CELLS; s++)
         o->cells[s] = inside(s, g.h, g.w) ? (uint8_t)(g.cells[s] | (g.cells[s] != bg ? ARC_OS_MARK : 0)) : 0;
     o->hw[0] = (uint8_t)g.h, o->hw[1] = (uint8_t)g.w;
-    int16_t root[CELLS];
+    int16_t root[CELLS], ids[CELLS];
     uint16_t size[CELLS], cmask[CELLS];
     lane x = {o->cells, g.h, g.w, o->iv};
-    o->iv[0] = ARC_OS_IV0(maker, ARC_OS_SET), o->iv[1] = os_label(&x, maker, root, size, cmask);
+    o->iv[0] = ARC_OS_IV0(maker, ARC_OS_SET), o->iv[1] = os_label(&x, maker, root, size, cmask, ids);
     return 1;
 }
 
@@ -128,16 +119,15 @@ static int pick(const arc_bop_call *c, size_t l, const out_lane *o) {
     int maker = ARC_OS_MAKER(x.iv[0]), form = ARC_OS_FORM(x.iv[0]);
     int filter = c->op == ARC_BOP_sizefilter_os || c->op == ARC_BOP_colorfilter_os;
     if (filter ? form != ARC_OS_SET : form != ARC_OS_SET && form != ARC_OS_SUB) return 0;
-    int16_t root[CELLS];
+    int16_t root[CELLS], ids[CELLS];
     uint16_t size[CELLS], cmask[CELLS];
     uint8_t sel[CELLS];
-    int n = os_label(&x, maker, root, size, cmask), kept = 0, best = -1, ties = 0;
+    int n = os_label(&x, maker, root, size, cmask, ids), kept = 0, best = -1, ties = 0;
     if (!filter && !n) return 0; /* max() of nothing raises */
-    memset(sel, 0, sizeof sel);
     int64_t k = filter ? karg(c, 1, l, 0) : 0;
-    for (int s = 0; s < CELLS; s++) {
-        int r = root[s];
-        if (r < 0 || r != (s / SLOT) * x.w + s % SLOT) continue; /* each object once, at its root */
+    for (int q = 0; q < n; q++) {
+        int r = ids[q];
+        sel[r] = 0;
         if (c->op == ARC_BOP_sizefilter_os) {
             sel[r] = size[r] == k;
         } else if (c->op == ARC_BOP_colorfilter_os) {
