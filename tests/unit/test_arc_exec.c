@@ -343,7 +343,13 @@ static const char *sets_src =
     "def solve_s10(I):\n    x1 = objects(I, F, F, T)\n    x2 = argmax(x1, size)\n    x3 = color(x2)\n    x4 = merge(x1)\n"
     "    O = underfill(I, x3, x4)\n    return O\n"
     "def solve_s11(I):\n    x1 = objects(I, T, T, T)\n    x2 = sizefilter(x1, ONE)\n    x3 = merge(x2)\n    x4 = fill(I, ZERO, x3)\n"
-    "    x5 = argmax(x1, size)\n    O = underpaint(x4, x5)\n    return O\n";
+    "    x5 = argmax(x1, size)\n    O = underpaint(x4, x5)\n    return O\n"
+    /* results that are lanes of objects or colours: their repr shows every iteration order */
+    "def solve_s12(I):\n    x1 = objects(I, T, F, T)\n    O = sizefilter(x1, ONE)\n    return O\n"
+    "def solve_s13(I):\n    x1 = palette(I)\n    O = remove(ZERO, x1)\n    return O\n"
+    "def solve_s14(I):\n    x1 = fgpartition(I)\n    x2 = argmax(x1, size)\n    O = recolor(ONE, x2)\n    return O\n"
+    "def solve_s15(I):\n    x1 = objects(I, F, T, T)\n    x2 = colorfilter(x1, TWO)\n    O = merge(x2)\n    return O\n"
+    "def solve_s16(I):\n    O = partition(I)\n    return O\n";
 
 static const tdm_arc_dev_ops fake_ops;
 
