@@ -64,9 +64,11 @@ static __device__ int warp_label(const uint8_t *cells, int h, int w, int maker, 
             }
         }
         __syncwarp();
-        /* every cell straight under its root (roots no longer move, so finds in flight stay right) */
-        for (int s = lane; s < ARC_SLOT_CELLS; s += 32)
-            if (x.par[s] >= 0) x.par[s] = arc_uf_find(x.par, s);
+        /* every cell straight under its root: all finds first, then the writes (no reader meets a write) */
+        int roots[(ARC_SLOT_CELLS + 31) / 32];
+        for (int s = lane, k = 0; s < ARC_SLOT_CELLS; s += 32, k++) roots[k] = x.par[s] >= 0 ? arc_uf_find(x.par, s) : -1;
+        __syncwarp();
+        for (int s = lane, k = 0; s < ARC_SLOT_CELLS; s += 32, k++) x.par[s] = roots[k];
     }
     __syncwarp();
     int n = 0;
