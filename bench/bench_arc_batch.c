@@ -1,7 +1,7 @@
 /* bench_arc_batch.c: the batched executor (tdm_arc_batch_exec) in grids per second, the interpreter's
  * runner (tdm_arc_batch_run), the executor with the CPU forms, and the executor on the GPU in the same run,
  * on the same grids: a few solver programs of tests/arc/solvers/training.py (chosen because most of their
- * lines have batched forms) on seeded random grids of 3..30 x 3..30. Every executor result is compared with
+ * lines have batched forms: grid programs, then objects-based ones) on seeded random grids of 3..30 x 3..30. Every executor result is compared with
  * the interpreter's (the run fails on a difference). Usage: bench_arc_batch [--grids N] [--programs FILE]
  * [--tasks ID,ID,...] [--require-gpu] [--threads T]. */
 #define BENCH_NAME "bench_arc_batch"
@@ -29,7 +29,9 @@ int main(int argc, char **argv) {
     size_t n = 100000;
     int require_gpu = 0, threads = 0;
     const char *file = "tests/arc/solvers/training.py";
-    char tasks[1024] = "67a3c6ac,68b16354,74dd1130,9dfd6313,a416b8f3,c8f0f002,d511f180,b1948b0a";
+    /* grid programs, then objects-based ones (objects, partition, palette and what follows them) */
+    char tasks[1024] = "67a3c6ac,68b16354,74dd1130,9dfd6313,a416b8f3,c8f0f002,d511f180,b1948b0a,"
+                       "6e82a1ae,42a50994,be94b721,a61f2674,f76d97a5";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--grids") && i + 1 < argc) n = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--programs") && i + 1 < argc) file = argv[++i];

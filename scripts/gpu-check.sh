@@ -76,6 +76,8 @@ if want tests; then
     step racecheck-arc env TANDEM_TEST_CASES=100 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_arc_objects_batch
     # The batched executor's kernels and columns (arc_bops.cu): few lanes and grids under memcheck.
     step memcheck-arc-bops env TANDEM_TEST_CASES=200 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_arc_bops
+    # The objects-based kernels label in shared memory (arc_bops_sets.cu).
+    step racecheck-arc-bops env TANDEM_TEST_CASES=100 compute-sanitizer --tool racecheck --error-exitcode 1 build-gpu/tests/test_arc_bops
     step memcheck-arc-exec env TANDEM_TEST_CASES=4 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/test_arc_exec
     # Fewer random cases under the sanitizers (1D shapes are 60,000 one-level launches per path).
     step memcheck-lattice env TANDEM_TEST_CASES=6 TANDEM_TEST_BFS_PERSISTENT=1 compute-sanitizer --tool memcheck --error-exitcode 1 build-gpu/tests/cross/test_lattice_cross

@@ -27,8 +27,9 @@ static const char *usage =
     "  --stats      per-primitive calls and time (adds a clock read per primitive call); with --device, the\n"
     "               calls and time of each primitive's batched form (and where it ran) and of the interpreter\n"
     "  --device D   run with the batched executor: lines of a solver over all its grids at once, batched\n"
-    "               primitives on the CPU, on the GPU (cuda), or on the GPU for 4,096 calls or more (auto);\n"
-    "               same results, but today slower than the default interpreter (bench/RESULTS.md)\n"
+    "               primitives (on grids, on objects from objects/partition/fgpartition, on palettes; see\n"
+    "               docs/arc.md) on the CPU, on the GPU (cuda), or on the GPU for 4,096 calls or more (auto);\n"
+    "               same results, but on the CPU slower than the default interpreter (bench/RESULTS.md)\n"
     "The summary goes to stderr in --json mode. Exit status 0 when every task run was solved, 3 if not.\n";
 
 typedef struct {

@@ -39,35 +39,50 @@ static inline ARC_HD void arc_py_slice(int64_t n, int64_t a, int64_t b, int64_t 
     *lo = a, *hi = b > a ? b : a;
 }
 
-/* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
- * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */
-static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
-    int order[ARC_COLOURS], k = 0;
-    /* distinct colours in first-occurrence order (at most 10: a selection sort is plenty) */
-    uint32_t done = 0;
+/* The iteration order of a CPython set of the n distinct colours 0..9 inserted in the order ins[0..n),
+ * and of its frozen copies (spec 4.9): ascending from 5 colours on; for 4 or fewer, each colour in turn takes
+ * slot c mod 8 of an 8-slot table or the first free slot along s -> (5s + 1) mod 8, read in slot order.
+ * Writes it[0..n). */
+static inline ARC_HD void arc_colour_set_order(const int *ins, int n, int *it) {
+    if (n >= 5) {
+        int k = 0;
+        for (int c = 0; c < ARC_COLOURS; c++)
+            for (int x = 0; x < n; x++)
+                if (ins[x] == c) it[k++] = c;
+        return;
+    }
+    int slot[8];
+    for (int s = 0; s < 8; s++) slot[s] = -1;
+    for (int x = 0; x < n; x++) {
+        int s = ins[x] % 8;
+        while (slot[s] >= 0) s = (5 * s + 1) % 8;
+        slot[s] = ins[x];
+    }
+    for (int s = 0, k = 0; s < 8; s++)
+        if (slot[s] >= 0) it[k++] = slot[s];
+}
+
+/* The distinct colours of a grid in first row-major occurrence order, from each colour's count and first
+ * occurrence (UINT32_MAX: absent): their number, and the colours in ins[]. */
+static inline ARC_HD int arc_colours_by_first(const uint32_t *count, const uint32_t *first, int *ins) {
+    int k = 0;
+    uint32_t done = 0; /* at most 10 colours: a selection sort is plenty */
     for (;;) {
         int best = -1;
         for (int c = 0; c < ARC_COLOURS; c++)
             if (count[c] && !(done >> c & 1) && (best < 0 || first[c] < first[best])) best = c;
-        if (best < 0) break;
+        if (best < 0) return k;
         done |= 1u << best;
-        order[k++] = best;
+        ins[k++] = best;
     }
-    int iter[ARC_COLOURS], n = 0;
-    if (k >= 5) {
-        for (int c = 0; c < ARC_COLOURS; c++)
-            if (count[c]) iter[n++] = c;
-    } else {
-        int slot[8];
-        for (int s = 0; s < 8; s++) slot[s] = -1;
-        for (int x = 0; x < k; x++) {
-            int s = order[x] % 8;
-            while (slot[s] >= 0) s = (5 * s + 1) % 8;
-            slot[s] = order[x];
-        }
-        for (int s = 0; s < 8; s++)
-            if (slot[s] >= 0) iter[n++] = slot[s];
-    }
+}
+
+/* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
+ * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */
+static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
+    int order[ARC_COLOURS], iter[ARC_COLOURS];
+    int n = arc_colours_by_first(count, first, order);
+    arc_colour_set_order(order, n, iter);
     int bg = -1;
     for (int x = 0; x < n; x++)
         if (bg < 0 || (least ? count[iter[x]] < count[bg] : count[iter[x]] > count[bg])) bg = iter[x];
@@ -84,6 +99,11 @@ typedef struct {
     double h2d_ms, kernel_ms, d2h_ms;
 } tdm_arc_dev_times;
 
+/* objects() labels of one grid in a 30 x 30 slot (flags ARC_OBJ_*): per slot cell, the row-major index of
+ * its component's first cell, -1 for background and outside h x w (src/arc/objects_batch.c: the CPU path of
+ * tdm_arc_objects_labels, also the batched executor's CPU labels). */
+void arc_objects_label_grid(const uint8_t *cells, int h, int w, int flags, int16_t *out);
+
 struct arc_bop_call;
 struct arc_col;
 
@@ -95,7 +115,7 @@ typedef struct tdm_arc_dev_ops {
      * TDM_E_DEVICE. */
     int (*objects_labels)(const tdm_backend *b, const uint8_t *cells, const uint8_t *hw, size_t n, int flags,
                           int16_t *labels, size_t *bad, tdm_arc_dev_times *t);
-    /* The batched executor's columns and kernels (src/arc/arc_bops.h, CUDA module ABI 12). col_alloc makes
+    /* The batched executor's columns and kernels (src/arc/arc_bops.h, CUDA module ABI 12; four arguments from 13). col_alloc makes
      * the device buffers of a column of n lanes (*c zeroed on failure); col_free accepts a zeroed column.
      * col_put writes m lanes given packed on the host (src lane k -> dst lane lanes[k]); col_get reads them
      * back packed. bop_run runs c->op on the lanes whose active byte is 1 (host array of c->n bytes) and

@@ -233,6 +233,15 @@ tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a);
  * lazy path handles (over 30x30, colours outside 0..9, rows of width 0, cells not ints); the caller then
  * takes the eager path, which also gives Python's errors. */
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback);
+/* For a set fresh from arc_objects_lazy (still lazy: nothing has read its layout): each cell's object
+ * (comp, row-major over the grid, -1 for background) and the objects (objs[k] is the element of the set that
+ * comp value k names), both owned by the set's runtime. 0, or -1 when outer is not such a set or memory ran
+ * out (rt's error set then). The batched executor decodes its object lanes with it (exec_lane.c). */
+int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs);
+/* objects()'s components of an h x w grid of colours 0..9 in a 30 x 30 slot (cells[i * 30 + j]; flags
+ * ARC_OBJ_*), by objects()'s own labelling (objects_label.c): per cell inside the grid, the id (< 900) of its
+ * component, one id per component, -1 for the background; slots outside the grid are not written. */
+void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t *out);
 
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);

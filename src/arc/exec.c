@@ -80,7 +80,7 @@ typedef struct {
     int *last_use;      /* per column: the last line that reads it (-1: none; the result: n) */
     tdm_arc_rt **rt;    /* one per thread; lane l's values live in rt[owner(l)] */
     int nrt;
-    uint8_t *dead, *active, *status;
+    uint8_t *dead, *active, *status, *done; /* done: lanes a batched form of the current line computed */
     uint32_t *lanes;
     arc_col stage;      /* m lanes on the host, packed */
 } chunk;
@@ -163,28 +163,33 @@ static int materialize(chunk *c, int ci, const uint8_t *want) {
     return nomem ? tdm_error(TDM_E_NOMEM, "batch: out of memory moving values to the host") : TDM_OK;
 }
 
-/* Sets active[l] for the lanes the batched form of line st can take, moving host arguments into their
- * columns where they are representable; fills call. Returns the number of active lanes, or an error. */
+/* Sets active[l] for the live lanes not yet done that the batched form bop of line st can take, moving host
+ * arguments into their columns where they are representable; fills call. Returns the number of active
+ * lanes, or an error. */
 static long prepare(chunk *c, const arc_step *st, int bop, arc_bop_call *call) {
     const arc_bop_info *info = &arc_bop_table[bop];
     memset(call, 0, sizeof *call);
     call->op = bop, call->n = c->m;
     if (st->nargs != info->nargs) return 0;
-    int cols[3] = {-1, -1, -1};
+    int cols[4] = {-1, -1, -1, -1};
     for (int a = 0; a < info->nargs; a++) {
-        if (st->arg_kind[a] == ARC_STEP_PRIM) return 0;
+        int want = info->arg[a];
+        if (st->arg_kind[a] == ARC_STEP_PRIM) { /* a function argument: only size, where the form asks for it */
+            if (want != ARC_VK_SIZEFN || st->arg[a] != ARC_P_size) return 0;
+            continue;
+        }
         if (st->arg_kind[a] == ARC_STEP_CONST) {
             tdm_arc_val *v = arc_const_value(c->rt[0], st->arg[a]);
-            if (!v || (info->arg[a] != ARC_VK_INT && info->arg[a] != ARC_VK_PAIR) ||
-                !arc_lane_encode(c->rt[0], v, info->arg[a], NULL, NULL, call->k[a]))
+            if (!v || (want != ARC_VK_INT && want != ARC_VK_PAIR && want != ARC_VK_TRUTH) ||
+                !arc_lane_encode(c->rt[0], v, want, NULL, NULL, call->k[a]))
                 return 0;
             continue;
         }
         cols[a] = col_of(c, st->arg_kind[a], st->arg[a]);
         for (int e = 0; e < a; e++)
-            if (cols[e] == cols[a] && info->arg[e] != info->arg[a]) return 0; /* one lane cannot hold both */
+            if (cols[e] == cols[a] && info->arg[e] != want) return 0; /* one lane cannot hold both */
     }
-    for (size_t l = 0; l < c->m; l++) c->active[l] = !c->dead[l];
+    for (size_t l = 0; l < c->m; l++) c->active[l] = !c->dead[l] && !c->done[l];
     for (int a = 0; a < info->nargs; a++) {
         if (cols[a] < 0) continue;
         xcol *xc = &c->col[cols[a]];
@@ -253,33 +258,34 @@ static int fallback(chunk *c, const arc_step *st, const uint8_t *done, size_t *c
     return nomem ? tdm_error(TDM_E_NOMEM, "batch: out of memory") : TDM_OK;
 }
 
+/* Line i: each batched form of its primitive in turn (arc_bops.h's order) over the lanes it can take, then
+ * the interpreter over the rest. */
 static int run_step(chunk *c, int i) {
     arc_step st;
     arc_prog_step(c->p, c->prog, i, &st);
-    int bop = st.callee_kind == ARC_STEP_PRIM ? arc_bop_of_prim(st.callee) : -1;
-    int prim = st.callee_kind == ARC_STEP_PRIM ? st.callee : -1;
+    int prim = st.callee_kind == ARC_STEP_PRIM ? st.callee : -1, rc, any = 0;
     tdm_arc_exec_stats *s = prim >= 0 ? &c->b->exec[prim] : NULL;
-    uint64_t t0 = now_ns();
-    long nact = 0;
-    arc_bop_call call;
-    if (bop >= 0 && (nact = prepare(c, &st, bop, &call)) < 0) return (int)nact;
-    int rc;
-    if (nact > 0) {
+    memset(c->done, 0, c->m);
+    for (int bop = prim >= 0 ? arc_bop_of_prim(prim) : -1; bop >= 0; bop = arc_bop_next(bop)) {
+        uint64_t t0 = now_ns();
+        arc_bop_call call;
+        long nact = prepare(c, &st, bop, &call);
+        if (nact < 0) return (int)nact;
+        if (!nact) continue;
         xcol *out = &c->col[st.target];
         if ((rc = need_alloc(c, out))) return rc;
         call.out = out->d;
         memset(c->status, 0, c->m);
         if ((rc = x_run(c->x, &call, c->active, c->status))) return rc;
         uint64_t got = 0;
-        for (size_t l = 0; l < c->m; l++) {
-            c->active[l] = c->active[l] && c->status[l];
-            if (c->active[l]) out->kind[l] = (uint8_t)arc_bop_table[bop].out, got++;
-        }
+        for (size_t l = 0; l < c->m; l++)
+            if (c->active[l] && c->status[l]) c->done[l] = 1, out->kind[l] = (uint8_t)arc_bop_table[bop].out, got++;
+        any = 1;
         if (s) s->batched += got, s->launches++, s->batched_ns += now_ns() - t0;
     }
     uint64_t t1 = now_ns();
     size_t n;
-    if ((rc = fallback(c, &st, nact > 0 ? c->active : NULL, &n))) return rc;
+    if ((rc = fallback(c, &st, any ? c->done : NULL, &n))) return rc;
     if (s && n) s->fallback += n, s->fallback_ns += now_ns() - t1;
     return TDM_OK;
 }
@@ -330,7 +336,7 @@ static void chunk_free(chunk *c) {
         tdm_free(c->col[k].kind), tdm_free(c->col[k].host);
     }
     tdm_free(c->col), tdm_free(c->last_use);
-    tdm_free(c->dead), tdm_free(c->active), tdm_free(c->status), tdm_free(c->lanes);
+    tdm_free(c->dead), tdm_free(c->active), tdm_free(c->status), tdm_free(c->done), tdm_free(c->lanes);
     arc_cpu_col_free(&c->stage);
 }
 
@@ -345,9 +351,9 @@ static int run_program(const xdev *x, tdm_arc_rt **rt, int nrt, const tdm_arc_pr
     int rc = TDM_OK;
     c.col = tdm_calloc(ncol, sizeof *c.col);
     c.last_use = tdm_malloc(ncol * sizeof *c.last_use);
-    c.dead = tdm_malloc(cap), c.active = tdm_malloc(cap), c.status = tdm_malloc(cap);
+    c.dead = tdm_malloc(cap), c.active = tdm_malloc(cap), c.status = tdm_malloc(cap), c.done = tdm_malloc(cap);
     c.lanes = tdm_malloc(cap * sizeof *c.lanes);
-    if (!c.col || !c.last_use || !c.dead || !c.active || !c.status || !c.lanes) rc = tdm_error(TDM_E_NOMEM, "batch: out of memory");
+    if (!c.col || !c.last_use || !c.dead || !c.active || !c.status || !c.done || !c.lanes) rc = tdm_error(TDM_E_NOMEM, "batch: out of memory");
     for (size_t k = 0; !rc && k < ncol; k++) {
         c.col[k].kind = tdm_malloc(cap), c.col[k].host = tdm_malloc(cap * sizeof *c.col[k].host);
         if (!c.col[k].kind || !c.col[k].host) rc = tdm_error(TDM_E_NOMEM, "batch: out of memory");

@@ -2,7 +2,8 @@
  * interpreter value, given to the interpreter's own primitive (arc_call, so arity, errors and statistics
  * are the interpreter's) and encoded back. This is the reference every device kernel is compared with
  * (tests/unit/test_arc_bops.c) and the CPU path of the executor, so the executor's machinery (columns,
- * conversions, fallback) runs in CI without a GPU. */
+ * conversions, fallback) runs in CI without a GPU. The objects-based forms are the exception: their lanes
+ * are computed natively (exec_sets.c), and the tests hold them to the interpreter through decode. */
 #include "exec_internal.h"
 
 #include <omp.h>
@@ -11,9 +12,11 @@
 #define SLOT_CELLS 900
 
 const arc_bop_info arc_bop_table[ARC_NBOP] = {
-#define ARC_X_INFO(p, r, a0, a1, a2)                                                                       \
-    {ARC_P_##p, ARC_VK_##r, (ARC_VK_##a0 != ARC_VK_NONE) + (ARC_VK_##a1 != ARC_VK_NONE) + (ARC_VK_##a2 != ARC_VK_NONE), \
-     {ARC_VK_##a0, ARC_VK_##a1, ARC_VK_##a2}},
+#define ARC_X_INFO(name, p, r, a0, a1, a2, a3)                                                             \
+    {ARC_P_##p, ARC_VK_##r,                                                                                \
+     (ARC_VK_##a0 != ARC_VK_NONE) + (ARC_VK_##a1 != ARC_VK_NONE) + (ARC_VK_##a2 != ARC_VK_NONE) +           \
+         (ARC_VK_##a3 != ARC_VK_NONE),                                                                     \
+     {ARC_VK_##a0, ARC_VK_##a1, ARC_VK_##a2, ARC_VK_##a3}},
     ARC_BOP_LIST(ARC_X_INFO)
 #undef ARC_X_INFO
 };
@@ -21,6 +24,12 @@ const arc_bop_info arc_bop_table[ARC_NBOP] = {
 int arc_bop_of_prim(int id) {
     for (int k = 0; k < ARC_NBOP; k++)
         if (arc_bop_table[k].prim == id) return k;
+    return -1;
+}
+
+int arc_bop_next(int bop) {
+    for (int k = bop + 1; k < ARC_NBOP; k++)
+        if (arc_bop_table[k].prim == arc_bop_table[bop].prim) return k;
     return -1;
 }
 
@@ -53,10 +62,15 @@ void arc_cpu_col_get(const arc_col *src, const uint32_t *lanes, size_t m, const 
     for (size_t k = 0; k < m; k++) lane_copy(dst, k, src, lanes[k]);
 }
 
-/* One lane: 1 computed and representable, 0 not, -1 out of memory. */
-static int run_lane(tdm_arc_rt *rt, const arc_bop_call *c, size_t l) {
+/* One lane: 1 computed and representable, 0 not, -1 out of memory. *rt is made on first need (the native
+ * forms need none). */
+static int run_lane(tdm_arc_rt **rtp, const arc_bop_call *c, size_t l) {
     const arc_bop_info *info = &arc_bop_table[c->op];
-    tdm_arc_val *args[3];
+    tdm_arc_val *args[4];
+    int native = arc_sets_lane(c, l);
+    if (native >= 0) return native;
+    if (!*rtp && tdm_arc_rt_new(rtp)) return -1;
+    tdm_arc_rt *rt = *rtp;
     tdm_arc_rt_reset(rt);
     for (int a = 0; a < info->nargs; a++) {
         const arc_col *col = &c->arg[a];
@@ -76,11 +90,10 @@ int arc_cpu_bop_run(const arc_bop_call *c, const uint8_t *active, uint8_t *statu
 #pragma omp parallel num_threads(threads) reduction(| : nomem) if (c->n >= 64)
     {
         tdm_arc_rt *rt = NULL;
-        if (tdm_arc_rt_new(&rt)) nomem = 1;
 #pragma omp for schedule(dynamic, 16)
         for (size_t l = 0; l < c->n; l++) {
-            if (!active[l] || !rt) continue;
-            int r = run_lane(rt, c, l);
+            if (!active[l]) continue;
+            int r = run_lane(&rt, c, l);
             if (r < 0) nomem = 1;
             status[l] = r == 1;
         }

@@ -1,6 +1,6 @@
-/* exec_internal.h: what the batched executor's files share (exec.c, exec_lane.c, exec_cpu.c): the table of
- * batched primitives, one lane to and from an interpreter value, and the CPU form of the batched
- * primitives. */
+/* exec_internal.h: what the batched executor's files share (exec.c, exec_lane.c, exec_cpu.c, exec_sets.c):
+ * the table of batched primitives, one lane to and from an interpreter value, and the CPU form of the
+ * batched primitives. */
 #ifndef TANDEM_ARC_EXEC_INTERNAL_H
 #define TANDEM_ARC_EXEC_INTERNAL_H
 
@@ -12,11 +12,12 @@ typedef struct {
     int prim;       /* ARC_P_* */
     int out;        /* ARC_VK_* of the result */
     int nargs;      /* the primitive's arity */
-    int arg[3];     /* ARC_VK_* of each argument */
+    int arg[4];     /* ARC_VK_* of each argument */
 } arc_bop_info;
 extern const arc_bop_info arc_bop_table[ARC_NBOP];
-/* The batched form of primitive id, or -1. */
+/* The first batched form of primitive id, or -1; the form after bop of the same primitive, or -1. */
 int arc_bop_of_prim(int id);
+int arc_bop_next(int bop);
 
 /* Writes v into one lane (cells: 900 bytes, hw: 2, iv: 2) as kind ARC_VK_*: 1 when v is representable so,
  * 0 when not (nothing to undo; rt's error stays clear unless memory ran out reading a lazy set). */
@@ -32,6 +33,10 @@ void arc_cpu_col_free(arc_col *c);
 void arc_cpu_col_put(const arc_col *dst, const uint32_t *lanes, size_t m, const arc_col *src);
 void arc_cpu_col_get(const arc_col *src, const uint32_t *lanes, size_t m, const arc_col *dst);
 int arc_cpu_bop_run(const arc_bop_call *c, const uint8_t *active, uint8_t *status, int threads);
+/* The objects-based forms (exec_sets.c: OBJS and COLSET arguments or results), computed natively from the
+ * lanes as the GPU computes them (the same bytes): lane l of c: 1 with the result in c->out, 0 where the
+ * lane's status is 0; -1 when c->op is not one of them. */
+int arc_sets_lane(const arc_bop_call *c, size_t l);
 
 /* tdm_arc_batch_exec on the device ops ops of backend be (be passed to them as is; may be NULL), with the
  * device's chunk size and host-side paths, for tests: a fake device table made of the CPU forms above runs the

@@ -53,7 +53,7 @@ static void unite(int16_t *par, int a, int b) {
 }
 
 /* One grid: union-find over slot indices, then each cell's root written as a row-major index. */
-static void label_grid(const uint8_t *c, int h, int w, int flags, int16_t *out) {
+void arc_objects_label_grid(const uint8_t *c, int h, int w, int flags, int16_t *out) {
     int16_t par[ARC_SLOT_CELLS];
     int bg = -1;
     if (flags & ARC_OBJ_WITHOUT_BG) {
@@ -135,7 +135,7 @@ static int cpu_labels(const uint8_t *cells, const uint8_t *hw, size_t n, int fla
     if (bad < n) return tdm_error(TDM_E_INVAL, "tdm_arc_objects_labels: %s", msg);
 #pragma omp parallel for schedule(static) num_threads(threads) if (n >= 64)
     for (size_t g = 0; g < n; g++)
-        label_grid(cells + g * ARC_SLOT_CELLS, hw[2 * g], hw[2 * g + 1], flags, labels + g * ARC_SLOT_CELLS);
+        arc_objects_label_grid(cells + g * ARC_SLOT_CELLS, hw[2 * g], hw[2 * g + 1], flags, labels + g * ARC_SLOT_CELLS);
     return TDM_OK;
 }
 

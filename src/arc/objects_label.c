@@ -1,5 +1,6 @@
 /* objects_label.c: the labelling half of objects() with lazy layouts (spec §4.11; objects_lazy.c makes the
- * values and layouts): what every call pays, so it is kept to byte compares and bit operations on rows. */
+ * values and layouts): what every call pays, so it is kept to byte compares and bit operations on rows. The
+ * batched executor's CPU forms label their lanes with it too (arc_objs_label_slot). */
 #include "objects_lazy.h"
 
 #include <string.h>
@@ -171,4 +172,23 @@ int arc_objs_label(objs_ctx *x, tdm_arc_val **a) {
     x->bg = x->has_bg ? most_colour(pr, h, w) : -1;
     label(x, pr);
     return 0;
+}
+
+void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t *out) {
+    objs_ctx x;
+    uint8_t pr[ARC_SLOT][PADW];
+    memset(pr, NOCOL, (size_t)h * PADW);
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) pr[i][1 + j] = x.col[i * w + j] = cells[i * ARC_SLOT + j];
+    x.h = h, x.w = w;
+    x.univalued = (flags & ARC_OBJ_UNIVALUED) != 0, x.diagonal = (flags & ARC_OBJ_DIAGONAL) != 0;
+    x.has_bg = (flags & ARC_OBJ_WITHOUT_BG) != 0;
+    x.bg = x.has_bg ? most_colour(pr, h, w) : -1;
+    label(&x, pr);
+    for (int i = 0; i < h; i++) {
+        uint8_t cnt[32];
+        prefix_counts(x.start[i], cnt);
+        for (int j = 0; j < w; j++)
+            out[i * ARC_SLOT + j] = (int16_t)(x.fg[i] >> j & 1 ? find(x.rpar, x.rbase[i] + cnt[j] - 1) : -1);
+    }
 }

@@ -354,6 +354,15 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
+int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs) {
+    if (!arc_set_is_lazy(outer) || outer->u.set.lazy->layout != lazy_layout || outer->u.set.part != OUTER) return -1;
+    objs_ctx *x = (objs_ctx *)outer->u.set.lazy;
+    if (prepare(x)) return -1;
+    cell_objects(x);
+    *comp = x->comp, *objs = x->objs;
+    return 0;
+}
+
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     *fallback = 1;
     if (!arc_neigh_order(0, 0, 0)) return NULL;

@@ -7,9 +7,12 @@
  * status is 1 only where the primitive is defined and its result representable (arc_bops.h): every rule
  * below is the Python reference's, written for grids of 1..30 x 1..30 cells of colours 0..9. Colour
  * statistics (mostcolor's tie rule) reduce per-warp counts and first occurrences and then call the host's own
- * arc_pick_colour_of_counts. */
+ * arc_pick_colour_of_counts. The grid writers that read an object lane (OBJS: fill, underfill, cover, paint,
+ * underpaint, subgrid) are here too, as the CPU's in src/arc/exec_sets.c; the other objects-based kernels
+ * are in arc_bops_sets.cu. */
 #include "arc/arc_bops.h"
 #include "arc/arc_device.h"
+#include "cuda/arc_warp.cuh"
 #include "cuda/cuda_internal.cuh"
 
 #include <string.h>
@@ -17,29 +20,8 @@
 #define WARPS 4
 #define FULL 0xffffffffu
 
-__device__ __forceinline__ int64_t arg_int(const arc_bop_call &c, int a, size_t l, int part) {
-    return c.arg[a].iv ? c.arg[a].iv[2 * l + part] : c.k[a][part];
-}
-
-
 __device__ int add_overflows(int64_t a, int64_t b) {
     return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
-}
-
-/* Colour counts and first row-major occurrences of a grid, reduced over the warp (every lane gets them). */
-__device__ void warp_counts(const uint8_t *g, int h, int w, int lane, uint32_t *count, uint32_t *first) {
-    for (int c = 0; c < ARC_COLOURS; c++) count[c] = 0, first[c] = UINT32_MAX;
-    for (int s = lane; s < h * w; s += 32) {
-        int v = g[(s / w) * ARC_SLOT + s % w];
-        count[v]++;
-        if ((uint32_t)s < first[v]) first[v] = (uint32_t)s;
-    }
-    for (int c = 0; c < ARC_COLOURS; c++)
-        for (int o = 16; o; o >>= 1) {
-            count[c] += __shfl_xor_sync(FULL, count[c], o);
-            uint32_t f = __shfl_xor_sync(FULL, first[c], o);
-            if (f < first[c]) first[c] = f;
-        }
 }
 
 /* The output shape of a grid-to-grid op on lane l (0 when not representable), and its parameters. */
@@ -60,7 +42,7 @@ __device__ geo shape_of(const arc_bop_call &c, size_t l, int h, int w) {
     case ARC_BOP_righthalf: q.c0 = w / 2 + w % 2, q.ow = w - (int)q.c0; break;
     case ARC_BOP_trim: q.oh = h - 2, q.ow = w - 2, q.r0 = q.c0 = 1; break;
     case ARC_BOP_upscale: case ARC_BOP_hupscale: case ARC_BOP_vupscale: {
-        int64_t k = arg_int(c, 1, l, 0);
+        int64_t k = arc_arg_int(c, 1, l, 0);
         if (k < 1 || k > 30) return geo{0, 0, 0, 0, 0};
         q.a = k;
         if (c.op != ARC_BOP_hupscale) q.oh = h * (int)k;
@@ -69,7 +51,7 @@ __device__ geo shape_of(const arc_bop_call &c, size_t l, int h, int w) {
         break;
     }
     case ARC_BOP_downscale: {
-        int64_t k = arg_int(c, 1, l, 0);
+        int64_t k = arc_arg_int(c, 1, l, 0);
         if (!k) return geo{0, 0, 0, 0, 0};
         uint64_t a = k < 0 ? (uint64_t)0 - (uint64_t)k : (uint64_t)k;
         if (a > 30) a = 30; /* only index 0 is a multiple past 29 */
@@ -77,7 +59,7 @@ __device__ geo shape_of(const arc_bop_call &c, size_t l, int h, int w) {
         break;
     }
     case ARC_BOP_crop: {
-        int64_t s0 = arg_int(c, 1, l, 0), s1 = arg_int(c, 1, l, 1), d0 = arg_int(c, 2, l, 0), d1 = arg_int(c, 2, l, 1);
+        int64_t s0 = arc_arg_int(c, 1, l, 0), s1 = arc_arg_int(c, 1, l, 1), d0 = arc_arg_int(c, 2, l, 0), d1 = arc_arg_int(c, 2, l, 1);
         if (add_overflows(s0, d0) || add_overflows(s1, d1)) return geo{0, 0, 0, 0, 0};
         int64_t lo, hi, clo, chi;
         arc_py_slice(h, s0, s0 + d0, &lo, &hi);
@@ -92,6 +74,55 @@ __device__ geo shape_of(const arc_bop_call &c, size_t l, int h, int w) {
     }
     if (q.oh < 1 || q.ow < 1 || q.oh > 30 || q.ow > 30) q.oh = q.ow = 0;
     return q;
+}
+
+/* The OBJS argument of a grid writer that reads one (arc_bops.h), or -1. */
+__device__ __forceinline__ int os_patch_arg(int op) {
+    switch (op) {
+    case ARC_BOP_fill_os: case ARC_BOP_underfill_os: return 2;
+    case ARC_BOP_cover_os: case ARC_BOP_paint_os: case ARC_BOP_underpaint_os: return 1;
+    default: return -1;
+    }
+}
+
+/* ONE, MSET, MSUB: the OBJS forms that are patches (an object's cells). */
+__device__ __forceinline__ int os_patch_form(int64_t iv0) {
+    int f = ARC_OS_FORM(iv0);
+    return f == ARC_OS_ONE || f == ARC_OS_MSET || f == ARC_OS_MSUB;
+}
+
+__device__ __forceinline__ int warp_min(int v) {
+    for (int o = 16; o; o >>= 1) {
+        int x = __shfl_xor_sync(FULL, v, o);
+        v = x < v ? x : v;
+    }
+    return v;
+}
+
+/* subgrid(patch, grid) of an object lane: the grid cropped to the marked cells' box (crop's clipping). */
+__device__ int subgrid_lane(const arc_bop_call &c, size_t l, int lane) {
+    const arc_col &p = c.arg[0], &gc = c.arg[1];
+    const uint8_t *pc = p.cells + l * ARC_SLOT_CELLS, *g = gc.cells + l * ARC_SLOT_CELLS;
+    const int ph = p.hw[2 * l], pw = p.hw[2 * l + 1], gh = gc.hw[2 * l], gw = gc.hw[2 * l + 1];
+    if (!os_patch_form(p.iv[2 * l])) return 0;
+    int u = ARC_SLOT, lf = ARC_SLOT, d = ARC_SLOT, r = ARC_SLOT; /* d and r as 30 - max */
+    for (int s = lane; s < ARC_SLOT_CELLS; s += 32) {
+        int i = s / ARC_SLOT, j = s % ARC_SLOT;
+        if (!(pc[s] & ARC_OS_MARK) || i >= ph || j >= pw) continue;
+        u = i < u ? i : u, lf = j < lf ? j : lf;
+        d = ARC_SLOT - i < d ? ARC_SLOT - i : d, r = ARC_SLOT - j < r ? ARC_SLOT - j : r;
+    }
+    u = warp_min(u), lf = warp_min(lf), d = ARC_SLOT - warp_min(d), r = ARC_SLOT - warp_min(r);
+    if (u == ARC_SLOT) return 0; /* no cells: ulcorner is (), which crop cannot index */
+    int oh = (d + 1 < gh ? d + 1 : gh) - u, ow = (r + 1 < gw ? r + 1 : gw) - lf;
+    if (oh < 1 || ow < 1) return 0;
+    uint8_t *o = c.out.cells + l * ARC_SLOT_CELLS;
+    for (int s = lane; s < ARC_SLOT_CELLS; s += 32) {
+        int i = s / ARC_SLOT, j = s % ARC_SLOT;
+        o[s] = i < oh && j < ow ? g[(u + i) * ARC_SLOT + lf + j] : 0;
+    }
+    if (lane == 0) c.out.hw[2 * l] = (uint8_t)oh, c.out.hw[2 * l + 1] = (uint8_t)ow;
+    return 1;
 }
 
 /* Output cell (i, j) of a grid-to-grid op (may be outside 0..9: the lane then goes to the CPU). */
@@ -111,27 +142,43 @@ __device__ int64_t cell_of(const arc_bop_call &c, size_t l, const uint8_t *g, in
     case ARC_BOP_downscale: return g[i * (int)q.a * ARC_SLOT + j * (int)q.a];
     case ARC_BOP_replace: {
         int v = g[i * ARC_SLOT + j];
-        return v == arg_int(c, 1, l, 0) ? arg_int(c, 2, l, 0) : v;
+        return v == arc_arg_int(c, 1, l, 0) ? arc_arg_int(c, 2, l, 0) : v;
     }
     case ARC_BOP_switch: {
         int v = g[i * ARC_SLOT + j];
-        int64_t a = arg_int(c, 1, l, 0), b = arg_int(c, 2, l, 0);
+        int64_t a = arc_arg_int(c, 1, l, 0), b = arc_arg_int(c, 2, l, 0);
         return v == a ? b : v == b ? a : v;
     }
     case ARC_BOP_hconcat: return j < w ? g[i * ARC_SLOT + j] : g1[i * ARC_SLOT + j - w];
     case ARC_BOP_vconcat: return i < h ? g[i * ARC_SLOT + j] : g1[(i - h) * ARC_SLOT + j];
     case ARC_BOP_cellwise: {
         int a = g[i * ARC_SLOT + j];
-        return a == g1[i * ARC_SLOT + j] ? a : arg_int(c, 2, l, 0);
+        return a == g1[i * ARC_SLOT + j] ? a : arc_arg_int(c, 2, l, 0);
     }
     case ARC_BOP_fill: case ARC_BOP_underfill: {
         int v = g[i * ARC_SLOT + j];
         const uint8_t *pos = c.arg[2].cells + l * ARC_SLOT_CELLS;
-        return pos[i * ARC_SLOT + j] && (c.op == ARC_BOP_fill || v == bg) ? arg_int(c, 1, l, 0) : v;
+        return pos[i * ARC_SLOT + j] && (c.op == ARC_BOP_fill || v == bg) ? arc_arg_int(c, 1, l, 0) : v;
     }
     case ARC_BOP_paint: case ARC_BOP_underpaint: {
         int v = g[i * ARC_SLOT + j], o = g1[i * ARC_SLOT + j];
         return o != ARC_OBJ_ABSENT && (c.op == ARC_BOP_paint || v == bg) ? o : v;
+    }
+    case ARC_BOP_cover: {
+        const uint8_t *pos = c.arg[1].cells + l * ARC_SLOT_CELLS;
+        return pos[i * ARC_SLOT + j] ? bg : g[i * ARC_SLOT + j];
+    }
+    case ARC_BOP_fill_os: case ARC_BOP_underfill_os: case ARC_BOP_cover_os: case ARC_BOP_paint_os: case ARC_BOP_underpaint_os: {
+        /* an object lane's marked cells: distinct positions, so the order of writes never matters */
+        const arc_col &p = c.arg[os_patch_arg(c.op)];
+        int v = g[i * ARC_SLOT + j], ph = p.hw[2 * l], pw = p.hw[2 * l + 1];
+        int64_t piv0 = p.iv[2 * l];
+        uint8_t pc = p.cells[l * ARC_SLOT_CELLS + i * ARC_SLOT + j];
+        int hit = pc & ARC_OS_MARK && i < ph && j < pw;
+        if (!hit || ((c.op == ARC_BOP_underfill_os || c.op == ARC_BOP_underpaint_os) && v != bg)) return v;
+        if (c.op == ARC_BOP_fill_os || c.op == ARC_BOP_underfill_os) return arc_arg_int(c, 1, l, 0);
+        if (c.op == ARC_BOP_cover_os) return bg;
+        return piv0 & ARC_OS_RECOLOURED ? p.iv[2 * l + 1] : pc & ARC_OS_COLOUR;
     }
     default: /* halves, trim, crop: a window */
         return g[(i + (int)q.r0) * ARC_SLOT + j + (int)q.c0];
@@ -142,6 +189,12 @@ __global__ void __launch_bounds__(WARPS * 32) bop_kernel(arc_bop_call c, const u
     const int lane = threadIdx.x & 31;
     for (size_t l = (size_t)blockIdx.x * WARPS + (threadIdx.x >> 5); l < c.n; l += (size_t)gridDim.x * WARPS) {
         if (!active[l]) continue;
+        int pa = os_patch_arg(c.op);
+        if (c.op == ARC_BOP_subgrid_os || (pa >= 0 && !os_patch_form(c.arg[pa].iv[2 * l]))) {
+            int ok = c.op == ARC_BOP_subgrid_os ? subgrid_lane(c, l, lane) : 0;
+            if (lane == 0) status[l] = (uint8_t)ok;
+            continue;
+        }
         const uint8_t *g = c.arg[0].cells + l * ARC_SLOT_CELLS;
         const int h = c.arg[0].hw[2 * l], w = c.arg[0].hw[2 * l + 1];
         uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
@@ -149,7 +202,8 @@ __global__ void __launch_bounds__(WARPS * 32) bop_kernel(arc_bop_call c, const u
         int64_t r0 = 0, r1 = 0;
         switch (c.op) {
         case ARC_BOP_numcolors: case ARC_BOP_mostcolor: case ARC_BOP_leastcolor: case ARC_BOP_colorcount:
-        case ARC_BOP_underfill: case ARC_BOP_underpaint: warp_counts(g, h, w, lane, count, first); break;
+        case ARC_BOP_underfill: case ARC_BOP_underpaint: case ARC_BOP_cover: case ARC_BOP_underfill_os:
+        case ARC_BOP_underpaint_os: case ARC_BOP_cover_os: arc_warp_counts(g, h, w, lane, count, first); break;
         default: break;
         }
         switch (c.op) {
@@ -161,7 +215,7 @@ __global__ void __launch_bounds__(WARPS * 32) bop_kernel(arc_bop_call c, const u
             out_kind = ARC_VK_INT, r0 = arc_pick_colour_of_counts(count, first, c.op == ARC_BOP_leastcolor);
             break;
         case ARC_BOP_colorcount: {
-            int64_t v = arg_int(c, 1, l, 0);
+            int64_t v = arc_arg_int(c, 1, l, 0);
             out_kind = ARC_VK_INT, r0 = v >= 0 && v < ARC_COLOURS ? count[v] : 0;
             break;
         }
@@ -169,7 +223,7 @@ __global__ void __launch_bounds__(WARPS * 32) bop_kernel(arc_bop_call c, const u
         case ARC_BOP_width: out_kind = ARC_VK_INT, r0 = w; break;
         case ARC_BOP_shape: out_kind = ARC_VK_PAIR, r0 = h, r1 = w; break;
         case ARC_BOP_ofcolor: {
-            int64_t v = arg_int(c, 1, l, 0);
+            int64_t v = arc_arg_int(c, 1, l, 0);
             uint8_t *o = c.out.cells + l * ARC_SLOT_CELLS;
             for (int s = lane; s < ARC_SLOT_CELLS; s += 32) {
                 int i = s / ARC_SLOT, j = s % ARC_SLOT;
@@ -181,7 +235,10 @@ __global__ void __launch_bounds__(WARPS * 32) bop_kernel(arc_bop_call c, const u
         default: break;
         }
         if (out_kind == ARC_VK_GRID) {
-            int bg = c.op == ARC_BOP_underfill || c.op == ARC_BOP_underpaint ? arc_pick_colour_of_counts(count, first, 0) : -1;
+            int bg = c.op == ARC_BOP_underfill || c.op == ARC_BOP_underpaint || c.op == ARC_BOP_cover || c.op == ARC_BOP_underfill_os ||
+                             c.op == ARC_BOP_underpaint_os || c.op == ARC_BOP_cover_os
+                         ? arc_pick_colour_of_counts(count, first, 0)
+                         : -1;
             geo q = shape_of(c, l, h, w);
             uint8_t *o = c.out.cells + l * ARC_SLOT_CELLS;
             int bad = !q.oh;
@@ -293,7 +350,8 @@ int tdm_cuda_arc_bop_run(const tdm_backend *b, const arc_bop_call *c, const uint
     {
         size_t want = (c->n + WARPS - 1) / WARPS, fit = (size_t)ci->sms * 16;
         unsigned blocks = (unsigned)(want < fit ? want : fit);
-        bop_kernel<<<blocks, WARPS * 32, 0, st>>>(*c, d_flags, d_flags + c->n);
+        if (tdm_cuda_arc_is_sets_op(c->op)) tdm_cuda_arc_sets_launch(c, d_flags, d_flags + c->n, blocks, st);
+        else bop_kernel<<<blocks, WARPS * 32, 0, st>>>(*c, d_flags, d_flags + c->n);
         CK_OUT(cudaGetLastError(), "launching a batched primitive");
     }
     CK_OUT(cudaMemcpyAsync(status, d_flags + c->n, c->n, cudaMemcpyDeviceToHost, st), "lane statuses");

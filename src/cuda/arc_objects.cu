@@ -10,6 +10,7 @@
  * smallest one through atomicMin, so the host can name it. Large batches run in chunks, so device memory
  * stays bounded whatever n is; copies and kernels are timed with CUDA events. */
 #include "arc/arc_device.h"
+#include "cuda/arc_warp.cuh"
 #include "cuda/cuda_internal.cuh"
 
 #include <stdio.h>
@@ -19,29 +20,6 @@
 #define WARPS 4 /* grids per block, a warp each */
 #define CHUNK ((size_t)1 << 18) /* grids per chunk: 236 MB of cells, 472 MB of labels */
 #define NO_BAD 0xFFFFFFFFFFFFFFFFull
-
-__device__ __forceinline__ int uf_find(volatile int *par, int x) {
-    for (;;) {
-        int p = par[x];
-        if (p == x) return x;
-        x = p;
-    }
-}
-
-__device__ void uf_unite(volatile int *par, int a, int b) {
-    for (;;) {
-        a = uf_find(par, a), b = uf_find(par, b);
-        if (a == b) return;
-        if (a < b) {
-            int t = a;
-            a = b, b = t;
-        }
-        /* a > b: hang root a under b unless someone hung it elsewhere first; then join that tree. */
-        int old = atomicMin((int *)&par[a], b);
-        if (old == a) return;
-        a = old;
-    }
-}
 
 /* One warp per grid: no block-wide barrier, and many grids in flight per multiprocessor (12 blocks of 4
  * warps fit its shared memory) instead of the 8 that a block per grid allowed: on the H100, 25.9M grids/s
@@ -103,7 +81,7 @@ __global__ void __launch_bounds__(WARPS * 32) objects_kernel(const uint8_t *cell
                 int y = i + (k == 0 ? 0 : 1), x = j + (k == 0 ? 1 : k == 1 ? 0 : k == 2 ? 1 : -1);
                 if (y >= h || x < 0 || x >= w) continue;
                 int t = y * ARC_SLOT + x;
-                if (par[t] >= 0 && (!uni || col[t] == col[s])) uf_unite(par, s, t);
+                if (par[t] >= 0 && (!uni || col[t] == col[s])) arc_uf_unite(par, s, t);
             }
         }
         __syncwarp();
@@ -112,7 +90,7 @@ __global__ void __launch_bounds__(WARPS * 32) objects_kernel(const uint8_t *cell
         for (int k = lane; k < ARC_SLOT_CELLS / 2; k += 32) {
             uint32_t pair = 0;
             for (int b = 0; b < 2; b++) {
-                int s = 2 * k + b, r = par[s] < 0 ? -1 : uf_find(par, s);
+                int s = 2 * k + b, r = par[s] < 0 ? -1 : arc_uf_find(par, s);
                 int16_t l = (int16_t)(r < 0 ? -1 : (r / ARC_SLOT) * w + r % ARC_SLOT);
                 pair |= (uint32_t)(uint16_t)l << (16 * b);
             }

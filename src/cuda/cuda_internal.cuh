@@ -70,6 +70,10 @@ int tdm_cuda_arc_col_put(const tdm_backend *b, const struct arc_col *dst, const 
 int tdm_cuda_arc_col_get(const tdm_backend *b, const struct arc_col *src, const uint32_t *lanes, size_t m,
                          const struct arc_col *dst);
 int tdm_cuda_arc_bop_run(const tdm_backend *b, const struct arc_bop_call *c, const uint8_t *active, uint8_t *status);
+/* The objects-based kernels (arc_bops_sets.cu): whether op is one of theirs, and its launch (device arrays). */
+int tdm_cuda_arc_is_sets_op(int op);
+void tdm_cuda_arc_sets_launch(const struct arc_bop_call *c, const uint8_t *active, uint8_t *status, unsigned blocks,
+                              cudaStream_t st);
 /* The ARC engine's device entry points (arc_objects.cu, arc_bops.cu). */
 extern const struct tdm_arc_dev_ops tdm_cuda_arc_ops;
 

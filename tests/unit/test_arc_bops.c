@@ -1,14 +1,12 @@
 /* test_arc_bops.c: every batched primitive's GPU kernel (src/cuda/arc_bops.cu) against its CPU form
  * (src/arc/exec_cpu.c: the interpreter's own primitive on each lane), lane by lane, on seeded random
  * lanes: grids of 1..30 x 1..30 in all colours, ints around and outside 0..9 (and far outside), pairs with
- * negative and overflowing parts, position sets and objects. Status and output must agree bit for bit.
+ * negative and overflowing parts, position sets, objects, and lanes of objects and colour sets made by the
+ * CPU forms from random grids (arc_sets_gen.h). Status and output must agree bit for bit.
  * The CPU half checks that the CPU forms compute (and refuse) what the interpreter does on a few known
  * lanes; the GPU half skips without a GPU (fails under TANDEM_TEST_REQUIRE_GPU=1).
  * TANDEM_TEST_CASES: lanes per primitive (3,000 by default). */
-#include "unit_common.h"
-
-#include "arc/arc_device.h"
-#include "arc/exec_internal.h"
+#include "arc_sets_gen.h"
 #include "tandem/backend.h"
 
 #include <stdlib.h>
@@ -24,6 +22,8 @@ static int64_t random_int(tu_rng *r) {
     default: return (int64_t)tu_below(r, 10);
     }
 }
+
+static arc_col scratch[4]; /* one-lane columns for arc_sets_gen.h */
 
 static void random_lane(tu_rng *r, int kind, const arc_col *c, size_t l) {
     uint8_t *cells = c->cells + l * CELLS, *hw = c->hw + 2 * l;
@@ -49,6 +49,9 @@ static void random_lane(tu_rng *r, int kind, const arc_col *c, size_t l) {
     case ARC_VK_OBJ:
         for (int s = 0; s < CELLS; s++) cells[s] = tu_below(r, 3) ? ARC_OBJ_ABSENT : (uint8_t)tu_below(r, 10);
         break;
+    case ARC_VK_OBJS: sg_objs(r, c, l, scratch); break;
+    case ARC_VK_COLSET: sg_colset(r, c, l, scratch); break;
+    case ARC_VK_TRUTH: iv[0] = tu_below(r, 2); break;
     }
 }
 
@@ -94,12 +97,13 @@ static void test_gpu_matches_cpu(void **state) {
         return;
     }
     const tdm_arc_dev_ops *d = b->arc;
+    for (int q = 0; q < 4; q++) assert_int_equal(arc_cpu_col_alloc(1, &scratch[q]), TDM_OK);
     size_t n = getenv("TANDEM_TEST_CASES") ? (size_t)atoi(getenv("TANDEM_TEST_CASES")) : 3000;
     uint32_t *lanes = malloc(n * sizeof *lanes);
     uint8_t *active = malloc(n), *st_cpu = malloc(n), *st_gpu = malloc(n);
     for (size_t l = 0; l < n; l++) lanes[l] = (uint32_t)l;
-    arc_col h_arg[3], d_arg[3], h_out, d_out, back;
-    for (int a = 0; a < 3; a++) assert_int_equal(arc_cpu_col_alloc(n, &h_arg[a]), TDM_OK);
+    arc_col h_arg[4], d_arg[4], h_out, d_out, back;
+    for (int a = 0; a < 4; a++) assert_int_equal(arc_cpu_col_alloc(n, &h_arg[a]), TDM_OK);
     assert_int_equal(arc_cpu_col_alloc(n, &h_out), TDM_OK);
     assert_int_equal(arc_cpu_col_alloc(n, &back), TDM_OK);
     size_t refused = 0, total = 0;
@@ -108,9 +112,11 @@ static void test_gpu_matches_cpu(void **state) {
         tu_rng r = tu_rng_for(900 + (uint64_t)op);
         int konst = tu_below(&r, 2); /* INT and PAIR arguments as constants half of the time */
         arc_bop_call hc = {.op = op, .n = n}, dc = hc;
+        size_t accepted_op = 0;
         for (int a = 0; a < info->nargs; a++) {
             int k = info->arg[a];
-            if (konst && a > 0 && (k == ARC_VK_INT || k == ARC_VK_PAIR)) {
+            if (k == ARC_VK_SIZEFN) continue; /* nothing is passed */
+            if (konst && a > 0 && (k == ARC_VK_INT || k == ARC_VK_PAIR || k == ARC_VK_TRUTH)) {
                 arc_col tmp = {h_arg[a].cells, h_arg[a].hw, hc.k[a]};
                 random_lane(&r, k, &tmp, 0);
                 dc.k[a][0] = hc.k[a][0], dc.k[a][1] = hc.k[a][1];
@@ -138,20 +144,24 @@ static void test_gpu_matches_cpu(void **state) {
                 refused += active[l];
                 continue;
             }
-            total++;
+            total++, accepted_op++;
             int same = 1;
-            if (info->out == ARC_VK_GRID)
-                same = !memcmp(back.hw + 2 * l, h_out.hw + 2 * l, 2) && !memcmp(back.cells + l * CELLS, h_out.cells + l * CELLS, CELLS);
+            if (info->out == ARC_VK_GRID || info->out == ARC_VK_OBJS)
+                same = !memcmp(back.hw + 2 * l, h_out.hw + 2 * l, 2) && !memcmp(back.cells + l * CELLS, h_out.cells + l * CELLS, CELLS) &&
+                       (info->out == ARC_VK_GRID || !memcmp(back.iv + 2 * l, h_out.iv + 2 * l, 16));
+            else if (info->out == ARC_VK_COLSET) same = !memcmp(back.iv + 2 * l, h_out.iv + 2 * l, 16);
             else if (info->out == ARC_VK_POS) same = !memcmp(back.cells + l * CELLS, h_out.cells + l * CELLS, CELLS);
             else same = back.iv[2 * l] == h_out.iv[2 * l] && (info->out != ARC_VK_PAIR || back.iv[2 * l + 1] == h_out.iv[2 * l + 1]);
             tu_check(same, "%s lane %zu: the GPU's result differs from the CPU's", tdm_arc_prim_name(info->prim), l);
         }
         for (int a = 0; a < info->nargs; a++)
             if (dc.arg[a].iv) d->col_free(b, &d_arg[a]);
+        tu_check(accepted_op > 0, "%s (form %d): no lane accepted on both", tdm_arc_prim_name(info->prim), op);
         d->col_free(b, &d_out);
     }
     printf("%d batched primitives x %zu lanes: %zu results identical, %zu lanes refused on both\n", ARC_NBOP, n, total, refused);
-    for (int a = 0; a < 3; a++) arc_cpu_col_free(&h_arg[a]);
+    for (int a = 0; a < 4; a++) arc_cpu_col_free(&h_arg[a]);
+    for (int q = 0; q < 4; q++) arc_cpu_col_free(&scratch[q]);
     arc_cpu_col_free(&h_out), arc_cpu_col_free(&back);
     free(lanes), free(active), free(st_cpu), free(st_gpu);
     tdm_destroy(ctx);

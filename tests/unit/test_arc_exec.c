@@ -242,11 +242,14 @@ static void test_stats_and_errors(void **state) {
     assert_int_equal(s.launches, 1);
     assert_int_equal(tdm_arc_batch_prim_stats(b, id).calls, 3);
     assert_int_equal(tdm_arc_prim_lookup("objects", &id), TDM_OK);
-    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 3);
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).batched, 2); /* a lane of objects, made from the grid lane */
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 1);
+    assert_int_equal(tdm_arc_prim_lookup("first", &id), TDM_OK);
+    assert_int_equal(tdm_arc_batch_exec_stats(b, id).fallback, 2); /* an order: decoded, the interpreter picks */
     assert_int_equal(tdm_arc_prim_lookup("fill", &id), TDM_OK);
     assert_int_equal(tdm_arc_batch_exec_stats(b, id).batched, 2); /* the object moved to the lane as cells */
     assert_string_equal(tdm_arc_batch_backend(b), "cpu");
-    assert_non_null(tdm_arc_batch_result(b, 2)->error); /* first(()) raises on the empty grid's objects */
+    assert_non_null(tdm_arc_batch_result(b, 2)->error); /* objects(()) raises on the empty grid */
     tdm_arc_batch_free(b);
     assert_int_equal(tdm_arc_batch_exec(ctx, p, calls, 3, TDM_DEVICE_CPU, 0, NULL), TDM_E_INVAL);
     calls[1].prog = 4;
@@ -271,6 +274,8 @@ static int fake_run(const tdm_backend *b, const arc_bop_call *c, const uint8_t *
     return (void)b, arc_cpu_bop_run(c, active, status, 0);
 }
 
+static const tdm_arc_dev_ops fake_ops = {NULL, fake_alloc, fake_free, fake_put, fake_get, fake_run};
+
 /* More grids than one GPU chunk (32,768) through the device path, with many threads: programs whose batched
  * forms refuse part of the lanes (hconcat past width 30), so the interpreter's lines read lanes gathered from
  * a column as a sparse list. bench_arc_batch --grids 100000 crashed on the GPU there: the gathered lanes were
@@ -283,7 +288,6 @@ static void test_device_path_many_grids(void **state) {
                       "    x4 = astuple(x3, x3)\n    O = crop(x2, ORIGIN, x4)\n    return O\n";
     tdm_arc_programs *p;
     assert_int_equal(tdm_arc_programs_parse(src, strlen(src), "t.py", &p), TDM_OK);
-    const tdm_arc_dev_ops ops = {NULL, fake_alloc, fake_free, fake_put, fake_get, fake_run};
     size_t per = 40000, n = 2 * per;
     tdm_arc_call_ref *calls = malloc(n * sizeof *calls);
     int *cells = malloc(per * 900 * sizeof *cells);
@@ -296,7 +300,7 @@ static void test_device_path_many_grids(void **state) {
     tdm_arc_batch *want, *got;
     assert_int_equal(tdm_arc_batch_run(p, calls, n, 0, 0, &want), TDM_OK);
     for (int rep = 0; rep < 3; rep++) {
-        assert_int_equal(arc_batch_exec_ops(NULL, &ops, p, calls, n, 16, &got), TDM_OK);
+        assert_int_equal(arc_batch_exec_ops(NULL, &fake_ops, p, calls, n, 16, &got), TDM_OK);
         for (size_t k = 0; k < n; k++) {
             const tdm_arc_result *a = tdm_arc_batch_result(want, k), *b = tdm_arc_batch_result(got, k);
             tu_check(a->status == b->status && a->h == b->h && a->w == b->w, "call %zu: status %d %dx%d, interpreter %d %dx%d",
@@ -316,6 +320,111 @@ static void test_device_path_many_grids(void **state) {
     tdm_arc_programs_free(p);
 }
 
+/* Programs whose lines the objects-based forms compute (arc_bops.h: OBJS and COLSET lanes): objects() in
+ * all 8 flag combinations, partition, fgpartition, the filters, picks and readers after them, palette and
+ * the colour-set readers, and the grid writers that take an object lane. */
+static const char *sets_src =
+    "def solve_s1(I):\n    x1 = objects(I, T, F, T)\n    x2 = sizefilter(x1, TWO)\n    x3 = merge(x2)\n"
+    "    x4 = fill(I, ONE, x3)\n    x5 = colorfilter(x1, THREE)\n    x6 = merge(x5)\n    O = cover(x4, x6)\n    return O\n"
+    "def solve_s2(I):\n    x1 = objects(I, F, T, T)\n    x2 = argmax(x1, size)\n    O = subgrid(x2, I)\n    return O\n"
+    "def solve_s3(I):\n    x1 = objects(I, T, T, F)\n    x2 = argmin(x1, size)\n    x3 = recolor(FIVE, x2)\n"
+    "    x4 = argmax(x1, size)\n    x5 = recolor(TWO, x4)\n    x6 = paint(I, x3)\n    O = paint(x6, x5)\n    return O\n"
+    "def solve_s4(I):\n    x1 = partition(I)\n    x2 = argmax(x1, size)\n    x3 = color(x2)\n    x4 = size(x1)\n"
+    "    x5 = replace(I, x3, x4)\n    O = cover(x5, x2)\n    return O\n"
+    "def solve_s5(I):\n    x1 = fgpartition(I)\n    x2 = argmin(x1, size)\n    x3 = palette(x2)\n    x4 = first(x3)\n"
+    "    x5 = underpaint(I, x2)\n    O = replace(x5, x4, ZERO)\n    return O\n"
+    "def solve_s6(I):\n    x1 = palette(I)\n    x2 = other(x1, FIVE)\n    x3 = replace(I, x2, ZERO)\n    x4 = remove(ZERO, x1)\n"
+    "    x5 = last(x4)\n    x6 = size(x4)\n    O = replace(x3, x5, x6)\n    return O\n"
+    "def solve_s7(I):\n    x1 = objects(I, F, F, F)\n    x2 = merge(x1)\n    x3 = size(x2)\n    O = underfill(I, x3, x2)\n    return O\n"
+    "def solve_s8(I):\n    x1 = objects(I, F, T, F)\n    x2 = sizefilter(x1, ONE)\n    x3 = merge(x2)\n    x4 = palette(x3)\n"
+    "    x5 = size(x4)\n    O = fill(I, x5, x3)\n    return O\n"
+    "def solve_s9(I):\n    x1 = objects(I, T, F, F)\n    x2 = colorfilter(x1, ZERO)\n    x3 = size(x2)\n    x4 = merge(x2)\n"
+    "    x5 = recolor(x3, x4)\n    O = paint(I, x5)\n    return O\n"
+    "def solve_s10(I):\n    x1 = objects(I, F, F, T)\n    x2 = argmax(x1, size)\n    x3 = color(x2)\n    x4 = merge(x1)\n"
+    "    O = underfill(I, x3, x4)\n    return O\n"
+    "def solve_s11(I):\n    x1 = objects(I, T, T, T)\n    x2 = sizefilter(x1, ONE)\n    x3 = merge(x2)\n    x4 = fill(I, ZERO, x3)\n"
+    "    x5 = argmax(x1, size)\n    O = underpaint(x4, x5)\n    return O\n"
+    /* results that are lanes of objects or colours: their repr shows every iteration order */
+    "def solve_s12(I):\n    x1 = objects(I, T, F, T)\n    O = sizefilter(x1, ONE)\n    return O\n"
+    "def solve_s13(I):\n    x1 = palette(I)\n    O = remove(ZERO, x1)\n    return O\n"
+    "def solve_s14(I):\n    x1 = fgpartition(I)\n    x2 = argmax(x1, size)\n    O = recolor(ONE, x2)\n    return O\n"
+    "def solve_s15(I):\n    x1 = objects(I, F, T, T)\n    x2 = colorfilter(x1, TWO)\n    O = merge(x2)\n    return O\n"
+    "def solve_s16(I):\n    O = partition(I)\n    return O\n";
+
+static const tdm_arc_dev_ops fake_ops;
+
+/* The executor on the CPU forms, on the fake device (the GPU path's host side) and on the GPU when there is
+ * one, against the interpreter; the CPU and fake runs must have computed every objects-based form
+ * somewhere. */
+static void test_sets_programs(void **state) {
+    (void)state;
+    tdm_ctx *ctx = make_ctx();
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(sets_src, strlen(sets_src), "sets.py", &p), TDM_OK);
+    tgrids gs = {0};
+    tu_rng r = tu_rng_for(720);
+    size_t per = getenv("TANDEM_TEST_CASES") ? (size_t)atoi(getenv("TANDEM_TEST_CASES")) : 60;
+    for (size_t k = 0; k < per; k++) random_grid(&r, &gs);
+    int odd[4] = {3, 11, -2, 7};
+    add_grid(&gs, 2, 2, odd), add_grid(&gs, 0, 0, odd), add_grid(&gs, 3, 0, odd);
+    tgrids tg = {0};
+    static const char *tasks[] = {"6e82a1ae", "be94b721", "a61f2674", "42a50994", "f76d97a5", "aabf363d", "5117e062", "b230c067"};
+    for (size_t t = 0; t < sizeof tasks / sizeof *tasks; t++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/training/%s.json", TANDEM_TEST_ARC_DATA, tasks[t]);
+        task_grids(path, &tg);
+    }
+    for (size_t q = 0; q < tg.n; q++) add_grid(&gs, tg.g[q].h, tg.g[q].w, tg.g[q].c);
+    size_t n;
+    tdm_arc_call_ref *calls = all_calls(p, &gs, &n);
+    static const char *want[] = {"objects", "partition", "fgpartition", "sizefilter", "colorfilter", "argmax", "argmin",
+                                 "merge", "size", "color", "recolor", "palette", "first", "last", "other", "remove",
+                                 "fill", "underfill", "cover", "paint", "underpaint", "subgrid"};
+    tdm_arc_batch *ref;
+    assert_int_equal(tdm_arc_batch_run(p, calls, n, 0, 0, &ref), TDM_OK);
+    for (int way = 0; way < 3; way++) {
+        tdm_arc_batch *b = NULL;
+        if (way == 0) {
+            b = compare(ctx, p, calls, n, TDM_DEVICE_CPU);
+        } else if (way == 1) {
+            assert_int_equal(arc_batch_exec_ops(NULL, &fake_ops, p, calls, n, 4, &b), TDM_OK);
+        } else {
+            const tdm_backend *be = tdm_backend_find(ctx, TDM_BACKEND_CUDA);
+            if (!be || !be->arc) {
+                const char *req = getenv("TANDEM_TEST_REQUIRE_GPU");
+                if (req && !strcmp(req, "1")) fail_msg("TANDEM_TEST_REQUIRE_GPU=1 but the GPU half cannot run");
+                printf("sets programs, GPU: not run (no CUDA backend with ARC kernels on this machine)\n");
+                continue;
+            }
+            b = compare(ctx, p, calls, n, TDM_DEVICE_CUDA);
+        }
+        for (size_t k = 0; k < n; k++) {
+            const tdm_arc_result *a = tdm_arc_batch_result(ref, k), *g = tdm_arc_batch_result(b, k);
+            tu_check(a->status == g->status && a->h == g->h && a->w == g->w, "way %d call %zu (solve_%s): status %d %dx%d, interpreter %d %dx%d",
+                     way, k, tdm_arc_programs_task(p, calls[k].prog), g->status, g->h, g->w, a->status, a->h, a->w);
+            if (a->cells && g->cells && a->h == g->h && a->w == g->w)
+                tu_check(!memcmp(a->cells, g->cells, (size_t)(a->h * a->w) * sizeof *a->cells), "way %d call %zu: cells differ", way, k);
+            tu_check(!a->repr == !g->repr && (!a->repr || !strcmp(a->repr, g->repr)), "way %d call %zu: repr differs", way, k);
+            tu_check(!a->error == !g->error && (!a->error || !strcmp(a->error, g->error)), "way %d call %zu: error differs", way, k);
+        }
+        printf("sets programs on %s: %zu calls identical,", tdm_arc_batch_backend(b), n);
+        for (size_t q = 0; q < sizeof want / sizeof *want; q++) {
+            int id;
+            assert_int_equal(tdm_arc_prim_lookup(want[q], &id), TDM_OK);
+            tdm_arc_exec_stats st = tdm_arc_batch_exec_stats(b, id);
+            printf(" %s %llu/%llu", want[q], (unsigned long long)st.batched, (unsigned long long)(st.batched + st.fallback));
+            tu_check(st.batched > 0, "%s: no call batched on %s", want[q], tdm_arc_batch_backend(b));
+        }
+        printf("\n");
+        tdm_arc_batch_free(b);
+    }
+    tdm_arc_batch_free(ref);
+    free(calls);
+    free_grids(&gs), free_grids(&tg);
+    tdm_arc_programs_free(p);
+    tdm_destroy(ctx);
+}
+
 int main(void) {
     tu_init_seed("test_arc_exec");
     const struct CMUnitTest tests[] = {
@@ -323,6 +432,7 @@ int main(void) {
         cmocka_unit_test(test_cpu_matches_interpreter),
         cmocka_unit_test(test_gpu_matches_interpreter),
         cmocka_unit_test(test_device_path_many_grids),
+        cmocka_unit_test(test_sets_programs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
