@@ -307,3 +307,15 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
     if (matches) *matches = total;
     return TDM_OK;
 }
+
+int tdm_seq_matcher_summary(tdm_seq_matcher *m, const uint32_t *a, size_t na, tdm_seq_hit_blocks *out) {
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_matcher_summary: out is NULL");
+    const tdm_seq_block *bl;
+    size_t nb, total;
+    int rc = tdm_seq_matcher_blocks(m, a, na, &bl, &nb, &total);
+    if (rc) return rc;
+    *out = (tdm_seq_hit_blocks){0};
+    if (nb)
+        *out = (tdm_seq_hit_blocks){(uint32_t)total, (uint32_t)nb, bl[0].i, bl[0].j, bl[nb - 1].i + bl[nb - 1].n};
+    return TDM_OK;
+}
