@@ -10,9 +10,10 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 12 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
+#define TDM_CUDA_MODULE_ABI 13 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
                                  8: batched XOR; 9: BFS kernel choice; 10: 9 withdrawn; 11: 9 again;
-                                 12: ARC batched executor columns and kernels */
+                                 12: ARC batched executor columns and kernels;
+                                 13: sequence queries return matching-block summaries */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);
