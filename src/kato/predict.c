@@ -71,9 +71,13 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
 
 /* ---- per-candidate extraction (spec 3.4, 3.5) -------------------------------------------------------- */
 
-/* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
- * positive threshold). m has S as its second sequence. With c->matches NULL (the pruning pass) only the
- * counts are kept; otherwise c->matches has room for min(|P|, |S|) symbols.
+int kato_prune_matcher = 0;
+
+/* The counts and ratios of spec 3.4-3.5 that follow from the blocks' summary alone (b: the blocks of
+ * RO(P, S), seq.h's tdm_seq_hit_blocks): |matches|, the flat extras count, evidence, snr, fragmentation,
+ * the event ranges with KATO's fix-up, and confidence. Both the full extraction (extract, which has the
+ * blocks) and the pruning pass (which has only the query's summaries) compute them here, so the two agree
+ * bit for bit. c->pid, c->P and c->np must be set.
  *
  * KATO's step 3.4.5 recomputes the blocks on (present_flat, S) for the flat extras. That second matching
  * is not needed: present_flat = P[i0, iend) spans every block of RO(P, S), and RO restricted to a range of
@@ -83,21 +87,12 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
  * the full run recursed into but the restricted run drops held no block.) So the matched count of
  * (present_flat, S) is |matches| and extras_flat = |S| - |matches|; test_difflib checks this identity
  * against a real second matching. */
-static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
-    const tdm_seq_block *bl;
-    size_t nb, total;
-    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, &total);
-    if (rc) return rc;
-    *keep = 1;
-    if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
-    c->nblocks = (uint32_t)nb;
-    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
-    c->nm = (uint32_t)total;
-    if (c->matches)
-        for (size_t k = 0, at = 0; k < nb; k++)
-            for (uint32_t t = 0; t < bl[k].n; t++) c->matches[at++] = p->S[bl[k].j + t];
+static void from_summary(const kato_pred *p, kato_cand *c, const tdm_seq_hit_blocks *b) {
+    uint32_t nb = b->nblocks;
+    c->nblocks = nb;
+    c->nm = b->matched;
     size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
-    if (nb) past_len = bl[0].i, pres_len = bl[nb - 1].i + bl[nb - 1].n - bl[0].i;
+    if (nb) past_len = b->a_first, pres_len = b->a_end - b->a_first;
     c->extras_flat = pres_len ? p->ns - c->nm : 0;
     c->evidence = c->np > 0 ? (double)c->nm / (double)c->np : 0.0;
     double den = 2.0 * (double)c->nm + (double)c->extras_flat;
@@ -117,9 +112,9 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     /* present events' flat length before the fix-up */
     uint32_t plen = (uint32_t)(c2 - start_e1);
     /* fix-up: the first match (the state symbol of the first block) inside the last past event moves that
-     * event into present */
+     * event into present (pb > 0 needs a block) */
     if (c->pb > 0) {
-        uint32_t first = p->S[bl[0].j], sz = sizes[c->pb - 1];
+        uint32_t first = p->S[b->b_first], sz = sizes[c->pb - 1];
         const uint32_t *last = c->P + start_e1 - sz;
         for (uint32_t t = 0; t < sz; t++)
             if (last[t] == first) {
@@ -129,6 +124,31 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     }
     /* confidence over the present events */
     c->confidence = plen > 0 ? (double)c->nm / (double)plen : 0.0;
+}
+
+/* KATO's pruning key _pre_potential of an extracted candidate (spec 3.6 step 0). */
+static double pre_potential(const kato_cand *c) {
+    double t = c->frag == -1.0 ? 0.0 : 1.0 / (c->frag + 1.0);
+    return (c->evidence + c->confidence) * c->snr + t;
+}
+
+/* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
+ * positive threshold). m has S as its second sequence. With c->matches NULL only the counts are kept;
+ * otherwise c->matches has room for min(|P|, |S|) symbols. */
+static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
+    const tdm_seq_block *bl;
+    size_t nb, total;
+    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, &total);
+    if (rc) return rc;
+    *keep = 1;
+    if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
+    tdm_seq_hit_blocks sum = {0};
+    if (nb) sum = (tdm_seq_hit_blocks){(uint32_t)total, (uint32_t)nb, bl[0].i, bl[0].j, bl[nb - 1].i + bl[nb - 1].n};
+    from_summary(p, c, &sum);
+    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
+    if (c->matches)
+        for (size_t k = 0, at = 0; k < nb; k++)
+            for (uint32_t t = 0; t < bl[k].n; t++) c->matches[at++] = p->S[bl[k].j + t];
     /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)), matches in state order */
     if (p->affinity && c->matches) {
         double wm = 0.0, ws = 0.0, wp = 0.0;
@@ -199,16 +219,17 @@ static int fast_path(kato_pred *p) {
 }
 
 /* ---- extraction of every candidate -------------------------------------------------------------------
- * Two passes keep memory small when the threshold admits most of a large store: the first extracts every
- * hit in parallel but keeps only a 32-byte summary (its pruning key _pre_potential, name key, pattern,
- * similarity); when more than 3 x max_predictions survive, the summaries are ranked (KATO's nlargest over
- * the name-ordered list) and cut there. The second pass extracts the survivors again in full. Extraction
- * is a pure function of (pattern, STM), so both passes agree. */
+ * Two passes keep memory small when the threshold admits most of a large store: the first computes every
+ * hit's pruning key _pre_potential into a 32-byte brief (key, name key, pattern, similarity) from the
+ * matching-block summary the engine's query returned with the hit (on a GPU computed there, with the
+ * scores), so it runs no matcher; when more than 3 x max_predictions survive, the briefs are ranked
+ * (KATO's nlargest over the name-ordered list) and cut there. The second pass extracts the survivors in
+ * full with the matcher. Both go through from_summary, so they agree bit for bit. */
 
 typedef struct {
     double pre, sim;
     uint64_t nk;
-    uint32_t pid;
+    uint32_t pid, hit; /* hit: the candidate's row in the query's result (its summary) */
 } kato_brief;
 
 #define KATO_PARALLEL_MIN 4096
@@ -267,9 +288,10 @@ static void select_best(kato_brief *br, size_t n, size_t keep) {
 }
 
 /* Extracts candidates (pid, sim) = br[0..n) into c[0..n) (full = 1: matches into arena slots) or only
- * their summaries (full = 0, keep[i] says whether KATO keeps candidate i). */
+ * their pruning keys (full = 0, keep[i] says whether KATO keeps candidate i): from the query's summaries
+ * sum[br[i].hit] when sum is not NULL, else with the matcher. */
 static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_cand *c, uint32_t *arena, const size_t *slot,
-                        uint8_t *keep) {
+                        uint8_t *keep, const tdm_seq_hit_blocks *sum) {
     /* one extraction takes about a microsecond: below a few thousand candidates a parallel region costs
      * more than it saves (and on a busy machine a descheduled worker stalls the others) */
     int threads = tdm_ctx_threads(p->kb->ctx), err = TDM_OK;
@@ -277,8 +299,8 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         tdm_seq_matcher *m = NULL;
-        int lrc = tdm_seq_matcher_new(&m);
-        if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+        int lrc = sum ? TDM_OK : tdm_seq_matcher_new(&m);
+        if (!lrc && !sum) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
 #pragma omp for schedule(dynamic, 64)
         for (size_t h = 0; h < n; h++) {
             if (lrc) continue;
@@ -287,6 +309,7 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
              * sizes 8 ahead */
             if (h + 16 < n) __builtin_prefetch(&p->kb->pats[br[h + 16].pid]);
             if (h + 8 < n) __builtin_prefetch(p->kb->pats[br[h + 8].pid].event_sizes);
+            if (sum && h + 8 < n) __builtin_prefetch(&sum[br[h + 8].hit]);
             kato_cand local, *x = full ? &c[h] : &local;
             size_t np;
             memset(x, 0, sizeof *x);
@@ -295,11 +318,16 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
             x->np = (uint32_t)np;
             x->matches = full ? arena + slot[h] : NULL; /* the pruning pass needs only counts */
             int k = 0;
-            lrc = extract(p, m, x, &k);
+            if (sum) { /* the pruning pass from the query's summary: extract's test and arithmetic */
+                const tdm_seq_hit_blocks *b = &sum[br[h].hit];
+                k = b->nblocks > 0 || p->cfg->recall_threshold <= 0.0;
+                if (k) from_summary(p, x, b);
+            } else {
+                lrc = extract(p, m, x, &k);
+            }
             if (!full) {
                 keep[h] = (uint8_t)(!lrc && k);
-                double t = x->frag == -1.0 ? 0.0 : 1.0 / (x->frag + 1.0);
-                br[h].pre = (x->evidence + x->confidence) * x->snr + t;
+                br[h].pre = pre_potential(x);
                 br[h].nk = p->kb->pats[x->pid].name_key; /* the pruning's tie key, fetched in parallel */
             }
         }
@@ -323,13 +351,14 @@ static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict
         rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
         goto out;
     }
-    for (size_t h = 0; h < n; h++) br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0;
+    for (size_t h = 0; h < n; h++)
+        br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0, br[h].hit = (uint32_t)h;
     /* Extraction results do not depend on the order (pruning selects by a total order, and unpruned
      * candidates are sorted by name in the ensemble); pattern order turns the per-candidate reads of the
      * store, the pattern records and the event sizes into forward streams the hardware prefetches, where
      * the engine's similarity order made each one a cache miss. */
     if (n > 1 && (rc = sort_by_pid(&br, n))) goto out;
-    if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep))) goto out;
+    if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep, kato_prune_matcher ? NULL : res->blocks))) goto out;
     size_t k = 0;
     for (size_t h = 0; h < n; h++)
         if (keep[h]) br[k++] = br[h];
@@ -355,7 +384,7 @@ static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict
         rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", k);
         goto out;
     }
-    if ((rc = extract_pass(p, br, k, 1, p->c, p->match_arena, slot, NULL))) goto out;
+    if ((rc = extract_pass(p, br, k, 1, p->c, p->match_arena, slot, NULL, NULL))) goto out;
     for (size_t i = 0; i < k; i++) p->c[i].pre_potential = br[i].pre;
     p->nc = k;
 out:
@@ -383,6 +412,7 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
     tdm_seq_query_opts_init(&o);
     o.metric = p->cfg->use_token_matching ? TDM_SEQ_LCS : TDM_SEQ_CHAR;
     o.threshold = p->cfg->recall_threshold;
+    o.blocks = !kato_prune_matcher; /* the pruning keys come from the hits' block summaries */
     tdm_seq_result res = {0};
     double t0 = tdm_now_ms();
     rc = tdm_seq_engine_query(p->kb->engine, &q, &o, &res);
