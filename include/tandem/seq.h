@@ -179,13 +179,19 @@ typedef struct {
  * is already extended over every equal neighbour inside its range; nblocks counts the blocks after
  * get_matching_blocks' merge all the same.) */
 typedef struct {
-    uint32_t matched; /* summed block sizes (difflib's M) */
-    uint32_t nblocks; /* blocks */
-    uint32_t a_first; /* the first block's i (position in the pattern) ... */
-    uint32_t b_first; /* ... and j (position in the STM) */
-    uint32_t a_end;   /* the last block's i + n */
+    uint32_t matched;  /* summed block sizes (difflib's M) */
+    uint32_t nblocks;  /* blocks */
+    uint32_t a_first;  /* the first block's i (position in the pattern) ... */
+    uint32_t b_first;  /* ... and j (position in the STM) */
+    uint32_t a_end;    /* the last block's i + n */
+    uint32_t a_repeat; /* how far back the pattern last held its symbol at a_first before it: a_first - t for
+                          the largest t < a_first with pattern[t] == pattern[a_first]; 0 when none (KATO's
+                          past/present fix-up asks whether that symbol occurs in the event before a_first) */
 } tdm_seq_hit_blocks;
 
+/* The summary of blocks bl[0..nb) (get_matching_blocks' order, without the sentinel; total = their summed
+ * sizes) of a against some b, as tdm_seq_matcher_blocks returns them. Never fails. */
+void tdm_seq_blocks_summary(const tdm_seq_block *bl, size_t nb, size_t total, const uint32_t *a, tdm_seq_hit_blocks *out);
 /* The summary of the matching blocks of (a, m's b), as tdm_seq_matcher_blocks computes them (with the
  * autojunk given to tdm_seq_matcher_set_b). Errors as tdm_seq_matcher_blocks, plus TDM_E_INVAL (NULL). */
 int tdm_seq_matcher_summary(tdm_seq_matcher *m, const uint32_t *a, size_t na, tdm_seq_hit_blocks *out);

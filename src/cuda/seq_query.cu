@@ -208,7 +208,18 @@ __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seq
         if (x.i + x.k < ahi && x.j + x.k < bhi) PUSH(x.i + x.k, ahi, x.j + x.k, bhi);
     }
 #undef PUSH
-    if (sum) *sum = nblk ? tdm_seq_hit_blocks{total, nblk, fi, fj, end} : tdm_seq_hit_blocks{0, 0, 0, 0, 0};
+    if (sum) {
+        uint32_t rep = 0; /* a_repeat: the symbol at fi seen last before it */
+        if (nblk) {
+            uint32_t v = at(a, fi);
+            for (uint32_t t = fi; t-- > 0;)
+                if (at(a, t) == v) {
+                    rep = fi - t;
+                    break;
+                }
+        }
+        *sum = nblk ? tdm_seq_hit_blocks{total, nblk, fi, fj, end, rep} : tdm_seq_hit_blocks{0, 0, 0, 0, 0, 0};
+    }
     return total;
 }
 
@@ -263,7 +274,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
         int take = lane < tile.width && id < p.limit, pass = 0;
         double sim = 0.0;
         const uint32_t *P = p.chunks[tile.chunk] + tile.off + lane;
-        tdm_seq_hit_blocks sb = {0, 0, 0, 0, 0};
+        tdm_seq_hit_blocks sb = {0, 0, 0, 0, 0, 0};
         int have_sb = 0; /* sb already holds this pattern's summary (difflib with the pattern as a) */
         if (p.mode == MODE_EXACT || p.mode == MODE_PICK) {
             /* The LCS is already known: only the exact difflib (EXACT) or the row test (PICK) is left. */
