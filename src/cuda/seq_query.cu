@@ -13,7 +13,9 @@
  * for the patterns whose bound reaches the top bins (about 4k of them), and widens that set once if the
  * k-th best exact value falls below it, so a pattern left out can never beat the k-th. Kept rows are appended with warp-aggregated
  * atomics, ordered on the device by two stable CUB radix sorts (id ascending, then similarity
- * descending: the CPU's order), and only the result rows are copied back.
+ * descending: the CPU's order), and only the result rows are copied back. Asked for, the kept rows also
+ * carry their matching-block summaries (seq.h, tdm_seq_hit_blocks), computed in the scoring kernel by the
+ * same matching-block search and moved through the sorts by row index.
  *
  * Similarities are the CPU's doubles: the same formulas in IEEE double, built with --fmad=false. */
 #include "cuda/seq_cuda.cuh"

@@ -443,6 +443,7 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
     tdm_seq_stm_clear(&q);
     st->search_ms = tdm_now_ms() - t0;
     if (rc) return rc;
+    st->blocks_ms = res.stats.blocks_ms;
     t0 = tdm_now_ms();
     rc = extract_all(p, &res, st);
     tdm_seq_result_clear(&res);
