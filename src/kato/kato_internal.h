@@ -23,6 +23,7 @@ typedef struct {
     uint64_t name_key;       /* the first 16 hex digits as a number: same order as the names */
     uint32_t *event_sizes;
     uint32_t nevents;
+    uint32_t length;         /* symbols (the store's length of the pattern, kept here beside the sizes) */
     char name[TDM_KATO_NAME_LEN + 1];
     uint64_t frequency;
     /* emotives window: ndicts dicts, dict d has dsize[d] entries; keys are indices into kb->emokeys */

@@ -717,6 +717,7 @@ void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec) {
     size_t fn;
     tdm_seq_store_get(tdm_seq_engine_store(kb->engine), pid, &fs, &fn);
     kb->first[pid] = rec->nevents && rec->event_sizes[0] ? fs[0] : UINT32_MAX;
+    rec->length = (uint32_t)fn;
     kb->pats[kb->npats++] = *rec;
 }
 

@@ -302,19 +302,21 @@ static int prune_pass(kato_pred *p, const tdm_seq_result *res, const tdm_seq_hit
             /* hits come in similarity order, so their pattern records and event sizes (a separate
              * allocation each) are scattered: fetch the record 16 hits ahead, and through it the sizes 8
              * ahead */
-            if (i + 64 < n) __builtin_prefetch(&p->kb->pats[res->hits[i + 64].id]);
-            if (i + 32 < n) __builtin_prefetch(p->kb->pats[res->hits[i + 32].id].event_sizes);
+            if (i + 16 < n) __builtin_prefetch(&p->kb->pats[res->hits[i + 16].id]);
+            if (i + 8 < n) __builtin_prefetch(p->kb->pats[res->hits[i + 8].id].event_sizes);
             kato_cand x;
-            size_t np;
             memset(&x, 0, sizeof x);
             x.pid = res->hits[i].id, x.sim = res->hits[i].similarity, x.group = UINT32_MAX;
-            tdm_seq_store_get(p->store, x.pid, &x.P, &np);
-            x.np = (uint32_t)np;
             int k = 0;
-            if (sum) { /* extract's rejection test and arithmetic, from the summary */
+            if (sum) { /* extract's rejection test and arithmetic, from the summary and the pattern record
+                        * (its length there spares a read of the store's offsets) */
                 k = sum[i].nblocks > 0 || p->cfg->recall_threshold <= 0.0;
+                x.np = p->kb->pats[x.pid].length;
                 if (k) from_summary(p, &x, &sum[i]);
             } else {
+                size_t np;
+                tdm_seq_store_get(p->store, x.pid, &x.P, &np);
+                x.np = (uint32_t)np;
                 lrc = extract(p, m, &x, &k); /* x.matches NULL: counts only */
             }
             if (lrc || !k) continue;

@@ -11,12 +11,42 @@
  * microsecond for KATO's short STMs). */
 #define HITS_PER_THREAD 2048
 
+/* Many hits are visited in pattern order: (id, hit) pairs sorted by id (LSD radix, 11-bit digits, as
+ * many as the largest id uses) turn the reads of the store's offsets and symbols into forward streams,
+ * where similarity order made each one a cache miss; the summaries are written back at the hits' places.
+ * Returns the order (caller frees), or NULL without memory (then the hits' own order serves). */
+#define ORDER_MIN 4096
+static uint64_t *id_order(const tdm_seq_hit *hits, size_t n) {
+    uint64_t *a = tdm_malloc(n * sizeof *a), *b = tdm_malloc(n * sizeof *b);
+    if (!a || !b) {
+        tdm_free(a), tdm_free(b);
+        return NULL;
+    }
+    uint32_t maxid = 0;
+    for (size_t h = 0; h < n; h++) {
+        a[h] = (uint64_t)hits[h].id << 32 | h;
+        maxid = hits[h].id > maxid ? hits[h].id : maxid;
+    }
+    enum { BITS = 11, DIGITS = 1 << BITS };
+    for (unsigned shift = 32; shift < 64 && (maxid >> (shift - 32)); shift += BITS) {
+        size_t count[DIGITS + 1] = {0};
+        for (size_t h = 0; h < n; h++) count[((a[h] >> shift) & (DIGITS - 1)) + 1]++;
+        for (int d = 0; d < DIGITS; d++) count[d + 1] += count[d];
+        for (size_t h = 0; h < n; h++) b[count[(a[h] >> shift) & (DIGITS - 1)]++] = a[h];
+        uint64_t *t = a;
+        a = b, b = t;
+    }
+    tdm_free(b);
+    return a;
+}
+
 int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int autojunk, const tdm_seq_hit *hits, size_t n,
                         int threads, tdm_seq_hit_blocks *blocks) {
     if (!n) return TDM_OK;
     size_t useful = n / HITS_PER_THREAD + 1;
     if (threads < 1) threads = tdm_ctx_threads(s->ctx);
     if ((size_t)threads > useful) threads = (int)useful;
+    uint64_t *order = n >= ORDER_MIN ? id_order(hits, n) : NULL;
     int err = TDM_OK;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
@@ -24,13 +54,14 @@ int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int auto
         int lrc = tdm_seq_matcher_new(&m);
         if (!lrc) lrc = tdm_seq_matcher_set_b(m, stm->ids, stm->n, autojunk);
 #pragma omp for schedule(dynamic, 256)
-        for (size_t h = 0; h < n; h++) {
+        for (size_t k = 0; k < n; k++) {
             if (lrc) continue;
-            /* hits come in similarity order, so their patterns are scattered over the arena: fetch the
-             * offsets 16 hits ahead and the symbols 8 ahead */
-            if (h + 16 < n) __builtin_prefetch(&s->off[hits[h + 16].id]);
-            if (h + 8 < n) __builtin_prefetch(s->arena + s->off[hits[h + 8].id]);
-            uint32_t id = hits[h].id;
+            size_t h = order ? (size_t)(uint32_t)order[k] : k;
+            uint32_t id = order ? (uint32_t)(order[k] >> 32) : hits[k].id;
+            if (!order) { /* similarity order scatters the patterns: fetch offsets 16 hits ahead, symbols 8 */
+                if (k + 16 < n) __builtin_prefetch(&s->off[hits[k + 16].id]);
+                if (k + 8 < n) __builtin_prefetch(s->arena + s->off[hits[k + 8].id]);
+            }
             lrc = tdm_seq_matcher_summary(m, s->arena + s->off[id], (size_t)(s->off[id + 1] - s->off[id]), &blocks[h]);
         }
         tdm_seq_matcher_free(m);
@@ -39,6 +70,7 @@ int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int auto
             if (!err) err = lrc;
         }
     }
+    tdm_free(order);
     if (err) return tdm_error(err, "tdm_seq_query: matching-block summaries failed: %s", tdm_strerror(err));
     return TDM_OK;
 }
