@@ -85,7 +85,7 @@ typedef struct {
     double build_s;
     double *pred_ms, *pred_cpu_ms, *learn_us, *observe_us;
     uint32_t npred, nlearn, nobserve;
-    double cand_sum, search_ms, extract_ms, ensemble_ms;
+    double cand_sum, search_ms, blocks_ms, extract_ms, ensemble_ms;
     uint32_t fast;
 } cell;
 
@@ -304,6 +304,7 @@ int main(int argc, char **argv) {
                 const tdm_kato_predict_stats *st = tdm_kato_result_stats(r);
                 c->cand_sum += (double)st->candidates;
                 c->search_ms += st->search_ms, c->extract_ms += st->extract_ms, c->ensemble_ms += st->ensemble_ms;
+                c->blocks_ms += st->blocks_ms;
                 c->fast += st->fast_path != 0;
                 if (q < o.verify) {
                     if (b == 0) first[q] = r, r = NULL;
@@ -322,8 +323,9 @@ int main(int argc, char **argv) {
             summary("predictions", c->pred_ms, c->npred, "ms");
             summary("  cpu time", c->pred_cpu_ms, c->npred, "ms");
             double k = c->npred ? c->npred : 1;
-            printf("  %-12s mean candidates %.0f, search %.3f ms, extract %.3f ms, ensemble %.3f ms, fast path %u\n", "",
-                   c->cand_sum / k, c->search_ms / k, c->extract_ms / k, c->ensemble_ms / k, c->fast);
+            printf("  %-12s mean candidates %.0f, search %.3f ms (block summaries on the host %.3f), extract %.3f ms, "
+                   "ensemble %.3f ms, fast path %u\n",
+                   "", c->cand_sum / k, c->search_ms / k, c->blocks_ms / k, c->extract_ms / k, c->ensemble_ms / k, c->fast);
             summary("observe", c->observe_us, c->nobserve, "us");
             summary("learn", c->learn_us, c->nlearn, "us");
         }

@@ -284,6 +284,8 @@ typedef struct {
     int fast_path;       /* 1 = single-symbol path */
     int pruned;          /* pruning to 3 x max_predictions ran */
     double search_ms, extract_ms, ensemble_ms;
+    double blocks_ms;    /* of search_ms: the host's time on the candidates' matching-block summaries (0 when
+                            the device computed them with the scores) */
 } tdm_kato_predict_stats;
 
 typedef struct tdm_kato_result tdm_kato_result;

@@ -158,15 +158,43 @@ typedef struct {
     uint32_t top_k;     /* > 0: the k best (ties at the boundary broken by id), threshold ignored */
     int no_prefilter;   /* 1 = score every pattern (tests compare this with the filtered path) */
     int threads;        /* 0 = the context's TANDEM_THREADS */
+    int blocks;         /* 1 = also return each hit's matching-block summary (tdm_seq_hit_blocks, below) in
+                           tdm_seq_result.blocks; any metric, top-k included */
 } tdm_seq_query_opts;
 
-/* Defaults: lcs, autojunk 0, stm_first 0, threshold 0.1, top_k 0, prefilters on, threads 0. */
+/* Defaults: lcs, autojunk 0, stm_first 0, threshold 0.1, top_k 0, prefilters on, threads 0, blocks 0. */
 void tdm_seq_query_opts_init(tdm_seq_query_opts *o);
 
 typedef struct {
     uint32_t id;
     double similarity;
 } tdm_seq_hit;
+
+/* What a hit's Ratcliff/Obershelp matching blocks look like, for callers that need a few figures of them
+ * (KATO's pruning key) without running the matcher again: the blocks of
+ * difflib.SequenceMatcher(None, pattern, stm, autojunk).get_matching_blocks() without the sentinel, with
+ * the pattern as a and the STM as b whatever the query's metric and stm_first, autojunk the query's. An
+ * unknown STM symbol (TDM_SEQ_UNKNOWN) matches nothing, as a symbol no pattern holds would. With no block
+ * every field is 0. (With isjunk None, CPython never finds two adjacent blocks to merge: each block found
+ * is already extended over every equal neighbour inside its range; nblocks counts the blocks after
+ * get_matching_blocks' merge all the same.) */
+typedef struct {
+    uint32_t matched;  /* summed block sizes (difflib's M) */
+    uint32_t nblocks;  /* blocks */
+    uint32_t a_first;  /* the first block's i (position in the pattern) ... */
+    uint32_t b_first;  /* ... and j (position in the STM) */
+    uint32_t a_end;    /* the last block's i + n */
+    uint32_t a_repeat; /* how far back the pattern last held its symbol at a_first before it: a_first - t for
+                          the largest t < a_first with pattern[t] == pattern[a_first]; 0 when none (KATO's
+                          past/present fix-up asks whether that symbol occurs in the event before a_first) */
+} tdm_seq_hit_blocks;
+
+/* The summary of blocks bl[0..nb) (get_matching_blocks' order, without the sentinel; total = their summed
+ * sizes) of a against some b, as tdm_seq_matcher_blocks returns them. Never fails. */
+void tdm_seq_blocks_summary(const tdm_seq_block *bl, size_t nb, size_t total, const uint32_t *a, tdm_seq_hit_blocks *out);
+/* The summary of the matching blocks of (a, m's b), as tdm_seq_matcher_blocks computes them (with the
+ * autojunk given to tdm_seq_matcher_set_b). Errors as tdm_seq_matcher_blocks, plus TDM_E_INVAL (NULL). */
+int tdm_seq_matcher_summary(tdm_seq_matcher *m, const uint32_t *a, size_t na, tdm_seq_hit_blocks *out);
 
 /* What a query did. Prefilters are exact: a pattern is removed only if it cannot reach the threshold. */
 typedef struct {
@@ -184,6 +212,8 @@ typedef struct {
     uint64_t device_patterns; /* engine queries: patterns searched on the device tier */
     uint64_t recent_patterns; /* engine queries: patterns searched on the host: the recent tier, or every
                                  pattern when the CPU answers alone (device_patterns then 0) */
+    double blocks_ms;         /* opts.blocks: host time spent on the block summaries (0 where the device
+                                 computed them with the scores) */
     const char *backend;      /* where it ran ("cpu", "cuda:0"; owned by the context) */
     int route_reason;         /* why (a tdm_route_reason of backend.h) */
 } tdm_seq_query_stats;
@@ -192,6 +222,8 @@ typedef struct {
 typedef struct {
     tdm_seq_hit *hits; /* owned by the caller, release with tdm_free (or tdm_seq_result_clear) */
     size_t n;
+    tdm_seq_hit_blocks *blocks; /* opts.blocks: blocks[i] summarises hits[i] (n entries); NULL otherwise.
+                                   Owned by the caller like hits (tdm_free, or tdm_seq_result_clear) */
     tdm_seq_query_stats stats;
 } tdm_seq_result;
 void tdm_seq_result_clear(tdm_seq_result *r);

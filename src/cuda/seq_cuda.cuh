@@ -60,6 +60,8 @@ struct tdm_seq_dstore {
     size_t h_rows_bytes;
     dbuf out_id, out_sim, alt_id, alt_sim, temp, hits, scr, cnt, hist;
     dbuf cslot, xslot;       /* top-k: per tile lane, the LCS count and the exact difflib count */
+    dbuf out_blk, blk;       /* block summaries (tdm_seq_dquery.blocks): per kept row, and packed in order */
+    dbuf idx, alt_idx;       /* their row indices through the two sorts */
     uint64_t out_cap;        /* rows out_id/out_sim hold */
     cudaEvent_t ev[6];
 };

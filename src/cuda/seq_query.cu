@@ -13,7 +13,9 @@
  * for the patterns whose bound reaches the top bins (about 4k of them), and widens that set once if the
  * k-th best exact value falls below it, so a pattern left out can never beat the k-th. Kept rows are appended with warp-aggregated
  * atomics, ordered on the device by two stable CUB radix sorts (id ascending, then similarity
- * descending: the CPU's order), and only the result rows are copied back.
+ * descending: the CPU's order), and only the result rows are copied back. Asked for, the kept rows also
+ * carry their matching-block summaries (seq.h, tdm_seq_hit_blocks), computed in the scoring kernel by the
+ * same matching-block search and moved through the sorts by row index.
  *
  * Similarities are the CPU's doubles: the same formulas in IEEE double, built with --fmad=false. */
 #include "cuda/seq_cuda.cuh"
@@ -50,17 +52,18 @@ typedef struct {
     uint32_t words;
     const uint32_t *need;
     uint32_t n_need;
-    const uint32_t *stm, *stm_pop; /* stm_pop: difflib autojunk's purged STM positions, or NULL */
+    const uint32_t *stm, *stm_pop; /* stm_pop: autojunk's purged STM positions (STM as b), or NULL */
     uint32_t m;
-    int metric, autojunk, stm_first, no_prefilter, mode;
+    int metric, autojunk, stm_first, no_prefilter, mode, blocks;
     uint32_t limit, bar, lo, hi;
     uint32_t *cslot, *xslot;  /* top-k: per tile lane, the LCS count and the exact difflib count */
     uint32_t *out_id;
     unsigned long long *out_sim;
+    tdm_seq_hit_blocks *out_blk; /* blocks: each kept row's matching-block summary, at the row's position */
     unsigned long long out_cap;
     unsigned long long *cnt; /* rows kept, length_pruned, lcs_pruned, scored */
     uint32_t *hist;
-    uint32_t *scr;            /* difflib: per thread, row | stack | purge flags, interleaved by thread */
+    uint32_t *scr;            /* difflib or blocks: per thread, row | stack | purge flags, interleaved by thread */
     unsigned long long *vscr; /* STMs over 1024 symbols: per thread, the LCS bit vector */
     unsigned long long stride; /* threads in the grid: the interleave of scr and vscr */
     uint32_t row_len, stack_len;
@@ -181,11 +184,17 @@ __device__ block3 longest(seqacc a, seqacc b, seqacc pop, uint32_t *row, unsigne
 }
 
 /* Sum of the sizes of get_matching_blocks(a, b): the work list of ranges, popped from the end as CPython
- * pops its list (the sum does not depend on the order, the blocks found do not either). */
+ * pops its list (the sum does not depend on the order, the blocks found do not either). With sum, also
+ * the blocks' summary (seq.h, tdm_seq_hit_blocks): CPython sorts the blocks, so the first block is the one
+ * of smallest i (blocks never share an i) and the last end the largest i + k, whatever order they are
+ * found in. Its merge of adjacent blocks never fires with isjunk None (every block is extended over all
+ * equal neighbours inside its range, so no other block can end where it starts or start where it ends):
+ * the blocks found are the blocks returned, which the cross-backend tests check against the CPU's
+ * merged list. */
 __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seqacc b, uint32_t lb, seqacc pop,
-                                    uint32_t *row, uint32_t *stack) {
+                                    uint32_t *row, uint32_t *stack, tdm_seq_hit_blocks *sum) {
     const unsigned long long S = p.stride;
-    uint32_t sp = 0, total = 0;
+    uint32_t sp = 0, total = 0, nblk = 0, fi = UINT32_MAX, fj = 0, end = 0;
 #define PUSH(x0, x1, x2, x3) (stack[(4 * sp) * S] = (x0), stack[(4 * sp + 1) * S] = (x1), stack[(4 * sp + 2) * S] = (x2), stack[(4 * sp + 3) * S] = (x3), sp++)
     PUSH(0, la, 0, lb);
     while (sp) {
@@ -194,18 +203,35 @@ __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seq
         block3 x = longest(a, b, pop, row, S, alo, ahi, blo, bhi);
         if (!x.k) continue;
         total += x.k;
+        nblk++;
+        if (x.i < fi) fi = x.i, fj = x.j;
+        if (x.i + x.k > end) end = x.i + x.k;
         if (alo < x.i && blo < x.j) PUSH(alo, x.i, blo, x.j);
         if (x.i + x.k < ahi && x.j + x.k < bhi) PUSH(x.i + x.k, ahi, x.j + x.k, bhi);
     }
 #undef PUSH
+    if (sum) {
+        uint32_t rep = 0; /* a_repeat: the symbol at fi seen last before it */
+        if (nblk) {
+            uint32_t v = at(a, fi);
+            for (uint32_t t = fi; t-- > 0;)
+                if (at(a, t) == v) {
+                    rep = fi - t;
+                    break;
+                }
+        }
+        *sum = nblk ? tdm_seq_hit_blocks{total, nblk, fi, fj, end, rep} : tdm_seq_hit_blocks{0, 0, 0, 0, 0, 0};
+    }
     return total;
 }
 
-/* difflib's matched count of a pattern P (n symbols, read with stride) and the STM in the query's order. */
-__device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
+/* difflib's matched count of a pattern P (n symbols, read with stride) and the STM in the query's order;
+ * with the pattern as a (stm_first 0) sum (when not NULL) receives the blocks' summary too. */
+__device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid,
+                                  tdm_seq_hit_blocks *sum) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     seqacc pat = {P, stride}, stm = {p.stm, 1};
-    if (!p.stm_first) return difflib_matches(p, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack);
+    if (!p.stm_first) return difflib_matches(p, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, sum);
     /* b is the pattern: CPython's popular purge applies to it when it has 200 or more elements. */
     seqacc pop = {NULL, 0};
     if (p.autojunk && n >= 200) {
@@ -217,7 +243,16 @@ __device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t 
         }
         pop = seqacc{flags, (uint32_t)p.stride};
     }
-    return difflib_matches(p, stm, p.m, pat, n, pop, row, stack);
+    return difflib_matches(p, stm, p.m, pat, n, pop, row, stack, NULL);
+}
+
+/* The summary of SequenceMatcher(None, P, STM, autojunk)'s blocks (tdm_seq_dquery.blocks), whatever the
+ * metric and argument order of the query. */
+__device__ tdm_seq_hit_blocks blocks_of(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
+    uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
+    tdm_seq_hit_blocks sb;
+    difflib_matches(p, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack, &sb);
+    return sb;
 }
 
 template <int W>
@@ -241,6 +276,8 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
         int take = lane < tile.width && id < p.limit, pass = 0;
         double sim = 0.0;
         const uint32_t *P = p.chunks[tile.chunk] + tile.off + lane;
+        tdm_seq_hit_blocks sb = {0, 0, 0, 0, 0, 0};
+        int have_sb = 0; /* sb already holds this pattern's summary (difflib with the pattern as a) */
         if (p.mode == MODE_EXACT || p.mode == MODE_PICK) {
             /* The LCS is already known: only the exact difflib (EXACT) or the row test (PICK) is left. */
             if (take) {
@@ -250,7 +287,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                     if (p.mode == MODE_EXACT) {
                         take = b >= p.lo && b < p.hi;
                         if (take) {
-                            count = difflib_count(p, P, tile.width, n, tid);
+                            count = difflib_count(p, P, tile.width, n, tid, NULL);
                             p.xslot[slot] = count;
                             n_scored++;
                         }
@@ -280,7 +317,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                     take = 0;
                 } else if (difflib) {
                     if (count < need && !p.no_prefilter) n_lcs++, take = 0;
-                    else count = difflib_count(p, P, tile.width, n, tid);
+                    else count = difflib_count(p, P, tile.width, n, tid, p.blocks && !p.stm_first ? &sb : NULL), have_sb = p.blocks && !p.stm_first;
                 }
             }
             if (take) {
@@ -289,7 +326,9 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                 pass = count >= need;
             }
         }
-    unsigned bal = __ballot_sync(0xffffffffu, pass);
+        /* Rows kept (threshold, or top-k's pick) carry their blocks' summary when asked for. */
+        if (p.blocks && pass && !have_sb) sb = blocks_of(p, P, tile.width, n, tid);
+        unsigned bal = __ballot_sync(0xffffffffu, pass);
         if (bal) {
             unsigned long long base = 0;
             if (lane == 0) base = atomicAdd(&p.cnt[0], (unsigned long long)__popc(bal));
@@ -299,6 +338,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                 if (pos < p.out_cap) {
                     p.out_id[pos] = id;
                     p.out_sim[pos] = (unsigned long long)__double_as_longlong(sim);
+                    if (p.blocks) p.out_blk[pos] = sb;
                 }
             }
         }
@@ -324,6 +364,32 @@ static_assert(sizeof(dhit) == sizeof(tdm_seq_hit) && offsetof(tdm_seq_hit, simil
 __global__ void pack_kernel(const uint32_t *ids, const unsigned long long *sims, dhit *out, unsigned long long n) {
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x)
         out[i] = dhit{ids[i], 0, __longlong_as_double((long long)sims[i])};
+}
+
+/* Row i of the result when kept rows carry summaries: the sorts moved row indices (idx; NULL: the rows
+ * are in order already), so the id and the summary are gathered through them. */
+__global__ void pack_blocks_kernel(const uint32_t *ids, const unsigned long long *sims, const uint32_t *idx,
+                                   const tdm_seq_hit_blocks *blk, dhit *out, tdm_seq_hit_blocks *out_blk, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x) {
+        uint32_t r = idx ? idx[i] : (uint32_t)i;
+        out[i] = dhit{ids[r], 0, __longlong_as_double((long long)sims[i])};
+        out_blk[i] = blk[r];
+    }
+}
+
+__global__ void iota_kernel(uint32_t *x, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x)
+        x[i] = (uint32_t)i;
+}
+
+__global__ void gather_kernel(const unsigned long long *src, const uint32_t *idx, unsigned long long *dst, unsigned long long n) {
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x)
+        dst[i] = src[idx[i]];
+}
+
+static unsigned grid_for(unsigned long long n) {
+    unsigned long long b = (n + BLOCK - 1) / BLOCK;
+    return (unsigned)(b < 1 ? 1 : b < 4096 ? b : 4096);
 }
 
 static void launch(int W, int blocks, const qparams &p, cudaStream_t s) {
@@ -358,7 +424,8 @@ static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, 
     size_t kw = w ? (size_t)w : words, tcap = 16;
     while (tcap < 2 * m) tcap *= 2;
     size_t n_need = q->top_k ? 0 : q->n_need;
-    int pop = q->metric == TDM_SEQ_DIFFLIB && q->autojunk && !q->stm_first && m >= 200;
+    /* the STM as b: difflib with the pattern first, and every block summary */
+    int pop = q->autojunk && m >= 200 && ((q->metric == TDM_SEQ_DIFFLIB && !q->stm_first) || q->blocks);
     size_t o_masks = 0, o_keys = align8(o_masks + m * kw * 8 + 8), o_slot = o_keys + tcap * 4, o_need = o_slot + tcap * 4,
            o_stm = o_need + n_need * 4, o_pop = o_stm + m * 4, total = align8(o_pop + (pop ? m * 4 : 0) + 4);
     if (d->h_q_bytes < total) {
@@ -432,6 +499,11 @@ static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned l
         p->out_id = (uint32_t *)d->out_id.p;
         p->out_sim = (unsigned long long *)d->out_sim.p;
         p->out_cap = d->out_cap;
+        if (p->blocks) {
+            int rc = tdm_cuda_dbuf_reserve(d, &d->out_blk, d->out_cap * sizeof(tdm_seq_hit_blocks), "block summaries");
+            if (rc) return rc;
+            p->out_blk = (tdm_seq_hit_blocks *)d->out_blk.p;
+        }
         launch(W, blocks, *p, d->stream);
         CK(cudaGetLastError(), "launching the scoring kernel");
         CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
@@ -552,23 +624,27 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     uint32_t limit = q->limit < d->patterns ? q->limit : (uint32_t)d->patterns;
     p.tiles = d->d_tiles, p.ids = d->d_ids, p.lens = d->d_lens, p.chunks = d->d_chunk, p.ntiles = d->ntiles;
     p.m = (uint32_t)q->m, p.metric = q->metric, p.autojunk = q->autojunk, p.stm_first = q->stm_first;
-    p.no_prefilter = q->no_prefilter, p.limit = limit;
+    p.no_prefilter = q->no_prefilter, p.limit = limit, p.blocks = q->blocks != 0;
     /* Grid: enough warps for every tile, at most 8 blocks of 256 per multiprocessor, fewer when each
      * thread's difflib or long-STM scratch would exceed the budget. */
     unsigned long long blocks = ((unsigned long long)d->ntiles * TILE + BLOCK - 1) / BLOCK;
     if (blocks > (unsigned long long)d->sms * 8) blocks = (unsigned long long)d->sms * 8;
     if (!blocks) blocks = 1;
     size_t per_thread = 0;
-    if (q->metric == TDM_SEQ_DIFFLIB) {
-        size_t la = q->stm_first ? q->m : d->max_length, lb = q->stm_first ? d->max_length : q->m;
+    const int dl = q->metric == TDM_SEQ_DIFFLIB, matcher = dl || p.blocks;
+    if (matcher) {
+        /* b of the exact count (the pattern when stm_first), and of the summaries (the STM): the row must
+         * hold either; the work list holds one range more than the blocks found, at most min(|a|, |b|) */
+        size_t lb = dl && q->stm_first ? d->max_length : q->m, lmin = q->m < d->max_length ? q->m : d->max_length;
+        if (p.blocks && q->m > lb) lb = q->m;
         p.row_len = (uint32_t)(lb + 1);
-        p.stack_len = (uint32_t)(4 * ((la < lb ? la : lb) + 2));
-        per_thread += ((size_t)p.row_len + p.stack_len + (q->stm_first && q->autojunk ? lb : 0)) * 4;
+        p.stack_len = (uint32_t)(4 * (lmin + 2));
+        per_thread += ((size_t)p.row_len + p.stack_len + (dl && q->stm_first && q->autojunk ? d->max_length : 0)) * 4;
     }
     if (!W) per_thread += (size_t)p.words * 8;
     while (per_thread && blocks > 1 && blocks * BLOCK * per_thread > SCRATCH_BUDGET) blocks /= 2;
     p.stride = blocks * BLOCK;
-    if (q->metric == TDM_SEQ_DIFFLIB && (rc = tdm_cuda_dbuf_reserve(d, &d->scr, p.stride * per_thread, "difflib scratch"))) return rc;
+    if (matcher && (rc = tdm_cuda_dbuf_reserve(d, &d->scr, p.stride * per_thread, "difflib scratch"))) return rc;
     /* Long STMs keep their bit vectors in the buffer that later carries the packed rows. */
     if (!W && (rc = tdm_cuda_dbuf_reserve(d, &d->hits, p.stride * p.words * 8, "LCS scratch"))) return rc;
     p.scr = (uint32_t *)d->scr.p;
@@ -609,9 +685,9 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         r->lcs_pruned = q->metric == TDM_SEQ_DIFFLIB ? taken - exact : 0;
         r->scored = q->metric == TDM_SEQ_DIFFLIB ? exact : taken;
     }
-    uint32_t *ids = (uint32_t *)d->out_id.p;
+    uint32_t *ids = (uint32_t *)d->out_id.p, *idx = NULL;
     unsigned long long *sims = (unsigned long long *)d->out_sim.p;
-    if (n > 1) {
+    if (n > 1 && !p.blocks) {
         /* Kernel order is arbitrary: sort by id, then (stably) by similarity descending. Similarities
          * are non-negative doubles, whose bit patterns sort as their values; below 1.0 needs 62 bits. */
         int id_bits = 1;
@@ -624,50 +700,87 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         CK(cub::DeviceRadixSort::SortPairs(d->temp.p, t_a, ids, (uint32_t *)d->alt_id.p, sims, (unsigned long long *)d->alt_sim.p, (int)n, 0, id_bits, d->stream), "sorting by id");
         t_b = d->temp.bytes;
         CK(cub::DeviceRadixSort::SortPairsDescending(d->temp.p, t_b, (unsigned long long *)d->alt_sim.p, sims, (uint32_t *)d->alt_id.p, ids, (int)n, 0, 62, d->stream), "sorting by similarity");
+    } else if (n > 1) {
+        /* The same two stable sorts, moving row indices instead of the rows: sort by id (carrying the
+         * index), gather the similarities in that order, sort by similarity descending (carrying the
+         * index again); the pack then reads each row's id and summary through its index. */
+        int id_bits = 1;
+        while (id_bits < 32 && ((uint64_t)limit >> id_bits)) id_bits++;
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->idx, n * 4, "row indices")) || (rc = tdm_cuda_dbuf_reserve(d, &d->alt_idx, n * 4, "row indices")))
+            return rc;
+        uint32_t *i0 = (uint32_t *)d->idx.p, *i1 = (uint32_t *)d->alt_idx.p;
+        unsigned long long *alt_sim = (unsigned long long *)d->alt_sim.p;
+        size_t t_a = 0, t_b = 0;
+        CK(cub::DeviceRadixSort::SortPairs(NULL, t_a, ids, (uint32_t *)d->alt_id.p, i0, i1, (int)n, 0, id_bits, d->stream), "sort size");
+        CK(cub::DeviceRadixSort::SortPairsDescending(NULL, t_b, alt_sim, sims, i1, i0, (int)n, 0, 62, d->stream), "sort size");
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->temp, t_a > t_b ? t_a : t_b, "sort scratch"))) return rc;
+        iota_kernel<<<grid_for(n), BLOCK, 0, d->stream>>>(i0, n);
+        t_a = d->temp.bytes;
+        CK(cub::DeviceRadixSort::SortPairs(d->temp.p, t_a, ids, (uint32_t *)d->alt_id.p, i0, i1, (int)n, 0, id_bits, d->stream), "sorting by id");
+        gather_kernel<<<grid_for(n), BLOCK, 0, d->stream>>>(sims, i1, alt_sim, n);
+        t_b = d->temp.bytes;
+        CK(cub::DeviceRadixSort::SortPairsDescending(d->temp.p, t_b, alt_sim, sims, i1, i0, (int)n, 0, 62, d->stream), "sorting by similarity");
+        idx = i0; /* ids (untouched by the sorts) and the summaries are read through it */
     }
     tdm_seq_hit *out = (tdm_seq_hit *)H->malloc((keep ? keep : 1) * sizeof *out);
-    if (!out) return H->error(TDM_E_NOMEM, "cuda: no host memory for %llu result rows", keep);
+    tdm_seq_hit_blocks *outb = p.blocks ? (tdm_seq_hit_blocks *)H->malloc((keep ? keep : 1) * sizeof *outb) : NULL;
+    if (!out || (p.blocks && !outb)) {
+        H->free(out), H->free(outb);
+        return H->error(TDM_E_NOMEM, "cuda: no host memory for %llu result rows", keep);
+    }
     huge_pages(out, keep * sizeof *out);
+    if (outb) huge_pages(outb, keep * sizeof *outb);
+    size_t row_bytes = keep * sizeof *out, blk_bytes = outb ? keep * sizeof *outb : 0;
     if (keep) {
-        if ((rc = tdm_cuda_dbuf_reserve(d, &d->hits, keep * sizeof(dhit), "packed rows"))) {
-            H->free(out);
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->hits, keep * sizeof(dhit), "packed rows")) ||
+            (outb && (rc = tdm_cuda_dbuf_reserve(d, &d->blk, blk_bytes, "packed block summaries")))) {
+            H->free(out), H->free(outb);
             return rc;
         }
-        unsigned long long pb = (keep + BLOCK - 1) / BLOCK;
-        pack_kernel<<<(unsigned)(pb < 4096 ? pb : 4096), BLOCK, 0, d->stream>>>(ids, sims, (dhit *)d->hits.p, keep);
+        if (outb)
+            pack_blocks_kernel<<<grid_for(keep), BLOCK, 0, d->stream>>>(ids, sims, idx, (const tdm_seq_hit_blocks *)d->out_blk.p,
+                                                                       (dhit *)d->hits.p, (tdm_seq_hit_blocks *)d->blk.p, keep);
+        else
+            pack_kernel<<<grid_for(keep), BLOCK, 0, d->stream>>>(ids, sims, (dhit *)d->hits.p, keep);
     }
     /* Many rows: a copy from device memory into pageable memory crawls (measured 1.4 GB/s for 3.1M rows on
-     * an H100), so they land in a pinned buffer first and one memcpy moves them. */
-    size_t row_bytes = keep * sizeof *out;
-    int staged = row_bytes >= (1u << 20);
+     * an H100), so they land in a pinned buffer first (rows, then summaries) and memcpys move them. */
+    size_t all_bytes = row_bytes + blk_bytes;
+    int staged = all_bytes >= (1u << 20);
     cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && staged && d->h_rows_bytes < row_bytes) {
+    if (e == cudaSuccess && staged && d->h_rows_bytes < all_bytes) {
         if (d->h_rows) cudaFreeHost(d->h_rows);
         d->h_rows = NULL;
         d->h_rows_bytes = 0;
-        e = cudaMallocHost(&d->h_rows, row_bytes + row_bytes / 4);
-        if (e == cudaSuccess) d->h_rows_bytes = row_bytes + row_bytes / 4;
+        e = cudaMallocHost(&d->h_rows, all_bytes + all_bytes / 4);
+        if (e == cudaSuccess) d->h_rows_bytes = all_bytes + all_bytes / 4;
     }
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[3], d->stream);
     tdm_cuda_mark pm2 = tdm_cuda_prof_mark(prof);
     if (e == cudaSuccess && keep) e = cudaMemcpyAsync(staged ? d->h_rows : (void *)out, d->hits.p, row_bytes, cudaMemcpyDeviceToHost, d->stream);
+    if (e == cudaSuccess && keep && outb)
+        e = cudaMemcpyAsync(staged ? (char *)d->h_rows + row_bytes : (void *)outb, d->blk.p, blk_bytes, cudaMemcpyDeviceToHost, d->stream);
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[4], d->stream);
     tdm_cuda_mark pm3 = tdm_cuda_prof_mark(prof);
     if (e == cudaSuccess) e = cudaStreamSynchronize(d->stream);
     if (e != cudaSuccess) {
-        H->free(out);
+        H->free(out), H->free(outb);
         return tdm_cuda_fail(e, "selecting and copying result rows");
     }
     tdm_cuda_prof_span(prof, pm0, pm1, "seq.query", TDM_PROF_CAT_H2D, up_bytes, 0, 0);
     tdm_cuda_prof_span(prof, pm1, pm2, "seq.query", TDM_PROF_CAT_GPU, 0, 0, limit);
-    tdm_cuda_prof_span(prof, pm2, pm3, "seq.query", TDM_PROF_CAT_D2H, 0, row_bytes, keep);
+    tdm_cuda_prof_span(prof, pm2, pm3, "seq.query", TDM_PROF_CAT_D2H, 0, all_bytes, keep);
     double t3 = now_ms();
-    if (staged) spread_copy(out, d->h_rows, row_bytes);
+    if (staged) {
+        spread_copy(out, d->h_rows, row_bytes);
+        if (blk_bytes) spread_copy(outb, (char *)d->h_rows + row_bytes, blk_bytes);
+    }
     double host_copy = staged ? now_ms() - t3 : 0.0;
     float f_up = 0, f_sel = 0, f_copy = 0;
     cudaEventElapsedTime(&f_up, d->ev[0], d->ev[1]);
     cudaEventElapsedTime(&f_sel, d->ev[2], d->ev[3]);
     cudaEventElapsedTime(&f_copy, d->ev[3], d->ev[4]);
+    r->blocks = outb;
     r->hits = out;
     r->n = keep;
     r->filter_ms = (t1 - t0) + f_up;

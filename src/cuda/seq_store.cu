@@ -59,7 +59,8 @@ static void store_free(tdm_seq_dstore *d) {
     void *dev[] = {d->d_chunk, d->d_tiles, d->d_ids, d->d_lens};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++)
         if (dev[i]) DFREE(dev[i]);
-    dbuf *bufs[] = {&d->q, &d->out_id, &d->out_sim, &d->alt_id, &d->alt_sim, &d->temp, &d->hits, &d->scr, &d->cnt, &d->hist, &d->cslot, &d->xslot};
+    dbuf *bufs[] = {&d->q, &d->out_id, &d->out_sim, &d->alt_id, &d->alt_sim, &d->temp, &d->hits, &d->scr, &d->cnt, &d->hist, &d->cslot, &d->xslot,
+                    &d->out_blk, &d->blk, &d->idx, &d->alt_idx};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) tdm_cuda_dbuf_free(d, bufs[i]);
     cudaStreamSynchronize(d->stream);
     if (d->h_q) cudaFreeHost(d->h_q);

@@ -19,11 +19,13 @@ typedef struct {
 /* What the knowledge base keeps per pattern beside its symbols (which live in the sequence engine's
  * store under the same index). */
 typedef struct {
-    char name[TDM_KATO_NAME_LEN + 1];
+    /* first, what a prediction's pruning pass reads for every candidate: one cache line, not two */
     uint64_t name_key;       /* the first 16 hex digits as a number: same order as the names */
-    uint64_t frequency;
-    uint32_t nevents;
     uint32_t *event_sizes;
+    uint32_t nevents;
+    uint32_t length;         /* symbols (the store's length of the pattern, kept here beside the sizes) */
+    char name[TDM_KATO_NAME_LEN + 1];
+    uint64_t frequency;
     /* emotives window: ndicts dicts, dict d has dsize[d] entries; keys are indices into kb->emokeys */
     uint32_t ndicts;
     uint32_t *dsize;

@@ -696,8 +696,11 @@ int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out) { return
 /* Room for one more pattern in the pattern table, the first-symbol array and the name table (learn and
  * restore reserve before the engine learn, the last step that can fail). */
 int kato_reserve_pattern(tdm_kato_kb *kb) {
-    return tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats) ||
-                   tdm_grow((void **)&kb->first, &kb->capfirst, kb->npats + 1, sizeof *kb->first) ||
+    size_t cap = kb->cappats;
+    if (tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats)) return -1;
+    /* predictions read the records of scattered candidates: huge pages spare most of the TLB misses */
+    if (kb->cappats != cap) tdm_advise_huge(kb->pats, kb->cappats * sizeof *kb->pats);
+    return tdm_grow((void **)&kb->first, &kb->capfirst, kb->npats + 1, sizeof *kb->first) ||
                    name_reserve(kb, kb->npats + 1)
                ? -1
                : 0;
@@ -714,6 +717,7 @@ void kato_commit_pattern(tdm_kato_kb *kb, kato_pat *rec) {
     size_t fn;
     tdm_seq_store_get(tdm_seq_engine_store(kb->engine), pid, &fs, &fn);
     kb->first[pid] = rec->nevents && rec->event_sizes[0] ? fs[0] : UINT32_MAX;
+    rec->length = (uint32_t)fn;
     kb->pats[kb->npats++] = *rec;
 }
 

@@ -71,9 +71,13 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
 
 /* ---- per-candidate extraction (spec 3.4, 3.5) -------------------------------------------------------- */
 
-/* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
- * positive threshold). m has S as its second sequence. With c->matches NULL (the pruning pass) only the
- * counts are kept; otherwise c->matches has room for min(|P|, |S|) symbols.
+int kato_prune_matcher = 0;
+
+/* The counts and ratios of spec 3.4-3.5 that follow from the blocks' summary alone (b: the blocks of
+ * RO(P, S), seq.h's tdm_seq_hit_blocks): |matches|, the flat extras count, evidence, snr, fragmentation,
+ * the event ranges with KATO's fix-up, and confidence. Both the full extraction (extract, which has the
+ * blocks) and the pruning pass (which has only the query's summaries) compute them here, so the two agree
+ * bit for bit. c->pid and c->np must be set (the pattern's symbols are not read).
  *
  * KATO's step 3.4.5 recomputes the blocks on (present_flat, S) for the flat extras. That second matching
  * is not needed: present_flat = P[i0, iend) spans every block of RO(P, S), and RO restricted to a range of
@@ -83,21 +87,12 @@ static int encode_stm(kato_pred *p, const tdm_kato_event *stm, size_t nevents) {
  * the full run recursed into but the restricted run drops held no block.) So the matched count of
  * (present_flat, S) is |matches| and extras_flat = |S| - |matches|; test_difflib checks this identity
  * against a real second matching. */
-static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
-    const tdm_seq_block *bl;
-    size_t nb, total;
-    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, &total);
-    if (rc) return rc;
-    *keep = 1;
-    if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
-    c->nblocks = (uint32_t)nb;
-    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
-    c->nm = (uint32_t)total;
-    if (c->matches)
-        for (size_t k = 0, at = 0; k < nb; k++)
-            for (uint32_t t = 0; t < bl[k].n; t++) c->matches[at++] = p->S[bl[k].j + t];
+static void from_summary(const kato_pred *p, kato_cand *c, const tdm_seq_hit_blocks *b) {
+    uint32_t nb = b->nblocks;
+    c->nblocks = nb;
+    c->nm = b->matched;
     size_t past_len = 0, pres_len = c->np; /* nb = 0 (threshold 0): past [] and present = the whole pattern */
-    if (nb) past_len = bl[0].i, pres_len = bl[nb - 1].i + bl[nb - 1].n - bl[0].i;
+    if (nb) past_len = b->a_first, pres_len = b->a_end - b->a_first;
     c->extras_flat = pres_len ? p->ns - c->nm : 0;
     c->evidence = c->np > 0 ? (double)c->nm / (double)c->np : 0.0;
     double den = 2.0 * (double)c->nm + (double)c->extras_flat;
@@ -116,19 +111,43 @@ static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
     c->pb = e1, c->pe = ev;
     /* present events' flat length before the fix-up */
     uint32_t plen = (uint32_t)(c2 - start_e1);
-    /* fix-up: the first match (the state symbol of the first block) inside the last past event moves that
-     * event into present */
+    /* fix-up: the first match (the state symbol of the first block, S[b_first] = P[a_first]) inside the
+     * last past event moves that event into present. pb > 0 needs a block, and then the last past event
+     * is the one holding P[a_first - 1], of size sz > 0 (the walk stopped on it). When it also holds
+     * a_first (start_e1 > a_first) the match is in it; otherwise it is P[a_first - sz, a_first), which
+     * holds that symbol when its last occurrence before a_first is at most sz back: the summary's
+     * a_repeat, so the pattern's symbols are not read here. */
     if (c->pb > 0) {
-        uint32_t first = p->S[bl[0].j], sz = sizes[c->pb - 1];
-        const uint32_t *last = c->P + start_e1 - sz;
-        for (uint32_t t = 0; t < sz; t++)
-            if (last[t] == first) {
-                c->pb--, plen += sz;
-                break;
-            }
+        uint32_t sz = sizes[c->pb - 1];
+        if (start_e1 > b->a_first || (b->a_repeat && b->a_repeat <= sz)) c->pb--, plen += sz;
     }
     /* confidence over the present events */
     c->confidence = plen > 0 ? (double)c->nm / (double)plen : 0.0;
+}
+
+/* KATO's pruning key _pre_potential of an extracted candidate (spec 3.6 step 0). */
+static double pre_potential(const kato_cand *c) {
+    double t = c->frag == -1.0 ? 0.0 : 1.0 / (c->frag + 1.0);
+    return (c->evidence + c->confidence) * c->snr + t;
+}
+
+/* Extracts candidate c (c->pid, c->P, c->np, c->sim set); *keep = 0 when KATO rejects it (no block at a
+ * positive threshold). m has S as its second sequence. With c->matches NULL only the counts are kept;
+ * otherwise c->matches has room for min(|P|, |S|) symbols. */
+static int extract(kato_pred *p, tdm_seq_matcher *m, kato_cand *c, int *keep) {
+    const tdm_seq_block *bl;
+    size_t nb, total;
+    int rc = tdm_seq_matcher_blocks(m, c->P, c->np, &bl, &nb, &total);
+    if (rc) return rc;
+    *keep = 1;
+    if (nb == 0 && p->cfg->recall_threshold > 0.0) return *keep = 0, TDM_OK;
+    tdm_seq_hit_blocks sum;
+    tdm_seq_blocks_summary(bl, nb, total, c->P, &sum);
+    from_summary(p, c, &sum);
+    /* matches in state order; blocks are disjoint in both sequences, so at most min(|P|, |S|) */
+    if (c->matches)
+        for (size_t k = 0, at = 0; k < nb; k++)
+            for (uint32_t t = 0; t < bl[k].n; t++) c->matches[at++] = p->S[bl[k].j + t];
     /* weighted similarity (affinity on): 2*w(matches)/(w(S)+w(P)), matches in state order */
     if (p->affinity && c->matches) {
         double wm = 0.0, ws = 0.0, wp = 0.0;
@@ -199,11 +218,14 @@ static int fast_path(kato_pred *p) {
 }
 
 /* ---- extraction of every candidate -------------------------------------------------------------------
- * Two passes keep memory small when the threshold admits most of a large store: the first extracts every
- * hit in parallel but keeps only a 32-byte summary (its pruning key _pre_potential, name key, pattern,
- * similarity); when more than 3 x max_predictions survive, the summaries are ranked (KATO's nlargest over
- * the name-ordered list) and cut there. The second pass extracts the survivors again in full. Extraction
- * is a pure function of (pattern, STM), so both passes agree. */
+ * Two passes keep memory small when the threshold admits most of a large store. The first computes every
+ * hit's pruning key _pre_potential from the matching-block summary the engine's query returned with it
+ * (on a GPU computed there, with the scores), so it runs no matcher and keeps no per-hit array: each
+ * thread offers its candidates to a heap of its best 3 x max_predictions (a 32-byte brief: key, name key,
+ * pattern, similarity). The union of the heaps holds the best 3 x max_predictions of all (the order is
+ * total), or every kept candidate when there are no more; ranked (KATO's nlargest over the name-ordered
+ * list) it gives the pruning. The second pass extracts the survivors in full with the matcher. Both go
+ * through from_summary, so they agree bit for bit. */
 
 typedef struct {
     double pre, sim;
@@ -222,32 +244,8 @@ static int cmp_brief(const void *a, const void *b) {
     return strcmp(brief_kb->pats[x->pid].name, brief_kb->pats[y->pid].name);
 }
 
-/* Sorts br[0..n) by pattern index: LSD radix sort in 11-bit digits, as many as the largest index uses
- * (two up to 4M patterns; stable, linear). *br may be replaced by the sorted copy. Errors: TDM_E_NOMEM. */
-static int sort_by_pid(kato_brief **br, size_t n) {
-    uint32_t maxpid = 0;
-    for (size_t h = 0; h < n; h++) maxpid = (*br)[h].pid > maxpid ? (*br)[h].pid : maxpid;
-    kato_brief *src = *br, *dst = tdm_malloc(n * sizeof *dst);
-    if (!dst) return tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
-    enum { BITS = 11, DIGITS = 1 << BITS };
-    for (unsigned shift = 0; shift < 32 && (maxpid >> shift); shift += BITS) {
-        uint32_t count[DIGITS + 1] = {0};
-        for (size_t h = 0; h < n; h++) count[((src[h].pid >> shift) & (DIGITS - 1)) + 1]++;
-        for (int d = 0; d < DIGITS; d++) count[d + 1] += count[d];
-        for (size_t h = 0; h < n; h++) dst[count[(src[h].pid >> shift) & (DIGITS - 1)]++] = src[h];
-        kato_brief *t = src;
-        src = dst, dst = t;
-    }
-    tdm_free(dst);
-    *br = src;
-    return TDM_OK;
-}
-
-/* Moves the best `keep` (0 < keep < n) of br[0..n) in cmp_brief order to br[0..keep), in no particular
- * order. cmp_brief is a total order (names are unique), so these are exactly the first `keep` of a full
- * sort. A heap of the best so far with the worst on top: after the first few thousand candidates almost
- * every one loses to the top in one comparison, so this costs about n comparisons where a full sort of
- * tens of thousands of candidates cost n log n. */
+/* Heaps of briefs with the worst (in cmp_brief order) on top: a candidate that does not beat the top is
+ * out in one comparison, which is almost every candidate after the first few thousand. */
 static void sift_down(kato_brief *h, size_t n, size_t i) {
     kato_brief x = h[i];
     for (;;) {
@@ -260,16 +258,85 @@ static void sift_down(kato_brief *h, size_t n, size_t i) {
     h[i] = x;
 }
 
+/* Offers b to the heap h of at most cap briefs (n of them now). */
+static void offer(kato_brief *h, size_t *n, size_t cap, kato_brief b) {
+    if (*n < cap) {
+        size_t i = (*n)++;
+        for (; i > 0 && cmp_brief(&h[(i - 1) / 2], &b) < 0; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+        h[i] = b;
+    } else if (cmp_brief(&b, &h[0]) < 0) {
+        h[0] = b;
+        sift_down(h, cap, 0);
+    }
+}
+
+/* Moves the best `keep` (0 < keep < n) of br[0..n) in cmp_brief order to br[0..keep), in no particular
+ * order. cmp_brief is a total order (names are unique), so these are exactly the first `keep` of a full
+ * sort. */
 static void select_best(kato_brief *br, size_t n, size_t keep) {
     for (size_t i = keep / 2; i-- > 0;) sift_down(br, keep, i);
     for (size_t h = keep; h < n; h++)
         if (cmp_brief(&br[h], &br[0]) < 0) br[0] = br[h], sift_down(br, keep, 0);
 }
 
-/* Extracts candidates (pid, sim) = br[0..n) into c[0..n) (full = 1: matches into arena slots) or only
- * their summaries (full = 0, keep[i] says whether KATO keeps candidate i). */
-static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_cand *c, uint32_t *arena, const size_t *slot,
-                        uint8_t *keep) {
+/* The pruning pass over the query's hits: every thread's best `cap` kept candidates go to best[t *
+ * cap ..] (nbest[t] of them), *kept counts all kept ones. From the hits' summaries (sum), or with the
+ * matcher (sum NULL: tests, through kato_prune_matcher). */
+static int prune_pass(kato_pred *p, const tdm_seq_result *res, const tdm_seq_hit_blocks *sum, int threads, size_t cap,
+                      kato_brief *best, size_t *nbest, uint64_t *kept) {
+    size_t n = res->n;
+    int err = TDM_OK;
+    uint64_t total = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(+ : total)
+    {
+        int t = omp_get_thread_num();
+        kato_brief *h = best + (size_t)t * cap;
+        size_t nh = 0;
+        tdm_seq_matcher *m = NULL;
+        int lrc = sum ? TDM_OK : tdm_seq_matcher_new(&m);
+        if (!lrc && !sum) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+        brief_kb = p->kb;
+#pragma omp for schedule(dynamic, 256)
+        for (size_t i = 0; i < n; i++) {
+            if (lrc) continue;
+            /* hits come in similarity order, so their pattern records and event sizes (a separate
+             * allocation each) are scattered: fetch the record 16 hits ahead, and through it the sizes 8
+             * ahead */
+            if (i + 16 < n) __builtin_prefetch(&p->kb->pats[res->hits[i + 16].id]);
+            if (i + 8 < n) __builtin_prefetch(p->kb->pats[res->hits[i + 8].id].event_sizes);
+            kato_cand x;
+            memset(&x, 0, sizeof x);
+            x.pid = res->hits[i].id, x.sim = res->hits[i].similarity, x.group = UINT32_MAX;
+            int k = 0;
+            if (sum) { /* extract's rejection test and arithmetic, from the summary and the pattern record
+                        * (its length there spares a read of the store's offsets) */
+                k = sum[i].nblocks > 0 || p->cfg->recall_threshold <= 0.0;
+                x.np = p->kb->pats[x.pid].length;
+                if (k) from_summary(p, &x, &sum[i]);
+            } else {
+                size_t np;
+                tdm_seq_store_get(p->store, x.pid, &x.P, &np);
+                x.np = (uint32_t)np;
+                lrc = extract(p, m, &x, &k); /* x.matches NULL: counts only */
+            }
+            if (lrc || !k) continue;
+            total++;
+            offer(h, &nh, cap, (kato_brief){pre_potential(&x), x.sim, p->kb->pats[x.pid].name_key, x.pid});
+        }
+        nbest[t] = nh;
+        tdm_seq_matcher_free(m);
+        if (lrc) {
+#pragma omp critical(kato_extract_err)
+            if (!err) err = lrc;
+        }
+    }
+    *kept = total;
+    if (err) return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
+    return TDM_OK;
+}
+
+/* Extracts the survivors br[0..n) in full into c[0..n), their matches into arena slots. */
+static int extract_full(kato_pred *p, const kato_brief *br, size_t n, kato_cand *c, uint32_t *arena, const size_t *slot) {
     /* one extraction takes about a microsecond: below a few thousand candidates a parallel region costs
      * more than it saves (and on a busy machine a descheduled worker stalls the others) */
     int threads = tdm_ctx_threads(p->kb->ctx), err = TDM_OK;
@@ -282,26 +349,16 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
 #pragma omp for schedule(dynamic, 64)
         for (size_t h = 0; h < n; h++) {
             if (lrc) continue;
-            /* each pattern's event sizes are a separate allocation the hardware cannot predict, found
-             * through the pattern's record: fetch the record 16 candidates ahead, and through it the
-             * sizes 8 ahead */
-            if (h + 16 < n) __builtin_prefetch(&p->kb->pats[br[h + 16].pid]);
-            if (h + 8 < n) __builtin_prefetch(p->kb->pats[br[h + 8].pid].event_sizes);
-            kato_cand local, *x = full ? &c[h] : &local;
+            kato_cand *x = &c[h];
             size_t np;
             memset(x, 0, sizeof *x);
             x->pid = br[h].pid, x->sim = br[h].sim, x->group = UINT32_MAX;
             tdm_seq_store_get(p->store, x->pid, &x->P, &np);
             x->np = (uint32_t)np;
-            x->matches = full ? arena + slot[h] : NULL; /* the pruning pass needs only counts */
+            x->matches = arena + slot[h];
             int k = 0;
             lrc = extract(p, m, x, &k);
-            if (!full) {
-                keep[h] = (uint8_t)(!lrc && k);
-                double t = x->frag == -1.0 ? 0.0 : 1.0 / (x->frag + 1.0);
-                br[h].pre = (x->evidence + x->confidence) * x->snr + t;
-                br[h].nk = p->kb->pats[x->pid].name_key; /* the pruning's tie key, fetched in parallel */
-            }
+            x->pre_potential = br[h].pre;
         }
         tdm_seq_matcher_free(m);
         if (lrc) {
@@ -315,32 +372,31 @@ static int extract_pass(kato_pred *p, kato_brief *br, size_t n, int full, kato_c
 
 static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict_stats *st) {
     size_t n = res->n, limit = 3 * (size_t)p->cfg->max_predictions;
-    kato_brief *br = tdm_malloc((n + 1) * sizeof *br);
-    uint8_t *keep = tdm_calloc(n + 1, 1);
-    size_t *slot = NULL;
+    int threads = tdm_ctx_threads(p->kb->ctx);
+    if (n < KATO_PARALLEL_MIN) threads = 1;
+    size_t cap = limit < n ? limit : n;
+    kato_brief *br = tdm_malloc(((size_t)threads * cap + 1) * sizeof *br);
+    size_t *nbest = tdm_calloc((size_t)threads, sizeof *nbest), *slot = NULL;
     int rc = TDM_OK;
-    if (!br || !keep) {
+    if (!br || !nbest) {
         rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", n);
         goto out;
     }
-    for (size_t h = 0; h < n; h++) br[h].pid = res->hits[h].id, br[h].sim = res->hits[h].similarity, br[h].pre = 0.0;
-    /* Extraction results do not depend on the order (pruning selects by a total order, and unpruned
-     * candidates are sorted by name in the ensemble); pattern order turns the per-candidate reads of the
-     * store, the pattern records and the event sizes into forward streams the hardware prefetches, where
-     * the engine's similarity order made each one a cache miss. */
-    if (n > 1 && (rc = sort_by_pid(&br, n))) goto out;
-    if ((rc = extract_pass(p, br, n, 0, NULL, NULL, NULL, keep))) goto out;
-    size_t k = 0;
-    for (size_t h = 0; h < n; h++)
-        if (keep[h]) br[k++] = br[h];
-    st->candidates = k;
-    if (k > limit) { /* pruning (spec 3.6 step 0): the best 3 x max_predictions, in that order */
+    uint64_t kept = 0;
+    if ((rc = prune_pass(p, res, kato_prune_matcher ? NULL : res->blocks, threads, cap, br, nbest, &kept))) goto out;
+    size_t k = 0; /* the threads' heaps, back to back */
+    for (int t = 0; t < threads; t++) {
+        memmove(br + k, br + (size_t)t * cap, nbest[t] * sizeof *br);
+        k += nbest[t];
+    }
+    st->candidates = kept;
+    if (kept > limit) { /* pruning (spec 3.6 step 0): the best 3 x max_predictions, in that order */
         brief_kb = p->kb;
-        select_best(br, k, limit);
+        if (k > limit) select_best(br, k, limit);
         qsort(br, limit, sizeof *br, cmp_brief);
         k = limit;
         p->pruned = 1;
-    }
+    } /* else every kept candidate, in no particular order: the ensemble orders them by name */
     p->c = tdm_calloc(k + 1, sizeof *p->c);
     slot = tdm_malloc((k + 1) * sizeof *slot);
     size_t total = 0;
@@ -355,11 +411,10 @@ static int extract_all(kato_pred *p, const tdm_seq_result *res, tdm_kato_predict
         rc = tdm_error(TDM_E_NOMEM, "predict: no memory for %zu candidates", k);
         goto out;
     }
-    if ((rc = extract_pass(p, br, k, 1, p->c, p->match_arena, slot, NULL))) goto out;
-    for (size_t i = 0; i < k; i++) p->c[i].pre_potential = br[i].pre;
+    if ((rc = extract_full(p, br, k, p->c, p->match_arena, slot))) goto out;
     p->nc = k;
 out:
-    tdm_free(br), tdm_free(keep), tdm_free(slot);
+    tdm_free(br), tdm_free(nbest), tdm_free(slot);
     return rc;
 }
 
@@ -383,12 +438,14 @@ static int full_path(kato_pred *p, tdm_kato_predict_stats *st) {
     tdm_seq_query_opts_init(&o);
     o.metric = p->cfg->use_token_matching ? TDM_SEQ_LCS : TDM_SEQ_CHAR;
     o.threshold = p->cfg->recall_threshold;
+    o.blocks = !kato_prune_matcher; /* the pruning keys come from the hits' block summaries */
     tdm_seq_result res = {0};
     double t0 = tdm_now_ms();
     rc = tdm_seq_engine_query(p->kb->engine, &q, &o, &res);
     tdm_seq_stm_clear(&q);
     st->search_ms = tdm_now_ms() - t0;
     if (rc) return rc;
+    st->blocks_ms = res.stats.blocks_ms;
     t0 = tdm_now_ms();
     rc = extract_all(p, &res, st);
     tdm_seq_result_clear(&res);

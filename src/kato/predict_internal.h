@@ -54,6 +54,11 @@ typedef struct {
     uint32_t ngroups;
 } kato_pred;
 
+/* Tests only (0 otherwise): 1 makes the full path's pruning pass run the matcher itself, as before the
+ * engine's queries returned block summaries, so that a test can compare the two paths' predictions. Set
+ * it only while no prediction runs. */
+extern int kato_prune_matcher;
+
 /* Bytes of a work id. */
 void kato_sym_bytes(const kato_pred *p, uint32_t id, const char **s, size_t *len);
 /* w(t) of the weighted metrics (spec 3.4 step 6). */

@@ -58,6 +58,7 @@ static int run_once(lane *l, const tdm_seq_store *s, const tdm_seq_stm *stm, con
         memset(&r, 0, sizeof r);
         rc = l->b->seq->query(l->d, &q, &r);
         tdm_free(r.hits);
+        tdm_free(r.blocks);
     }
     *us = tdm_cal_now_us() - t0;
     return rc;

@@ -307,3 +307,25 @@ int tdm_seq_matcher_blocks(tdm_seq_matcher *m, const uint32_t *a, size_t na, con
     if (matches) *matches = total;
     return TDM_OK;
 }
+
+void tdm_seq_blocks_summary(const tdm_seq_block *bl, size_t nb, size_t total, const uint32_t *a, tdm_seq_hit_blocks *out) {
+    *out = (tdm_seq_hit_blocks){0};
+    if (!nb) return;
+    uint32_t i0 = bl[0].i, rep = 0;
+    for (uint32_t t = i0; t-- > 0;)
+        if (a[t] == a[i0]) {
+            rep = i0 - t;
+            break;
+        }
+    *out = (tdm_seq_hit_blocks){(uint32_t)total, (uint32_t)nb, i0, bl[0].j, bl[nb - 1].i + bl[nb - 1].n, rep};
+}
+
+int tdm_seq_matcher_summary(tdm_seq_matcher *m, const uint32_t *a, size_t na, tdm_seq_hit_blocks *out) {
+    if (!out) return tdm_error(TDM_E_INVAL, "tdm_seq_matcher_summary: out is NULL");
+    const tdm_seq_block *bl;
+    size_t nb, total;
+    int rc = tdm_seq_matcher_blocks(m, a, na, &bl, &nb, &total);
+    if (rc) return rc;
+    tdm_seq_blocks_summary(bl, nb, total, a, out);
+    return TDM_OK;
+}

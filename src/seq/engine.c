@@ -257,24 +257,46 @@ static inline int better(tdm_seq_hit a, tdm_seq_hit b) {
     return a.similarity > b.similarity || (a.similarity == b.similarity && a.id < b.id);
 }
 
-/* Merges two ordered hit lists over disjoint ids, keeping the first k (0: all). */
-/* Merges b into a, which it takes over (from tdm_malloc; freed on error): a large device result is kept
- * where it landed instead of being copied (3M rows are 48 MB, and a fresh array's first touch cost as
- * much as the copy). The merge runs from the back, so no element of a is overwritten before it is read. */
-static int merge(tdm_seq_hit *a, size_t na, const tdm_seq_hit *b, size_t nb, uint32_t k, tdm_seq_hit **out,
-                 size_t *n) {
+/* Merges two ordered hit lists over disjoint ids, keeping the first k (0: all), with their block
+ * summaries when both carry them (ab and bb not NULL). Merges b into a, which it takes over with ab (from
+ * tdm_malloc; freed on error): a large device result is kept where it landed instead of being copied (3M
+ * rows are 48 MB, and a fresh array's first touch cost as much as the copy). The merge runs from the back,
+ * so no element of a is overwritten before it is read. */
+static int merge(tdm_seq_hit *a, tdm_seq_hit_blocks *ab, size_t na, const tdm_seq_hit *b, const tdm_seq_hit_blocks *bb,
+                 size_t nb, uint32_t k, tdm_seq_hit **out, tdm_seq_hit_blocks **outb, size_t *n) {
     size_t all = na + nb, total = k && all > k ? k : all;
+    int with_blocks = ab && bb;
     tdm_seq_hit *h = a;
+    tdm_seq_hit_blocks *hb = ab;
     if (nb || !a) {
         h = tdm_realloc(a, (all ? all : 1) * sizeof *h);
         if (!h) {
-            tdm_free(a);
+            tdm_free(a), tdm_free(ab);
             return tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu hits", all);
         }
     }
+    if (with_blocks && nb) {
+        hb = tdm_realloc(ab, (all ? all : 1) * sizeof *hb);
+        if (!hb) {
+            tdm_free(h), tdm_free(ab);
+            return tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu block summaries", all);
+        }
+    }
     size_t i = na, j = nb;
-    for (size_t x = all; j > 0; x--) h[x - 1] = i > 0 && !better(h[i - 1], b[j - 1]) ? h[--i] : b[--j];
+    for (size_t x = all; j > 0; x--) {
+        if (i > 0 && !better(h[i - 1], b[j - 1])) {
+            --i;
+            h[x - 1] = h[i];
+            if (with_blocks) hb[x - 1] = hb[i];
+        } else {
+            --j;
+            h[x - 1] = b[j];
+            if (with_blocks) hb[x - 1] = bb[j];
+        }
+    }
+    if (!with_blocks) tdm_free(hb), hb = NULL;
     *out = h;
+    *outb = hb;
     *n = total;
     return TDM_OK;
 }
@@ -282,6 +304,7 @@ static int merge(tdm_seq_hit *a, size_t na, const tdm_seq_hit *b, size_t nb, uin
 /* A device result the core can trust: ordered, inside the tier, no more than asked for. */
 static int check_dresult(const tdm_seq_dresult *r, uint32_t limit, uint32_t top_k) {
     if (r->n && !r->hits) return tdm_error(TDM_E_DEVICE, "device query: %zu hits but no array", r->n);
+    if (r->blocks && !r->hits) return tdm_error(TDM_E_DEVICE, "device query: block summaries but no hits");
     if (top_k && r->n > top_k) return tdm_error(TDM_E_DEVICE, "device query: %zu hits for top %u", r->n, top_k);
     /* Millions of rows at low thresholds: the check is spread over the threads (8.7 ms for 3.2M rows on
      * one core of the developer machine), and reports the first bad row. */
@@ -301,7 +324,7 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
                         uint32_t epoch, const uint32_t *need, size_t n_need, tdm_seq_dresult *r, int *fresh) {
     tdm_seq_dquery q = {.metric = (int)o->metric, .autojunk = o->autojunk, .stm_first = o->stm_first,
                         .stm = stm->ids, .m = stm->n, .limit = limit, .top_k = o->top_k, .need = need,
-                        .n_need = n_need, .no_prefilter = o->no_prefilter};
+                        .n_need = n_need, .no_prefilter = o->no_prefilter, .blocks = o->blocks};
     memset(r, 0, sizeof *r);
     *fresh = 0;
     pthread_mutex_lock(&e->dev_mu);
@@ -314,14 +337,16 @@ static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq
      * the module's device spans. */
     if (TANDEM_PROF_ON())
         tdm_prof_annotate(e->dev->name, limit, stm->n * sizeof *stm->ids + n_need * sizeof *need,
-                          rc ? 0 : r->n * sizeof *r->hits);
+                          rc ? 0 : r->n * (sizeof *r->hits + (r->blocks ? sizeof *r->blocks : 0)));
     /* Out of device memory (after the monitor's trim, eviction and retry) is not a broken device: this
      * query falls back to the CPU and the tier stays on for the next. */
     if (rc && rc != TDM_E_DEVICE_OOM && !atomic_exchange(&e->failed, 1)) *fresh = 1;
     pthread_mutex_unlock(&e->dev_mu);
     if (rc) {
         tdm_free(r->hits);
+        tdm_free(r->blocks);
         r->hits = NULL;
+        r->blocks = NULL;
         r->n = 0;
     }
     return rc;
@@ -342,13 +367,14 @@ static void cpu_stats(tdm_seq_query_stats *st, tdm_route_reason why, uint32_t co
     st->recent_patterns = count;
 }
 
-/* Joins the older tier's result (device, or the CPU after a device error; ha is taken over, as by
- * merge) with the recent tier's. */
-static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const tdm_seq_result *recent,
-                uint32_t top_k, tdm_seq_result *out) {
+/* Joins the older tier's result (device, or the CPU after a device error; ha and hb are taken over, as by
+ * merge) with the recent tier's; the summaries come along when both sides have them. */
+static int join(tdm_seq_hit *ha, tdm_seq_hit_blocks *hb, size_t na, const tdm_seq_query_stats *sa,
+                const tdm_seq_result *recent, uint32_t top_k, tdm_seq_result *out) {
     tdm_seq_hit *h = NULL;
+    tdm_seq_hit_blocks *b = NULL;
     size_t n = 0;
-    int rc = merge(ha, na, recent->hits, recent->n, top_k, &h, &n);
+    int rc = merge(ha, hb, na, recent->hits, recent->blocks, recent->n, top_k, &h, &b, &n);
     if (rc) return rc;
     const tdm_seq_query_stats *sb = &recent->stats;
     tdm_seq_query_stats st = *sa;
@@ -362,7 +388,9 @@ static int join(tdm_seq_hit *ha, size_t na, const tdm_seq_query_stats *sa, const
     st.filter_ms += sb->filter_ms;
     st.score_ms += sb->score_ms;
     st.select_ms += sb->select_ms;
+    st.blocks_ms += sb->blocks_ms;
     out->hits = h;
+    out->blocks = b;
     out->n = n;
     out->stats = st;
     return TDM_OK;
@@ -402,12 +430,32 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
     int fresh;
     rc = query_device(e, stm, o, d, epoch, need, n_need, &dr, &fresh);
     tdm_free(need);
+    double blocks_ms = 0.0;
+    if (!rc && o->blocks && !dr.blocks) {
+        /* a device that leaves the summaries out: the host computes them for the device tier's hits
+         * (ids < d, which learns never move) */
+        double tb = tdm_now_ms();
+        if (!(dr.blocks = tdm_malloc((dr.n ? dr.n : 1) * sizeof *dr.blocks))) {
+            rc = tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu block summaries", dr.n);
+        } else {
+            pthread_rwlock_rdlock(&e->lock);
+            rc = tdm_seq_hits_blocks(s, stm, o->autojunk, dr.hits, dr.n, o->threads, dr.blocks);
+            pthread_rwlock_unlock(&e->lock);
+        }
+        blocks_ms = tdm_now_ms() - tb;
+        if (rc) {
+            tdm_free(dr.hits), tdm_free(dr.blocks);
+            tdm_seq_result_clear(&recent);
+            return rc;
+        }
+    }
     if (!rc) {
         tdm_seq_query_stats ds = {.patterns = d, .length_pruned = dr.length_pruned, .lcs_pruned = dr.lcs_pruned,
                                   .scored = dr.scored, .filter_ms = dr.filter_ms, .score_ms = dr.score_ms,
                                   .select_ms = dr.select_ms, .copy_ms = dr.copy_ms, .device_patterns = d,
-                                  .recent_patterns = c - d, .backend = e->dev->name, .route_reason = (int)pl.why};
-        rc = join(dr.hits, dr.n, &ds, &recent, o->top_k, out);
+                                  .recent_patterns = c - d, .blocks_ms = blocks_ms, .backend = e->dev->name,
+                                  .route_reason = (int)pl.why};
+        rc = join(dr.hits, dr.blocks, dr.n, &ds, &recent, o->top_k, out);
         tdm_seq_result_clear(&recent);
         if (!rc) count_query(e, 1, 0, 1);
         if (!rc) tdm_route_measured(e->ctx, pl.record, (tdm_now_ms() - t0) * 1e3);
@@ -436,8 +484,9 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
     rc = tdm_seq_query_range(s, stm, o, 0, d, &older);
     pthread_rwlock_unlock(&e->lock);
     if (!rc) {
-        rc = join(older.hits, older.n, &older.stats, &recent, o->top_k, out);
+        rc = join(older.hits, older.blocks, older.n, &older.stats, &recent, o->top_k, out);
         older.hits = NULL;
+        older.blocks = NULL;
         tdm_seq_result_clear(&older);
     }
     tdm_seq_result_clear(&recent);

@@ -26,6 +26,7 @@ void tdm_seq_query_opts_init(tdm_seq_query_opts *o) {
 void tdm_seq_result_clear(tdm_seq_result *r) {
     if (!r) return;
     tdm_free(r->hits);
+    tdm_free(r->blocks);
     memset(r, 0, sizeof *r);
 }
 
@@ -697,6 +698,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     st.select_ms = tdm_now_ms() - t2;
     out->hits = hits;
     out->n = total;
+    out->blocks = NULL;
     out->stats = st;
     return TDM_OK;
 }
@@ -711,6 +713,7 @@ int tdm_seq_query_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const td
     TDM_PROF_OP_BEGIN(ps, "seq.scan", TDM_PROF_CAT_OP);
     if (ps.id) tdm_prof_annotate("cpu", hi - lo, 0, 0);
     rc = scan_range(s, stm, o, lo, hi, out);
+    if (!rc && o->blocks && (rc = tdm_seq_result_add_blocks(s, stm, o, out))) tdm_seq_result_clear(out);
     TDM_PROF_OP_END(ps, rc);
     return rc;
 }
@@ -761,6 +764,7 @@ int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t 
     }
     if (!rc && nlane == 1) alone[nalone++] = (size_t)(lout[0] - out), nlane = 0;
     if (!rc && nlane) rc = tdm_seq_query_lanes(s, lstm, nlane, o, lout);
+    for (size_t k = 0; !rc && o->blocks && k < nlane; k++) rc = tdm_seq_result_add_blocks(s, lstm[k], o, lout[k]);
     if (!rc && nalone >= (size_t)threads && threads > 1) {
         /* Enough queries to fill every thread: one query per thread at a time. */
         tdm_seq_query_opts one = *o;

@@ -225,6 +225,7 @@ static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, 
                 }
                 tdm_advise_huge(out[q]->hits, total * sizeof *out[q]->hits);
                 out[q]->n = total;
+                out[q]->blocks = NULL;
                 uint32_t at = 0; /* counts -> each range's first place per rank: rank-major, then range */
                 for (uint32_t r = 0; r < g->nrank[q]; r++)
                     for (int u = 0; u < nparts; u++) {

@@ -45,11 +45,17 @@ typedef struct {
      * LCS bounds (0: the backend's default); widening when too few is the backend's job. Tests set 1 to
      * make the widening happen often. */
     uint32_t top_k_pool;
+    /* 1: also return each hit's matching-block summary (seq.h, tdm_seq_hit_blocks: pattern as a, the STM
+     * as b, this query's autojunk, whatever the metric and stm_first). A device may leave
+     * tdm_seq_dresult.blocks NULL, and the engine computes them on the host. */
+    int blocks;
 } tdm_seq_dquery;
 
 typedef struct {
     tdm_seq_hit *hits;      /* similarity descending, then id ascending; from the host's malloc */
     size_t n;
+    tdm_seq_hit_blocks *blocks; /* q->blocks: blocks[i] summarises hits[i] (host malloc, n entries, at least
+                                   one allocated); NULL when not asked for or left to the host */
     uint64_t length_pruned; /* skipped by the length bound */
     uint64_t lcs_pruned;    /* difflib: skipped by the LCS bound */
     uint64_t scored;        /* exact similarity computed */
@@ -69,7 +75,8 @@ typedef struct tdm_seq_dev_ops {
      * TDM_E_INVAL) the store is unchanged. Not safe together with any other call on d. */
     int (*store_append)(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t *off, uint32_t first_id, uint32_t n);
     void (*store_info)(const tdm_seq_dstore *d, tdm_seq_dstore_info *info);
-    /* Runs q over the patterns with id < q->limit. On success r->hits belongs to the caller (host free).
+    /* Runs q over the patterns with id < q->limit. On success r->hits and r->blocks belong to the caller
+     * (host free).
      * Errors: TDM_E_DEVICE_OOM, TDM_E_DEVICE, TDM_E_NOMEM, TDM_E_INVAL. Not safe together with any other
      * call on d. */
     int (*query)(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresult *r);

@@ -197,4 +197,13 @@ typedef struct {
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
 
+/* The matching-block summaries of hits[0..n) (pattern ids of s) against stm with the given autojunk, into
+ * blocks[0..n) (hit_blocks.c), over up to `threads` threads (0: the context's). Status. */
+int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int autojunk, const tdm_seq_hit *hits, size_t n,
+                        int threads, tdm_seq_hit_blocks *blocks);
+/* Gives r (a finished query's result over s) its summaries: r->blocks allocated and filled, the time added
+ * to r->stats.blocks_ms. On error r->blocks is NULL. Status. */
+int tdm_seq_result_add_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o,
+                              tdm_seq_result *r);
+
 #endif

@@ -424,12 +424,13 @@ static void draw_opts(rng *r, const xcase *c, uint32_t total, tdm_seq_query_opts
             if (o->threshold > 1.0) o->threshold = 1.0;
         }
     }
+    o->blocks = (int)below(r, 2); /* each hit's matching-block summary (KATO's path asks for them) */
 }
 
 static void describe_opts(const tdm_seq_query_opts *o, char *buf, size_t cap) {
-    snprintf(buf, cap, "metric %s, autojunk %d, stm_first %d, %s %.17g, top_k %u, no_prefilter %d, threads %d",
+    snprintf(buf, cap, "metric %s, autojunk %d, stm_first %d, %s %.17g, top_k %u, no_prefilter %d, threads %d, blocks %d",
              tdm_seq_metric_name(o->metric), o->autojunk, o->stm_first, o->top_k ? "(threshold unused)" : "threshold",
-             o->threshold, o->top_k, o->no_prefilter, o->threads);
+             o->threshold, o->top_k, o->no_prefilter, o->threads, o->blocks);
 }
 
 static void print_stm(const stm_codes *s) {

@@ -1,5 +1,7 @@
 /* test_seq_cross.c: the cross-backend driver of the sequence engine (design principle 6). On seeded random
- * stores and STMs it checks, bit for bit (hit count, every id in order, the IEEE bits of every similarity):
+ * stores and STMs it checks, bit for bit (hit count, every id in order, the IEEE bits of every similarity,
+ * and where the query asks for them every hit's matching-block summary, the reference's against the
+ * matcher's own):
  *   CPU half:  the dual-tier engine on a CPU-only context against tdm_seq_query with no_prefilter = 1 on a
  *              separate store of the same content, the plainest reference there is (every pattern scored);
  *   CUDA half: the engine on a context forced to the CUDA backend against the CPU engine, with the query
@@ -159,6 +161,62 @@ static int same_hits(const tdm_seq_result *a, const tdm_seq_result *b, const cha
     return 1;
 }
 
+/* 1 when a and b carry the same block summaries for the same rows (same_hits passed), bit for bit, or
+ * neither carries any; else writes the first difference into msg. */
+static int same_blocks(const tdm_seq_result *a, const tdm_seq_result *b, const char *na, const char *nb, char *msg,
+                       size_t cap) {
+    if (!a->blocks != !b->blocks) {
+        snprintf(msg, cap, "%s %s block summaries, %s %s", na, a->blocks ? "has" : "lacks", nb, b->blocks ? "has" : "lacks");
+        return 0;
+    }
+    for (size_t i = 0; a->blocks && i < a->n; i++) {
+        const tdm_seq_hit_blocks *x = &a->blocks[i], *y = &b->blocks[i];
+        if (memcmp(x, y, sizeof *x)) {
+            snprintf(msg, cap,
+                     "row %zu (id %u): %s summary {matched %u, nblocks %u, a_first %u, b_first %u, a_end %u, a_repeat %u}, "
+                     "%s {%u, %u, %u, %u, %u, %u}",
+                     i, a->hits[i].id, na, x->matched, x->nblocks, x->a_first, x->b_first, x->a_end, x->a_repeat, nb,
+                     y->matched, y->nblocks, y->a_first, y->b_first, y->a_end, y->a_repeat);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The reference's summaries recomputed pattern by pattern with the matcher (SequenceMatcher(None, pattern,
+ * STM, autojunk)); 1 when they agree. */
+static int blocks_match_matcher(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o,
+                                const tdm_seq_result *r, char *msg, size_t cap) {
+    if (!o->blocks) {
+        if (r->blocks) snprintf(msg, cap, "block summaries nobody asked for");
+        return !r->blocks;
+    }
+    if (!r->blocks) {
+        snprintf(msg, cap, "no block summaries although asked for");
+        return 0;
+    }
+    tdm_seq_matcher *m;
+    int ok = !tdm_seq_matcher_new(&m) && !tdm_seq_matcher_set_b(m, stm->ids, stm->n, o->autojunk);
+    if (!ok) snprintf(msg, cap, "matcher: %s", tdm_last_error());
+    for (size_t i = 0; ok && i < r->n; i++) {
+        const uint32_t *P;
+        size_t np;
+        tdm_seq_hit_blocks want;
+        if (tdm_seq_store_get(s, r->hits[i].id, &P, &np) || tdm_seq_matcher_summary(m, P, np, &want)) {
+            snprintf(msg, cap, "row %zu: %s", i, tdm_last_error());
+            ok = 0;
+        } else if (memcmp(&want, &r->blocks[i], sizeof want)) {
+            const tdm_seq_hit_blocks *x = &r->blocks[i];
+            snprintf(msg, cap, "row %zu (id %u): summary {%u, %u, %u, %u, %u, %u}, the matcher's {%u, %u, %u, %u, %u, %u}", i,
+                     r->hits[i].id, x->matched, x->nblocks, x->a_first, x->b_first, x->a_end, x->a_repeat, want.matched,
+                     want.nblocks, want.a_first, want.b_first, want.a_end, want.a_repeat);
+            ok = 0;
+        }
+    }
+    tdm_seq_matcher_free(m);
+    return ok;
+}
+
 /* Checks that a CUDA-engine answer came from where it should: the device tier searched on the CUDA
  * backend whenever the device holds patterns (a silent CPU answer fails), never a device-error fallback,
  * and both tiers together covering the store. */
@@ -241,6 +299,12 @@ static int run_query(run_state *st, const xcase *c, sides *sd, const char *phase
     } else if (!same_hits(&cpu, &ref, "CPU engine", "tdm_seq_query", msg, sizeof msg)) {
         print_stm(s);
         ok = fail(st, c, "%s query %d (%s): CPU engine vs reference: %s", phase, qi, od, msg);
+    } else if (!blocks_match_matcher(sd->ref, &enc[0], o, &ref, msg, sizeof msg)) {
+        print_stm(s);
+        ok = fail(st, c, "%s query %d (%s): reference block summaries: %s", phase, qi, od, msg);
+    } else if (!same_blocks(&cpu, &ref, "CPU engine", "tdm_seq_query", msg, sizeof msg)) {
+        print_stm(s);
+        ok = fail(st, c, "%s query %d (%s): CPU engine vs reference: %s", phase, qi, od, msg);
     } else if (cpu.stats.route_reason == TDM_ROUTE_DEVICE_ERROR || !cpu.stats.backend || strcmp(cpu.stats.backend, "cpu")) {
         ok = fail(st, c, "%s query %d (%s): the CPU engine reports backend \"%s\", reason %s", phase, qi, od,
                   cpu.stats.backend ? cpu.stats.backend : "(null)",
@@ -249,7 +313,8 @@ static int run_query(run_state *st, const xcase *c, sides *sd, const char *phase
         if ((rc = tdm_seq_engine_query(sd->cuda, &enc[2], o, &cuda))) {
             print_stm(s);
             ok = fail(st, c, "%s query %d (%s): CUDA engine: %s (%s)", phase, qi, od, tdm_strerror(rc), tdm_last_error());
-        } else if (!same_hits(&cuda, &cpu, "CUDA engine", "CPU engine", msg, sizeof msg)) {
+        } else if (!same_hits(&cuda, &cpu, "CUDA engine", "CPU engine", msg, sizeof msg) ||
+                   !same_blocks(&cuda, &cpu, "CUDA engine", "CPU engine", msg, sizeof msg)) {
             print_stm(s);
             ok = fail(st, c, "%s query %d (%s): CUDA vs CPU: %s", phase, qi, od, msg);
         } else if (!check_cuda_stats(st, c, o, &cuda.stats, sd->device_now, sd->total, msg, sizeof msg)) {
@@ -285,9 +350,13 @@ static int run_batch(run_state *st, const xcase *c, sides *sd, const char *phase
     else if (sd->cuda && (rc = tdm_seq_engine_query_batch(sd->cuda, list[2], n, o, out[2])))
         ok = fail(st, c, "%s batch (%s): CUDA engine: %s (%s)", phase, od, tdm_strerror(rc), tdm_last_error());
     for (size_t i = 0; ok && i < n; i++) {
-        if (!same_hits(&out[1][i], &out[0][i], "CPU engine", "tdm_seq_query_batch", msg, sizeof msg))
+        if (!same_hits(&out[1][i], &out[0][i], "CPU engine", "tdm_seq_query_batch", msg, sizeof msg) ||
+            !same_blocks(&out[1][i], &out[0][i], "CPU engine", "tdm_seq_query_batch", msg, sizeof msg))
             ok = fail(st, c, "%s batch (%s), STM %zu: CPU engine vs reference: %s", phase, od, i, msg);
-        else if (sd->cuda && !same_hits(&out[2][i], &out[1][i], "CUDA engine", "CPU engine", msg, sizeof msg))
+        else if (!blocks_match_matcher(sd->ref, &list[0][i], o, &out[0][i], msg, sizeof msg))
+            ok = fail(st, c, "%s batch (%s), STM %zu: reference block summaries: %s", phase, od, i, msg);
+        else if (sd->cuda && (!same_hits(&out[2][i], &out[1][i], "CUDA engine", "CPU engine", msg, sizeof msg) ||
+                              !same_blocks(&out[2][i], &out[1][i], "CUDA engine", "CPU engine", msg, sizeof msg)))
             ok = fail(st, c, "%s batch (%s), STM %zu: CUDA vs CPU: %s", phase, od, i, msg);
         else if (sd->cuda && !check_cuda_stats(st, c, o, &out[2][i].stats, sd->device_now, sd->total, msg, sizeof msg))
             ok = fail(st, c, "%s batch (%s), STM %zu: %s", phase, od, i, msg);

@@ -43,6 +43,7 @@ static struct {
     atomic_uint capacity; /* patterns the device can hold */
     atomic_int fail_new, fail_append, fail_query;
     atomic_int corrupt; /* 1: two rows swapped (out of order); 2: the last row's id outside the tier */
+    atomic_int no_blocks; /* 1: block summaries asked for are left to the host (tdm_seq_dresult.blocks NULL) */
     _Atomic size_t query_bytes; /* device scratch a query reserves from the monitor (0: none) */
     atomic_int busy, overlaps;
     atomic_ullong stores, appends, queries;
@@ -56,6 +57,7 @@ static inline void fake_reset(void) {
     atomic_store(&fake.capacity, UINT32_MAX);
     atomic_store(&fake.fail_new, 0), atomic_store(&fake.fail_append, 0), atomic_store(&fake.fail_query, 0);
     atomic_store(&fake.corrupt, 0);
+    atomic_store(&fake.no_blocks, 0);
     atomic_store(&fake.query_bytes, 0);
     atomic_store(&fake.overlaps, 0), atomic_store(&fake.bad_thread, 0), atomic_store(&fake.forbid, 0);
     atomic_store(&fake.stores, 0), atomic_store(&fake.appends, 0), atomic_store(&fake.queries, 0);
@@ -178,7 +180,18 @@ static inline int fake_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq
         h[n / 2] = h[n / 2 - 1], h[n / 2 - 1] = t;
     }
     if (bad == 2 && n) h[n - 1].id = q->limit;
-    *r = (tdm_seq_dresult){.hits = h, .n = n, .scored = q->limit, .score_ms = 0.25, .copy_ms = 0.125};
+    tdm_seq_hit_blocks *hb = NULL;
+    if (q->blocks && !atomic_load(&fake.no_blocks)) { /* the kept rows' summaries (pattern as a, STM as b) */
+        hb = tdm_malloc((n + 1) * sizeof *hb);
+        assert_int_equal(tdm_seq_matcher_new(&mt), TDM_OK);
+        assert_int_equal(tdm_seq_matcher_set_b(mt, q->stm, q->m, q->autojunk), TDM_OK);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t id = h[i].id < d->count ? h[i].id : 0;
+            assert_int_equal(tdm_seq_matcher_summary(mt, d->syms + d->off[id], (size_t)(d->off[id + 1] - d->off[id]), &hb[i]), TDM_OK);
+        }
+        tdm_seq_matcher_free(mt);
+    }
+    *r = (tdm_seq_dresult){.hits = h, .n = n, .blocks = hb, .scored = q->limit, .score_ms = 0.25, .copy_ms = 0.125};
     fake_leave();
     return TDM_OK;
 }
@@ -352,6 +365,7 @@ static inline void clear_stms(tdm_seq_stm *stms, size_t n) {
 /* ---- checks ----------------------------------------------------------------------------------------- */
 
 #include "seq_configs.h" /* the metric configurations every query test runs */
+#include "hit_blocks_check.h" /* block summaries against the matcher's blocks */
 
 static inline tdm_seq_query_opts opts_for(config c, double thr, uint32_t k) {
     tdm_seq_query_opts o;
@@ -432,9 +446,30 @@ static inline void check_engine(tdm_seq_engine *e, const tdm_seq_stm *stms, size
                 same_hits(&batch[i], &got[i], "batch", configs[c].name, i, th, k);
                 assert_int_equal(batch[i].stats.route_reason, got[i].stats.route_reason);
                 assert_string_equal(batch[i].stats.backend, got[i].stats.backend);
+                assert_null(batch[i].blocks);
+                tdm_seq_result_clear(&batch[i]);
+            }
+            /* With block summaries (from the fake device, or left to the host every other time): the same
+             * hits, each with its summary, through both tiers' merge; single queries and a batch. */
+            o.blocks = 1;
+            atomic_store(&fake.no_blocks, (int)(t % 2));
+            assert_int_equal(tdm_seq_engine_query_batch(e, stms, nstm, &o, batch), TDM_OK);
+            for (size_t i = 0; i < nstm; i++) {
+                char desc[160];
+                snprintf(desc, sizeof desc, "%s %s STM %zu thr %g top %u, blocks (device %s)", what, configs[c].name, i, th,
+                         k, t % 2 ? "leaves them to the host" : "computes them");
+                tdm_seq_result wb;
+                int rc = tdm_seq_engine_query(e, &stms[i], &o, &wb);
+                tu_check(rc == TDM_OK, "%s: rc %d (%s)", desc, rc, tdm_last_error());
+                same_hits(&wb, &got[i], desc, configs[c].name, i, th, k);
+                same_hits(&batch[i], &got[i], desc, configs[c].name, i, th, k);
+                hb_check(s, &stms[i], o.autojunk, &wb, desc);
+                hb_check(s, &stms[i], o.autojunk, &batch[i], desc);
+                tdm_seq_result_clear(&wb);
                 tdm_seq_result_clear(&batch[i]);
                 tdm_seq_result_clear(&got[i]);
             }
+            atomic_store(&fake.no_blocks, 0);
         }
     }
 }

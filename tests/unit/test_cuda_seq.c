@@ -2,9 +2,12 @@
  * the engine, against the CPU engine on the same patterns: seeded random stores (tiny and Zipf
  * vocabularies, short and long patterns), appended in several batches so tiles and chunks vary, and
  * random queries (lcs and difflib with autojunk and both argument orders, STMs of 0 to 1,500 symbols,
- * unknown symbols, thresholds 0 and 1, top-k, no prefilter, id limits). Hits must match bit for bit. On a
- * machine without a GPU it says the GPU half was not run. */
+ * unknown symbols, thresholds 0 and 1, top-k, no prefilter, id limits, block summaries asked for or not).
+ * Hits must match bit for bit, and so must the block summaries (also checked against the matcher's own
+ * blocks). On a machine without a GPU it says the GPU half was not run. */
 #include "unit_common.h"
+
+#include "hit_blocks_check.h"
 
 #include "seq/seq_device.h"
 #include "seq/seq_internal.h"
@@ -31,7 +34,7 @@ static void same_hits(const tdm_seq_result *cpu, const tdm_seq_hit *dev, size_t 
                      dev[i].id, dev[i].similarity);
 }
 
-static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no) {
+static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no, size_t *blocks_seen) {
     tdm_seq_gen_opts go;
     tdm_seq_gen_opts_init(&go);
     go.seed = tu_next(r);
@@ -93,12 +96,13 @@ static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no)
         o.threshold = thr[tu_next(r) % 6];
         if (tu_next(r) % 4 == 0) o.top_k = 1 + (uint32_t)(tu_next(r) % 150);
         o.no_prefilter = tu_next(r) % 5 == 0;
+        o.blocks = tu_next(r) % 2 == 0;
         uint32_t limit = tu_next(r) % 4 == 0 && npat ? (uint32_t)(tu_next(r) % npat) : npat;
         tdm_seq_result cpu;
         assert_int_equal(tdm_seq_query_range(s, &stm, &o, 0, limit, &cpu), TDM_OK);
         /* A pool of 1 makes difflib's top-k widen its exact set often; 0 is the backend's default. */
         tdm_seq_dquery q = {o.metric, o.autojunk, o.stm_first, ids, m, limit, o.top_k, NULL, 0, o.no_prefilter,
-                            (uint32_t)(tu_next(r) % 2)};
+                            (uint32_t)(tu_next(r) % 2), o.blocks};
         uint32_t *need = NULL;
         if (!o.top_k) assert_int_equal(tdm_seq_need_table(s, m, &o, &need, &q.n_need), 0);
         q.need = need;
@@ -106,11 +110,26 @@ static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no)
         int rc = b->seq->query(d, &q, &res);
         if (rc) fail_msg("case %d query %d: device query failed: %s", case_no, qn, tdm_last_error());
         char what[256];
-        snprintf(what, sizeof what, "case %d query %d (vocab %u, %u patterns, m %zu, %s aj %d sf %d thr %g top %u pool %u nopf %d limit %u)",
+        snprintf(what, sizeof what, "case %d query %d (vocab %u, %u patterns, m %zu, %s aj %d sf %d thr %g top %u pool %u nopf %d limit %u blocks %d)",
                  case_no, qn, go.vocab, npat, m, tdm_seq_metric_name(o.metric), o.autojunk, o.stm_first, o.threshold, o.top_k,
-                 q.top_k_pool, o.no_prefilter, limit);
+                 q.top_k_pool, o.no_prefilter, limit, o.blocks);
         same_hits(&cpu, res.hits, res.n, what);
+        if (o.blocks) { /* the device's summaries: the CPU's, bit for bit, and the matcher's */
+            if (!res.blocks) fail_msg("%s: no block summaries from the device", what);
+            for (size_t i = 0; i < res.n; i++)
+                if (memcmp(&res.blocks[i], &cpu.blocks[i], sizeof res.blocks[i]))
+                    fail_msg("%s: row %zu (id %u): device summary {%u, %u, %u, %u, %u, %u}, CPU {%u, %u, %u, %u, %u, %u}", what, i,
+                             res.hits[i].id, res.blocks[i].matched, res.blocks[i].nblocks, res.blocks[i].a_first,
+                             res.blocks[i].b_first, res.blocks[i].a_end, res.blocks[i].a_repeat, cpu.blocks[i].matched,
+                             cpu.blocks[i].nblocks, cpu.blocks[i].a_first, cpu.blocks[i].b_first, cpu.blocks[i].a_end,
+                             cpu.blocks[i].a_repeat);
+            tdm_seq_result dev = {.hits = res.hits, .n = res.n, .blocks = res.blocks};
+            *blocks_seen += hb_check(s, &stm, o.autojunk, &dev, what);
+        } else if (res.blocks) {
+            fail_msg("%s: block summaries nobody asked for", what);
+        }
         tdm_free(res.hits);
+        tdm_free(res.blocks);
         tdm_free(need);
         tdm_seq_result_clear(&cpu);
         free(ids);
@@ -128,7 +147,10 @@ static void test_device_matches_cpu(void **state) {
     if (b) {
         tu_rng r = tu_rng_for(0xC0DA);
         int cases = getenv("TANDEM_TEST_CASES") ? atoi(getenv("TANDEM_TEST_CASES")) : 40;
-        for (int c = 0; c < cases; c++) run_case(b, ctx, &r, c);
+        size_t blocks_seen = 0;
+        for (int c = 0; c < cases; c++) run_case(b, ctx, &r, c, &blocks_seen);
+        printf("%zu device hits with blocks checked\n", blocks_seen);
+        if (cases >= 40 && blocks_seen < 1000) fail_msg("only %zu device hits with blocks: the summaries were hardly tested", blocks_seen);
     }
     tdm_destroy(ctx);
 }

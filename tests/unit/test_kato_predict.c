@@ -3,9 +3,12 @@
  * derived here from the spec's formulas step by step, plus thresholds, ranking, truncation, pruning,
  * ties by name and bad input. The seeded random comparison with a Python transcription of the spec is
  * tests/oracle/test_kato_oracle.py. */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t under -std=c11 (kato/predict_internal.h) */
 #include "kato_util.h"
 
 #include <math.h>
+
+#include "kato/predict_internal.h" /* kato_prune_matcher */
 
 static tdm_ctx *ctx;
 
@@ -443,6 +446,67 @@ static void test_threads_identical_long(void **state) {
     tdm_destroy(one), tdm_destroy(two);
 }
 
+/* The full path's pruning keys come from the block summaries the engine's query returns with its hits;
+ * before, the pruning pass ran the matcher on every hit itself (kato_prune_matcher = 1 still does). The two
+ * must give the same predictions bit for bit, on long patterns over small alphabets (several blocks, the
+ * past/present fix-up on both of its branches, symbols repeated before the first block), STMs with
+ * unknown symbols and of more than 64 symbols, thresholds 0 to 0.3, every pruning size, token and
+ * character mode, with and without an affinity emotive; candidates past 4096 run in parallel. A third
+ * knowledge base lives on a context that puts the engine's search on the GPU when there is one (on a
+ * machine without, it runs on the CPU like the first), so there its summaries come from the device. */
+static void test_summary_path_identical(void **state) {
+    (void)state;
+    tdm_config c;
+    tdm_config_init(&c);
+    c.threads = 2;
+    c.seq_backend = TDM_DEVICE_CUDA;
+    c.seq_gpu_min = 0;
+    c.strict = 0;
+    tdm_ctx *dev;
+    assert_int_equal(tdm_init(&dev, &c), TDM_OK);
+    tdm_kato_kb *a = new_kb(), *b;
+    assert_int_equal(tdm_kato_kb_new(dev, &b), TDM_OK);
+    tu_rng r = tu_rng_for(93);
+    for (int i = 0; i < 20000; i++) {
+        char text[512];
+        long_pattern(&r, i % 3 ? 40 : 9, 12, text, sizeof text);
+        ku_learn(a, text, NULL);
+        ku_learn(b, text, NULL);
+    }
+    tdm_kato_config cfg;
+    tdm_kato_config_init(&cfg);
+    int parallel = 0, pruned = 0, unpruned = 0;
+    for (int q = 0; q < 24; q++) {
+        char stm[1200];
+        long_pattern(&r, q % 3 ? 40 : 9, q % 4 == 3 ? 40 : 10, stm, sizeof stm);
+        if (q % 5 == 2) strcat(stm, " zz1|s3 zz2"); /* unknown symbols */
+        const uint32_t mp[] = {1, 7, 100, 10000};
+        cfg.max_predictions = mp[q % 4];
+        cfg.recall_threshold = q % 3 == 0 ? 0.0 : (q % 3 == 1 ? 0.3 : 0.1);
+        cfg.use_token_matching = q % 6 != 5;
+        cfg.affinity_emotive = q % 7 == 3 ? "joy" : NULL;
+        kato_prune_matcher = 1;
+        tdm_kato_result *old = ku_predict(a, stm, &cfg);
+        kato_prune_matcher = 0;
+        tdm_kato_result *x = ku_predict(a, stm, &cfg), *y = ku_predict(b, stm, &cfg);
+        const tdm_kato_predict_stats *so = tdm_kato_result_stats(old), *sx = tdm_kato_result_stats(x), *sy = tdm_kato_result_stats(y);
+        tu_check(so->candidates == sx->candidates && so->pruned == sx->pruned && sx->candidates == sy->candidates &&
+                     sx->pruned == sy->pruned,
+                 "query %d: stats differ (%" PRIu64 "/%d, %" PRIu64 "/%d, %" PRIu64 "/%d)", q, so->candidates, so->pruned,
+                 sx->candidates, sx->pruned, sy->candidates, sy->pruned);
+        parallel += sx->candidates > 4096;
+        pruned += sx->pruned;
+        unpruned += !sx->pruned && sx->candidates > 0;
+        ku_results_same(x, old);
+        ku_results_same(y, old);
+        tdm_kato_result_free(old), tdm_kato_result_free(x), tdm_kato_result_free(y);
+    }
+    tu_check(parallel >= 6 && pruned >= 8 && unpruned >= 4, "only %d parallel, %d pruned, %d unpruned queries", parallel,
+             pruned, unpruned);
+    tdm_kato_kb_free(a), tdm_kato_kb_free(b);
+    tdm_destroy(dev);
+}
+
 /* The value a prediction is ranked by (null weighted values below every number). */
 static double rank_of(const tdm_kato_prediction *p, tdm_kato_rank k) {
     int w = (p->flags & TDM_KATO_HAS_WEIGHTED) != 0, ws = (p->flags & TDM_KATO_HAS_WEIGHTED_SIMILARITY) != 0;
@@ -572,6 +636,7 @@ int main(void) {
         cmocka_unit_test(test_result_outlives_kb),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_threads_identical_long),
+        cmocka_unit_test(test_summary_path_identical),
         cmocka_unit_test(test_random_invariants),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
