@@ -148,6 +148,10 @@ int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opt
  * positions in b (of nb) holding a[pos[e]]; ne entries. cap is an upper bound of the count known to the
  * caller (the LCS length, or SIZE_MAX): the search stops when the count reaches it. */
 size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap);
+/* The matching-block summary (seq.h, tdm_seq_hit_blocks) of a (na elements) against b (nb <= 64, so no
+ * junk: autojunk needs 200) from the same row list: what tdm_seq_matcher_summary gives (difflib.c). */
+void tdm_seq_rows_summary(const uint32_t *pos, const uint64_t *rows, size_t ne, const uint32_t *a, size_t na, size_t nb,
+                          tdm_seq_hit_blocks *out);
 
 /* The inverted index's count bound for a threshold query (query_index.c). A walk plan lists the STM's
  * distinct symbols whose postings are walked (sym, with their STM counts cnt), cf = the STM count of the
