@@ -183,6 +183,36 @@ __device__ block3 longest(seqacc a, seqacc b, seqacc pop, uint32_t *row, unsigne
     return block3{besti, bestj, best};
 }
 
+/* The STM positions holding pattern element i (STMs of at most 64 symbols: one word per slot). */
+__device__ __forceinline__ unsigned long long stm_bits(const qparams &p, seqacc a, uint32_t i) {
+    int s = slot_of(p, at(a, i));
+    return s < 0 ? 0ull : __ldg(&((const unsigned long long *)p.masks)[s]);
+}
+
+/* find_longest_match(alo, ahi, blo, bhi) for a = the pattern and b = an STM of at most 64 symbols (no
+ * junk: autojunk needs 200), bit-parallel as the CPU's rows_blocks: bit j of E_k(i) = AND over t < k of
+ * (the STM positions of a[i-t], within [blo, bhi)) << t says that a run of length >= k ends at (i, j).
+ * Row by row, the deepest non-empty E_k(i) gives the longest run ending in row i; CPython keeps the first
+ * (i, j), in row-then-column order, at which a run longer than the best so far ends: the first row whose
+ * longest run beats the best, at the lowest bit of its deepest level. No extension loop can move a run that
+ * is already the longest in its range. */
+__device__ block3 longest_bits(const qparams &p, seqacc a, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
+    const unsigned long long inr = (bhi >= 64 ? ~0ull : (1ull << bhi) - 1) & ~((1ull << blo) - 1);
+    uint32_t best = 0, besti = alo, bestj = blo;
+    for (uint32_t i = alo; i < ahi; i++) {
+        unsigned long long cur = stm_bits(p, a, i) & inr;
+        if (!cur) continue;
+        uint32_t k = 1;
+        while (k < 64 && k <= i - alo) {
+            unsigned long long nxt = cur & ((stm_bits(p, a, i - k) & inr) << k);
+            if (!nxt) break;
+            cur = nxt, k++;
+        }
+        if (k > best) best = k, besti = i + 1 - k, bestj = (uint32_t)__ffsll((long long)cur) - k; /* lowest end bit + 1 - k */
+    }
+    return block3{besti, bestj, best};
+}
+
 /* Sum of the sizes of get_matching_blocks(a, b): the work list of ranges, popped from the end as CPython
  * pops its list (the sum does not depend on the order, the blocks found do not either). With sum, also
  * the blocks' summary (seq.h, tdm_seq_hit_blocks): CPython sorts the blocks, so the first block is the one
@@ -192,7 +222,7 @@ __device__ block3 longest(seqacc a, seqacc b, seqacc pop, uint32_t *row, unsigne
  * the blocks found are the blocks returned, which the cross-backend tests check against the CPU's
  * merged list. */
 __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seqacc b, uint32_t lb, seqacc pop,
-                                    uint32_t *row, uint32_t *stack, tdm_seq_hit_blocks *sum) {
+                                    uint32_t *row, uint32_t *stack, tdm_seq_hit_blocks *sum, int bits) {
     const unsigned long long S = p.stride;
     uint32_t sp = 0, total = 0, nblk = 0, fi = UINT32_MAX, fj = 0, end = 0;
 #define PUSH(x0, x1, x2, x3) (stack[(4 * sp) * S] = (x0), stack[(4 * sp + 1) * S] = (x1), stack[(4 * sp + 2) * S] = (x2), stack[(4 * sp + 3) * S] = (x3), sp++)
@@ -200,7 +230,7 @@ __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seq
     while (sp) {
         sp--;
         uint32_t alo = stack[(4 * sp) * S], ahi = stack[(4 * sp + 1) * S], blo = stack[(4 * sp + 2) * S], bhi = stack[(4 * sp + 3) * S];
-        block3 x = longest(a, b, pop, row, S, alo, ahi, blo, bhi);
+        block3 x = bits ? longest_bits(p, a, alo, ahi, blo, bhi) : longest(a, b, pop, row, S, alo, ahi, blo, bhi);
         if (!x.k) continue;
         total += x.k;
         nblk++;
@@ -231,7 +261,7 @@ __device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t 
                                   tdm_seq_hit_blocks *sum) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     seqacc pat = {P, stride}, stm = {p.stm, 1};
-    if (!p.stm_first) return difflib_matches(p, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, sum);
+    if (!p.stm_first) return difflib_matches(p, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, sum, p.words == 1);
     /* b is the pattern: CPython's popular purge applies to it when it has 200 or more elements. */
     seqacc pop = {NULL, 0};
     if (p.autojunk && n >= 200) {
@@ -243,7 +273,7 @@ __device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t 
         }
         pop = seqacc{flags, (uint32_t)p.stride};
     }
-    return difflib_matches(p, stm, p.m, pat, n, pop, row, stack, NULL);
+    return difflib_matches(p, stm, p.m, pat, n, pop, row, stack, NULL, 0);
 }
 
 /* The summary of SequenceMatcher(None, P, STM, autojunk)'s blocks (tdm_seq_dquery.blocks), whatever the
@@ -251,7 +281,7 @@ __device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t 
 __device__ tdm_seq_hit_blocks blocks_of(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     tdm_seq_hit_blocks sb;
-    difflib_matches(p, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack, &sb);
+    difflib_matches(p, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack, &sb, p.words == 1);
     return sb;
 }
 
