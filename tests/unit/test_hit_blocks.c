@@ -12,21 +12,7 @@
 #include "seq/seq_internal.h"
 #include "seq_configs.h"
 
-static tdm_ctx *ctx;
-
-static int setup(void **state) {
-    (void)state;
-    tdm_config c;
-    tdm_config_init(&c);
-    c.threads = 2;
-    return tdm_init(&ctx, &c);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tdm_destroy(ctx);
-    return 0;
-}
+TU_CTX2_GROUP
 
 /* ---- the pair-level summary ----------------------------------------------------------------------------- */
 

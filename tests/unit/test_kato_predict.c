@@ -10,21 +10,7 @@
 
 #include "kato/predict_internal.h" /* kato_prune_matcher */
 
-static tdm_ctx *ctx;
-
-static int setup(void **state) {
-    (void)state;
-    tdm_config c;
-    tdm_config_init(&c);
-    c.threads = 2;
-    return tdm_init(&ctx, &c);
-}
-
-static int teardown(void **state) {
-    (void)state;
-    tdm_destroy(ctx);
-    return 0;
-}
+TU_CTX2_GROUP
 
 static tdm_kato_kb *new_kb(void) {
     tdm_kato_kb *kb;

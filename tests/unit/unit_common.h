@@ -112,4 +112,21 @@ static inline uint64_t tu_bits(double x) {
         }                                                                                                  \
     } while (0)
 
+/* Defines `ctx`, one context of two threads for a cmocka group: made by the group setup `setup`,
+ * destroyed by the group teardown `teardown` (the test includes tandem/tandem.h first). */
+#define TU_CTX2_GROUP                                                                                      \
+    static tdm_ctx *ctx;                                                                                   \
+    static int setup(void **state) {                                                                       \
+        (void)state;                                                                                       \
+        tdm_config c;                                                                                      \
+        tdm_config_init(&c);                                                                               \
+        c.threads = 2;                                                                                     \
+        return tdm_init(&ctx, &c);                                                                         \
+    }                                                                                                      \
+    static int teardown(void **state) {                                                                    \
+        (void)state;                                                                                       \
+        tdm_destroy(ctx);                                                                                  \
+        return 0;                                                                                          \
+    }
+
 #endif
