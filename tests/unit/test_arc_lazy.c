@@ -68,14 +68,6 @@ static tdm_arc_val *match(tdm_arc_val *eager, tdm_arc_val *o) {
     return NULL;
 }
 
-static char *repr(tdm_arc_val *v) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    tdm_arc_val_print(f, v);
-    fclose(f);
-    return buf;
-}
 
 static int prim_id(const char *name) {
     int id;
@@ -115,7 +107,7 @@ static void lay_out_by(int p, tdm_arc_val *s, tdm_arc_val *e, int keys) {
         break;
     }
     case 3: { /* repr: every nesting level in iteration order */
-        char *rs = repr(s), *re = repr(e);
+        char *rs = ta_repr(s), *re = ta_repr(e);
         assert_string_equal(rs, re);
         free(rs), free(re);
         break;
