@@ -93,11 +93,12 @@ int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int auto
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         tdm_seq_matcher *m = NULL;
-        uint32_t *pos = NULL;
-        uint64_t *rows = NULL;
-        size_t cap = 0;
-        int lrc = rowed ? TDM_OK : tdm_seq_matcher_new(&m);
-        if (!lrc && !rowed) lrc = tdm_seq_matcher_set_b(m, stm->ids, stm->n, autojunk);
+        /* the row map's scratch: room for the store's longest pattern, which no hit exceeds */
+        uint32_t *pos = rowed ? tdm_malloc(((size_t)s->max_length + 1) * sizeof *pos) : NULL;
+        uint64_t *rows = rowed ? tdm_malloc(((size_t)s->max_length + 1) * sizeof *rows) : NULL;
+        int lrc = TDM_OK;
+        if (rowed && (!pos || !rows)) lrc = tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory for a pattern of %u symbols", s->max_length);
+        else if (!rowed && !(lrc = tdm_seq_matcher_new(&m))) lrc = tdm_seq_matcher_set_b(m, stm->ids, stm->n, autojunk);
 #pragma omp for schedule(dynamic, 256)
         for (size_t k = 0; k < n; k++) {
             if (lrc) continue;
@@ -109,18 +110,8 @@ int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int auto
             }
             const uint32_t *P = s->arena + s->off[id];
             size_t np = (size_t)(s->off[id + 1] - s->off[id]);
-            if (!rowed) {
-                lrc = tdm_seq_matcher_summary(m, P, np, &blocks[h]);
-                continue;
-            }
-            if (np > cap) {
-                size_t c2 = cap;
-                if (tdm_grow((void **)&pos, &c2, np, sizeof *pos) || tdm_grow((void **)&rows, &cap, np, sizeof *rows)) {
-                    lrc = tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory for a pattern of %zu symbols", np);
-                    continue;
-                }
-            }
-            row_summary(&rm, stm, P, np, pos, rows, &blocks[h]);
+            if (rowed) row_summary(&rm, stm, P, np, pos, rows, &blocks[h]);
+            else lrc = tdm_seq_matcher_summary(m, P, np, &blocks[h]);
         }
         tdm_seq_matcher_free(m);
         tdm_free(pos), tdm_free(rows);
