@@ -57,8 +57,10 @@ if want tests; then
   # The CUDA backend must be found: strict mode turns a silent CPU fallback into a failure.
   step info env TANDEM_DEVICE=cuda TANDEM_STRICT=1 TANDEM_LOG_LEVEL=info build-gpu/tandem info
   cat "$LOGS/info.log"
-  # Every test; the GPU ones must not skip here.
-  export TANDEM_TEST_REQUIRE_GPU=1
+  # Every test; the GPU ones must not skip here. The binaries run by hand below get ctest's environment
+  # (tests/CMakeLists.txt): no saved cost model and no calibration, so routing follows the size rules the
+  # tests assert, whatever an earlier step saved. Unset again after the tests, for the benchmarks.
+  export TANDEM_TEST_REQUIRE_GPU=1 TANDEM_COSTMODEL_PATH= TANDEM_CALIBRATE=off
   # A per-test limit (the longest takes about 40 s there), so that a hang shows as one failed test with
   # its output instead of eating the device command's 10 minutes.
   step tests ctest --test-dir build-gpu --output-on-failure -j 8 --timeout 180
@@ -96,6 +98,7 @@ if want tests; then
   # The persistent (one cooperative launch) BFS kernel, still opt-in: all its cases, every kernel.
   step lattice-persistent env TANDEM_TEST_BFS_PERSISTENT=1 build-gpu/tests/cross/test_lattice_cross
   [ "$status" = 0 ] && echo "$sources" >"$marker"
+  unset TANDEM_COSTMODEL_PATH TANDEM_CALIBRATE
 fi
 
 # Figures only from sources whose every check passed.

@@ -3,7 +3,6 @@
  * path means what objects() means, mostcolor ties included), then the GPU's labels against the CPU's, bit
  * for bit, on many more grids; bad grids are named on both paths. The GPU half skips without a GPU and
  * fails under TANDEM_TEST_REQUIRE_GPU=1. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "unit_common.h"
 
 #include "tandem/arc.h"
@@ -189,11 +188,6 @@ static void test_gpu_matches_cpu(void **state) {
 }
 
 int main(void) {
-    /* The auto case checks the size rule, which applies while no calibrated model is trusted: run with no
-     * saved model and no calibration, as under ctest, also when gpu-check.sh runs this binary by hand
-     * (there a model saved by an earlier step made the router answer MODEL_CPU). */
-    setenv("TANDEM_COSTMODEL_PATH", "", 1);
-    setenv("TANDEM_CALIBRATE", "off", 1);
     tu_init_seed("test_arc_objects_batch");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_matches_interpreter),
