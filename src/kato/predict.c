@@ -279,6 +279,19 @@ static void select_best(kato_brief *br, size_t n, size_t keep) {
         if (cmp_brief(&br[h], &br[0]) < 0) br[0] = br[h], sift_down(br, keep, 0);
 }
 
+/* A thread's matcher with the STM as b (KATO's order, no autojunk); *m NULL on failure. */
+static int stm_matcher(const kato_pred *p, tdm_seq_matcher **m) {
+    int rc = tdm_seq_matcher_new(m);
+    return rc ? rc : tdm_seq_matcher_set_b(*m, p->S, p->ns, 0);
+}
+
+/* Keeps the first thread's failure of a parallel extraction in *err. */
+static void keep_first_error(int *err, int lrc) {
+    if (!lrc) return;
+#pragma omp critical(kato_extract_err)
+    if (!*err) *err = lrc;
+}
+
 /* The pruning pass over the query's hits: every thread's best `cap` kept candidates go to best[t *
  * cap ..] (nbest[t] of them), *kept counts all kept ones. From the hits' summaries (sum), or with the
  * matcher (sum NULL: tests, through kato_prune_matcher). */
@@ -293,8 +306,7 @@ static int prune_pass(kato_pred *p, const tdm_seq_result *res, const tdm_seq_hit
         kato_brief *h = best + (size_t)t * cap;
         size_t nh = 0;
         tdm_seq_matcher *m = NULL;
-        int lrc = sum ? TDM_OK : tdm_seq_matcher_new(&m);
-        if (!lrc && !sum) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+        int lrc = sum ? TDM_OK : stm_matcher(p, &m);
         brief_kb = p->kb;
 #pragma omp for schedule(dynamic, 256)
         for (size_t i = 0; i < n; i++) {
@@ -325,10 +337,7 @@ static int prune_pass(kato_pred *p, const tdm_seq_result *res, const tdm_seq_hit
         }
         nbest[t] = nh;
         tdm_seq_matcher_free(m);
-        if (lrc) {
-#pragma omp critical(kato_extract_err)
-            if (!err) err = lrc;
-        }
+        keep_first_error(&err, lrc);
     }
     *kept = total;
     if (err) return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
@@ -344,8 +353,7 @@ static int extract_full(kato_pred *p, const kato_brief *br, size_t n, kato_cand 
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         tdm_seq_matcher *m = NULL;
-        int lrc = tdm_seq_matcher_new(&m);
-        if (!lrc) lrc = tdm_seq_matcher_set_b(m, p->S, p->ns, 0);
+        int lrc = stm_matcher(p, &m);
 #pragma omp for schedule(dynamic, 64)
         for (size_t h = 0; h < n; h++) {
             if (lrc) continue;
@@ -361,10 +369,7 @@ static int extract_full(kato_pred *p, const kato_brief *br, size_t n, kato_cand 
             x->pre_potential = br[h].pre;
         }
         tdm_seq_matcher_free(m);
-        if (lrc) {
-#pragma omp critical(kato_extract_err)
-            if (!err) err = lrc;
-        }
+        keep_first_error(&err, lrc);
     }
     if (err) return tdm_error(err, "predict: extraction failed: %s", tdm_strerror(err));
     return TDM_OK;
