@@ -136,8 +136,6 @@ int tdm_seq_matcher_set_b(tdm_seq_matcher *m, const uint32_t *b, size_t nb, int 
     return TDM_OK;
 }
 
-static void sort_blocks(tdm_seq_block *bl, size_t n);
-
 /* A range of the work list that also knows its rows: entries elo..ehi-1 of the sparse row list. */
 typedef struct {
     uint32_t alo, ahi, blo, bhi, elo, ehi;
@@ -206,16 +204,6 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
 
 size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap) {
     return rows_blocks(pos, rows, ne, na, nb, cap, NULL, NULL);
-}
-
-void tdm_seq_rows_summary(const uint32_t *pos, const uint64_t *rows, size_t ne, const uint32_t *a, size_t na, size_t nb,
-                          tdm_seq_hit_blocks *out) {
-    tdm_seq_block bl[64]; /* each block takes at least one of b's <= 64 elements */
-    size_t n = 0, total = rows_blocks(pos, rows, ne, na, nb, SIZE_MAX, bl, &n);
-    /* With no junk no block is adjacent to another (each is extended as far as its range allows), so the
-     * sorted list is get_matching_blocks', its merge step included. */
-    sort_blocks(bl, n);
-    tdm_seq_blocks_summary(bl, n, total, a, out);
 }
 
 /* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. Hot: the generation counter and the
@@ -340,4 +328,14 @@ int tdm_seq_matcher_summary(tdm_seq_matcher *m, const uint32_t *a, size_t na, td
     if (rc) return rc;
     tdm_seq_blocks_summary(bl, nb, total, a, out);
     return TDM_OK;
+}
+
+void tdm_seq_rows_summary(const uint32_t *pos, const uint64_t *rows, size_t ne, const uint32_t *a, size_t na, size_t nb,
+                          tdm_seq_hit_blocks *out) {
+    tdm_seq_block bl[64]; /* each block takes at least one of b's <= 64 elements */
+    size_t n = 0, total = rows_blocks(pos, rows, ne, na, nb, SIZE_MAX, bl, &n);
+    /* With no junk no block is adjacent to another (each is extended as far as its range allows), so the
+     * sorted list is get_matching_blocks', its merge step included. */
+    sort_blocks(bl, n);
+    tdm_seq_blocks_summary(bl, n, total, a, out);
 }
