@@ -17,11 +17,9 @@ ROUNDS=${5:-3}
 echo "# $(date -u +%FT%TZ) $(git rev-parse --short HEAD) $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$ROUNDS"); do
   for t in 1 2; do
-    start=$(date +%s.%N)
-    "$BUILD/tandem" arc run "$PROGRAMS" --data "$DATA" --quiet --repeat "$R" --threads "$t" >/tmp/run-arc-solvers.$$ 2>&1 \
-      || { cat /tmp/run-arc-solvers.$$; exit 1; }
-    echo "round $round port, $t thread(s): $(tail -1 /tmp/run-arc-solvers.$$) (wall $(echo "$(date +%s.%N) - $start" | bc) s)"
+    out=$("$BUILD/tandem" arc run "$PROGRAMS" --data "$DATA" --quiet --repeat "$R" --threads "$t" 2>&1) \
+      || { echo "$out"; exit 1; }
+    echo "round $round port, $t thread(s): $(echo "$out" | tail -1)"
   done
   echo "round $round $(python3 bench/arc_peer.py --solvers "$PROGRAMS" --data "$DATA" --repeat 5 | tr '\n' ' ')"
 done
-rm -f /tmp/run-arc-solvers.$$
