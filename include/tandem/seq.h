@@ -160,9 +160,15 @@ typedef struct {
     int threads;        /* 0 = the context's TANDEM_THREADS */
     int blocks;         /* 1 = also return each hit's matching-block summary (tdm_seq_hit_blocks, below) in
                            tdm_seq_result.blocks; any metric, top-k included */
+    int reuse;          /* 1 = each result passed in holds an earlier answer (or zeroes) whose arrays the
+                           query writes into when they have room (tdm_seq_result.cap), growing them
+                           otherwise; 0 = results are overwritten unread. A caller that keeps its results
+                           between queries saves the first touch of fresh memory, the larger part of
+                           returning millions of hits (docs/seq.md, "Keeping results") */
 } tdm_seq_query_opts;
 
-/* Defaults: lcs, autojunk 0, stm_first 0, threshold 0.1, top_k 0, prefilters on, threads 0, blocks 0. */
+/* Defaults: lcs, autojunk 0, stm_first 0, threshold 0.1, top_k 0, prefilters on, threads 0, blocks 0,
+ * reuse 0. */
 void tdm_seq_query_opts_init(tdm_seq_query_opts *o);
 
 typedef struct {
@@ -225,7 +231,9 @@ typedef struct {
     tdm_seq_hit_blocks *blocks; /* opts.blocks: blocks[i] summarises hits[i] (n entries); NULL otherwise.
                                    Owned by the caller like hits (tdm_free, or tdm_seq_result_clear) */
     tdm_seq_query_stats stats;
+    size_t cap; /* rows hits has room for (and blocks, when not NULL): what opts.reuse may fill */
 } tdm_seq_result;
+/* Frees the arrays and zeroes r (a zeroed result is a valid empty one for opts.reuse). Accepts NULL. */
 void tdm_seq_result_clear(tdm_seq_result *r);
 
 /* Runs one query on the CPU over the whole store. stm is borrowed. (A bare store lives on the host only;

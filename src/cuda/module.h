@@ -10,11 +10,11 @@
 extern "C" {
 #endif
 
-#define TDM_CUDA_MODULE_ABI 14 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
+#define TDM_CUDA_MODULE_ABI 15 /* 4: memory accounting, pool statistics, trim; 5: ARC; 6: lattice; 7: profiler;
                                  8: batched XOR; 9: BFS kernel choice; 10: 9 withdrawn; 11: 9 again;
                                  12: ARC batched executor columns and kernels; 13: four arguments a call,
                                  lanes of objects and colour sets; 14: sequence queries return
-                                 matching-block summaries */
+                                 matching-block summaries; 15: threshold rows by rank */
 
 typedef struct {
     int (*error)(int status, const char *fmt, ...);

@@ -56,6 +56,8 @@ typedef struct {
     uint32_t m;
     int metric, autojunk, stm_first, no_prefilter, mode, blocks;
     uint32_t limit, bar, lo, hi;
+    const uint32_t *rank;     /* ranked rows (tdm_seq_dquery.rank): a kept row is the key rank << id_bits | id */
+    uint32_t id_bits;
     uint32_t *cslot, *xslot;  /* top-k: per tile lane, the LCS count and the exact difflib count */
     uint32_t *out_id;
     unsigned long long *out_sim;
@@ -120,6 +122,32 @@ __device__ uint32_t lcs_regs(const qparams &p, const uint32_t *P, uint32_t strid
 #pragma unroll
     for (int w = 0; w < W; w++) L += __popcll(~V[w]);
     return L;
+}
+
+/* STMs of at most 64 symbols (one word): the hash table lives in shared memory with each slot's mask
+ * beside its key (a symbol the STM lacks finds an empty slot and mask 0, which leaves V as it is), and
+ * the pattern's symbols are read four at a time so their loads are in flight together. */
+#define SH_SLOTS 128 /* the table of an STM of at most 64 symbols: 2m rounded up to a power of two */
+__device__ __forceinline__ unsigned long long mask_sh(const uint32_t *key, const unsigned long long *mask, uint32_t hmask, uint32_t v) {
+    for (uint32_t i = hash32(v) & hmask;; i = (i + 1) & hmask) {
+        uint32_t k = key[i];
+        if (k == v) return mask[i];
+        if (k == NO_ID) return 0;
+    }
+}
+__device__ __forceinline__ unsigned long long lcs_step(unsigned long long v, unsigned long long m) { return (v + (v & m)) | (v & ~m); }
+__device__ uint32_t lcs_word(const uint32_t *key, const unsigned long long *mask, uint32_t hmask, const uint32_t *P, uint32_t stride, uint32_t n) {
+    unsigned long long V = ~0ull;
+    uint32_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+        uint32_t a0 = P[(size_t)t * stride], a1 = P[(size_t)(t + 1) * stride], a2 = P[(size_t)(t + 2) * stride], a3 = P[(size_t)(t + 3) * stride];
+        V = lcs_step(V, mask_sh(key, mask, hmask, a0));
+        V = lcs_step(V, mask_sh(key, mask, hmask, a1));
+        V = lcs_step(V, mask_sh(key, mask, hmask, a2));
+        V = lcs_step(V, mask_sh(key, mask, hmask, a3));
+    }
+    for (; t < n; t++) V = lcs_step(V, mask_sh(key, mask, hmask, P[(size_t)t * stride]));
+    return (uint32_t)__popcll(~V);
 }
 
 __device__ uint32_t lcs_scratch(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long *V) {
@@ -289,6 +317,14 @@ template <int W>
 __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
     __shared__ uint32_t sh_hist[NBINS];
     __shared__ unsigned long long sh_cnt[3];
+    __shared__ uint32_t sh_key[W == 1 ? SH_SLOTS : 1];
+    __shared__ unsigned long long sh_mask[W == 1 ? SH_SLOTS : 1];
+    if (W == 1)
+        for (uint32_t i = threadIdx.x; i <= p.hmask; i += blockDim.x) {
+            uint32_t k = p.hkeys[i];
+            sh_key[i] = k;
+            sh_mask[i] = k == NO_ID ? 0 : p.masks[p.hslot[i]];
+        }
     const int histo = p.mode == MODE_HIST || p.mode == MODE_EXACT;
     if (histo)
         for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x) sh_hist[i] = 0;
@@ -338,7 +374,9 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                 if (need == NEVER && !p.no_prefilter) n_len++, take = 0;
             }
             if (take) {
-                count = W ? lcs_regs<W ? W : 1>(p, P, tile.width, n) : lcs_scratch(p, P, tile.width, n, p.vscr + tid);
+                count = W == 1 ? lcs_word(sh_key, sh_mask, p.hmask, P, tile.width, n)
+                        : W    ? lcs_regs<W ? W : 1>(p, P, tile.width, n)
+                               : lcs_scratch(p, P, tile.width, n, p.vscr + tid);
                 if (p.mode == MODE_HIST) {
                     /* difflib: the LCS bound's bin; the exact values come in the EXACT passes. */
                     p.cslot[slot] = count;
@@ -366,9 +404,13 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
             if (pass) {
                 unsigned long long pos = base + __popc(bal & ((1u << lane) - 1));
                 if (pos < p.out_cap) {
-                    p.out_id[pos] = id;
-                    p.out_sim[pos] = (unsigned long long)__double_as_longlong(sim);
-                    if (p.blocks) p.out_blk[pos] = sb;
+                    if (p.rank) {
+                        p.out_sim[pos] = (unsigned long long)__ldg(&p.rank[(size_t)n * (p.m + 1) + count]) << p.id_bits | id;
+                    } else {
+                        p.out_id[pos] = id;
+                        p.out_sim[pos] = (unsigned long long)__double_as_longlong(sim);
+                        if (p.blocks) p.out_blk[pos] = sb;
+                    }
                 }
             }
         }
@@ -404,6 +446,25 @@ __global__ void pack_blocks_kernel(const uint32_t *ids, const unsigned long long
         uint32_t r = idx ? idx[i] : (uint32_t)i;
         out[i] = dhit{ids[r], 0, __longlong_as_double((long long)sims[i])};
         out_blk[i] = blk[r];
+    }
+}
+
+/* Ranked rows, sorted by key (rank, then id): the ids alone, and where each rank's rows begin. */
+__global__ void split_ids_kernel(const unsigned long long *keys, uint32_t *ids, unsigned long long n, uint32_t id_bits) {
+    const unsigned long long mask = (1ull << id_bits) - 1;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (unsigned long long)gridDim.x * blockDim.x)
+        ids[i] = (uint32_t)(keys[i] & mask);
+}
+__global__ void rank_start_kernel(const unsigned long long *keys, unsigned long long n, uint32_t id_bits, uint32_t nrank,
+                                  unsigned long long *start) {
+    for (uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r <= nrank; r += gridDim.x * blockDim.x) {
+        unsigned long long a = 0, b = n, want = (unsigned long long)r << id_bits;
+        while (a < b) {
+            unsigned long long mid = a + (b - a) / 2;
+            if (keys[mid] < want) a = mid + 1;
+            else b = mid;
+        }
+        start[r] = a;
     }
 }
 
@@ -448,7 +509,7 @@ static double now_ms(void) {
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 /* Builds the query tables in pinned memory and uploads them in one copy. */
-static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, int *W, size_t *up_bytes) {
+static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, int ranked, qparams *p, int *W, size_t *up_bytes) {
     size_t m = q->m, words = m ? (m + 63) / 64 : 1;
     int w = words <= 1 ? 1 : words <= 2 ? 2 : words <= 4 ? 4 : words <= 8 ? 8 : words <= 16 ? 16 : 0;
     size_t kw = w ? (size_t)w : words, tcap = 16;
@@ -457,7 +518,8 @@ static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, 
     /* the STM as b: difflib with the pattern first, and every block summary */
     int pop = q->autojunk && m >= 200 && ((q->metric == TDM_SEQ_DIFFLIB && !q->stm_first) || q->blocks);
     size_t o_masks = 0, o_keys = align8(o_masks + m * kw * 8 + 8), o_slot = o_keys + tcap * 4, o_need = o_slot + tcap * 4,
-           o_stm = o_need + n_need * 4, o_pop = o_stm + m * 4, total = align8(o_pop + (pop ? m * 4 : 0) + 4);
+           o_stm = o_need + n_need * 4, o_pop = o_stm + m * 4, o_rank = o_pop + (pop ? m * 4 : 0),
+           total = align8(o_rank + (ranked ? n_need * (m + 1) * 4 : 0) + 4);
     if (d->h_q_bytes < total) {
         if (d->h_q) cudaFreeHost(d->h_q);
         d->h_q = NULL;
@@ -487,6 +549,7 @@ static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, 
         masks[(size_t)slots[at] * kw + i / 64] |= 1ull << (i % 64);
     }
     if (n_need) memcpy(h + o_need, q->need, n_need * 4);
+    if (ranked) memcpy(h + o_rank, q->rank, n_need * (m + 1) * 4);
     if (m) memcpy(h + o_stm, q->stm, m * 4);
     if (pop) { /* CPython's popular elements of b = the STM: more than 1 + m//100 occurrences */
         uint32_t *flags = (uint32_t *)(h + o_pop), ntest = (uint32_t)(m / 100 + 1);
@@ -508,6 +571,7 @@ static int upload_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, 
     p->n_need = (uint32_t)n_need;
     p->stm = (const uint32_t *)(dq + o_stm);
     p->stm_pop = pop ? (const uint32_t *)(dq + o_pop) : NULL;
+    p->rank = ranked ? (const uint32_t *)(dq + o_rank) : NULL;
     *W = w;
     return TDM_OK;
 }
@@ -633,6 +697,46 @@ static int top_k_bars(tdm_seq_dstore *d, const tdm_seq_dquery *q, qparams *p, in
     }
 }
 
+/* Grows the pinned buffer that rows come back into (contents not kept). */
+static int reserve_pinned_rows(tdm_seq_dstore *d, size_t bytes) {
+    if (d->h_rows_bytes >= bytes) return TDM_OK;
+    if (d->h_rows) cudaFreeHost(d->h_rows);
+    d->h_rows = NULL;
+    d->h_rows_bytes = 0;
+    size_t want = bytes + bytes / 4;
+    if (want < (1u << 20)) want = 1u << 20;
+    CK(cudaMallocHost(&d->h_rows, want), "pinned result rows");
+    d->h_rows_bytes = want;
+    return TDM_OK;
+}
+
+/* A ranked threshold query's n kept rows (keys rank << id_bits | id in out_sim): one radix sort of the
+ * keys alone (rank ascending = similarity descending, then id ascending: the CPU's order), then the ids
+ * and each rank's first row, packed in d->hits for one copy back (*bytes): 4 bytes a row instead of 16.
+ * Enqueued only; ev[3] marks the end of the selection. */
+static int ranked_rows(tdm_seq_dstore *d, const tdm_seq_dquery *q, int id_bits, unsigned long long n, size_t *bytes_out) {
+    int rank_bits = 1, rc;
+    while (rank_bits < 32 && ((uint64_t)(q->nrank - 1) >> rank_bits)) rank_bits++;
+    unsigned long long *keys = (unsigned long long *)d->out_sim.p;
+    if (n > 1) {
+        size_t tb = 0;
+        CK(cub::DeviceRadixSort::SortKeys(NULL, tb, keys, (unsigned long long *)d->alt_sim.p, (int)n, 0, id_bits + rank_bits, d->stream), "sort size");
+        if ((rc = tdm_cuda_dbuf_reserve(d, &d->temp, tb, "sort scratch"))) return rc;
+        tb = d->temp.bytes;
+        CK(cub::DeviceRadixSort::SortKeys(d->temp.p, tb, keys, (unsigned long long *)d->alt_sim.p, (int)n, 0, id_bits + rank_bits, d->stream), "sorting rows by rank");
+        keys = (unsigned long long *)d->alt_sim.p;
+    }
+    size_t ids_bytes = align8(n * 4), bytes = ids_bytes + ((size_t)q->nrank + 1) * 8;
+    if ((rc = tdm_cuda_dbuf_reserve(d, &d->hits, bytes, "ranked rows")) || (rc = reserve_pinned_rows(d, bytes))) return rc;
+    if (n) split_ids_kernel<<<grid_for(n), BLOCK, 0, d->stream>>>(keys, (uint32_t *)d->hits.p, n, (uint32_t)id_bits);
+    rank_start_kernel<<<grid_for((unsigned long long)q->nrank + 1), BLOCK, 0, d->stream>>>(keys, n, (uint32_t)id_bits, q->nrank,
+                                                                                         (unsigned long long *)((char *)d->hits.p + ids_bytes));
+    CK(cudaGetLastError(), "launching the rank split");
+    CK(cudaEventRecord(d->ev[3], d->stream), "event");
+    *bytes_out = bytes;
+    return TDM_OK;
+}
+
 int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresult *r) {
     memset(r, 0, sizeof *r);
     if (q->metric != TDM_SEQ_LCS && q->metric != TDM_SEQ_DIFFLIB)
@@ -647,7 +751,9 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     qparams p;
     memset(&p, 0, sizeof p);
     size_t up_bytes = 0;
-    int W = 1, rc = upload_query(d, q, &p, &W, &up_bytes);
+    /* Threshold rows by rank: only ids and per-rank counts come back (the core writes the values). */
+    const int ranked = q->rank && q->nrank && !q->top_k && !q->blocks;
+    int W = 1, rc = upload_query(d, q, ranked, &p, &W, &up_bytes);
     if (rc) return rc;
     CK(cudaEventRecord(d->ev[1], d->stream), "event");
     tdm_cuda_mark pm1 = tdm_cuda_prof_mark(prof);
@@ -655,6 +761,9 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     p.tiles = d->d_tiles, p.ids = d->d_ids, p.lens = d->d_lens, p.chunks = d->d_chunk, p.ntiles = d->ntiles;
     p.m = (uint32_t)q->m, p.metric = q->metric, p.autojunk = q->autojunk, p.stm_first = q->stm_first;
     p.no_prefilter = q->no_prefilter, p.limit = limit, p.blocks = q->blocks != 0;
+    int id_bits = 1;
+    while (id_bits < 32 && ((uint64_t)limit >> id_bits)) id_bits++;
+    p.id_bits = (uint32_t)id_bits;
     /* Grid: enough warps for every tile, at most 8 blocks of 256 per multiprocessor, fewer when each
      * thread's difflib or long-STM scratch would exceed the budget. */
     unsigned long long blocks = ((unsigned long long)d->ntiles * TILE + BLOCK - 1) / BLOCK;
@@ -715,13 +824,35 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         r->lcs_pruned = q->metric == TDM_SEQ_DIFFLIB ? taken - exact : 0;
         r->scored = q->metric == TDM_SEQ_DIFFLIB ? exact : taken;
     }
+    if (ranked) {
+        size_t bytes = 0;
+        if ((rc = ranked_rows(d, q, id_bits, n, &bytes))) return rc;
+        tdm_cuda_mark pm2 = tdm_cuda_prof_mark(prof);
+        CK(cudaMemcpyAsync(d->h_rows, d->hits.p, bytes, cudaMemcpyDeviceToHost, d->stream), "copying ranked rows");
+        CK(cudaEventRecord(d->ev[4], d->stream), "event");
+        tdm_cuda_mark pm3 = tdm_cuda_prof_mark(prof);
+        CK(cudaStreamSynchronize(d->stream), "ranked rows");
+        tdm_cuda_prof_span(prof, pm0, pm1, "seq.query", TDM_PROF_CAT_H2D, up_bytes, 0, 0);
+        tdm_cuda_prof_span(prof, pm1, pm2, "seq.query", TDM_PROF_CAT_GPU, 0, 0, limit);
+        tdm_cuda_prof_span(prof, pm2, pm3, "seq.query", TDM_PROF_CAT_D2H, 0, bytes, n);
+        float f_up = 0, f_sel = 0, f_copy = 0;
+        cudaEventElapsedTime(&f_up, d->ev[0], d->ev[1]);
+        cudaEventElapsedTime(&f_sel, d->ev[2], d->ev[3]);
+        cudaEventElapsedTime(&f_copy, d->ev[3], d->ev[4]);
+        r->ids = (const uint32_t *)d->h_rows;
+        r->rank_start = (const uint64_t *)((const char *)d->h_rows + align8(n * 4));
+        r->n = n;
+        r->filter_ms = (t1 - t0) + f_up;
+        r->score_ms = t2 - t1;
+        r->select_ms = f_sel;
+        r->copy_ms = f_copy; /* the host's placement of the rows is added by the core */
+        return TDM_OK;
+    }
     uint32_t *ids = (uint32_t *)d->out_id.p, *idx = NULL;
     unsigned long long *sims = (unsigned long long *)d->out_sim.p;
     if (n > 1 && !p.blocks) {
         /* Kernel order is arbitrary: sort by id, then (stably) by similarity descending. Similarities
          * are non-negative doubles, whose bit patterns sort as their values; below 1.0 needs 62 bits. */
-        int id_bits = 1;
-        while (id_bits < 32 && ((uint64_t)limit >> id_bits)) id_bits++;
         size_t t_a = 0, t_b = 0;
         CK(cub::DeviceRadixSort::SortPairs(NULL, t_a, ids, (uint32_t *)d->alt_id.p, sims, (unsigned long long *)d->alt_sim.p, (int)n, 0, id_bits, d->stream), "sort size");
         CK(cub::DeviceRadixSort::SortPairsDescending(NULL, t_b, (unsigned long long *)d->alt_sim.p, sims, (uint32_t *)d->alt_id.p, ids, (int)n, 0, 62, d->stream), "sort size");
@@ -734,8 +865,6 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         /* The same two stable sorts, moving row indices instead of the rows: sort by id (carrying the
          * index), gather the similarities in that order, sort by similarity descending (carrying the
          * index again); the pack then reads each row's id and summary through its index. */
-        int id_bits = 1;
-        while (id_bits < 32 && ((uint64_t)limit >> id_bits)) id_bits++;
         if ((rc = tdm_cuda_dbuf_reserve(d, &d->idx, n * 4, "row indices")) || (rc = tdm_cuda_dbuf_reserve(d, &d->alt_idx, n * 4, "row indices")))
             return rc;
         uint32_t *i0 = (uint32_t *)d->idx.p, *i1 = (uint32_t *)d->alt_idx.p;
@@ -778,12 +907,9 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     size_t all_bytes = row_bytes + blk_bytes;
     int staged = all_bytes >= (1u << 20);
     cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && staged && d->h_rows_bytes < all_bytes) {
-        if (d->h_rows) cudaFreeHost(d->h_rows);
-        d->h_rows = NULL;
-        d->h_rows_bytes = 0;
-        e = cudaMallocHost(&d->h_rows, all_bytes + all_bytes / 4);
-        if (e == cudaSuccess) d->h_rows_bytes = all_bytes + all_bytes / 4;
+    if (e == cudaSuccess && staged && (rc = reserve_pinned_rows(d, all_bytes))) {
+        H->free(out), H->free(outb);
+        return rc;
     }
     if (e == cudaSuccess) e = cudaEventRecord(d->ev[3], d->stream);
     tdm_cuda_mark pm2 = tdm_cuda_prof_mark(prof);

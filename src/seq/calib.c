@@ -3,9 +3,12 @@
  * keep the same fraction of a store drawn from one distribution. The runner grows one generated store
  * (the shared generator's Zipf symbols and geometric lengths, as in the benchmarks) along the size ladder
  * and times the same threshold queries on the CPU (tdm_seq_query_range, what the engine runs there) and
- * on each device through its store interface (what the engine's device tier runs), end to end on the
- * host clock, since that is what a caller waits for. */
+ * on each device through its store interface (what the engine's device tier runs: rows by rank when the
+ * answer is large, placed on the host), end to end on the host clock, since that is what a caller waits
+ * for. */
+#define _POSIX_C_SOURCE 200809L /* engine_internal.h's locks under -std=c11 */
 #include "runtime/router_internal.h"
+#include "seq/engine_internal.h"
 #include "seq/seq_device.h"
 #include "seq/seq_internal.h"
 
@@ -52,11 +55,20 @@ static int run_once(lane *l, const tdm_seq_store *s, const tdm_seq_stm *stm, con
         rc = tdm_seq_query_range(s, stm, o, 0, s->count, &res);
         if (!rc) tdm_seq_result_clear(&res);
     } else {
+        tdm_seq_ranks rk;
+        rc = tdm_seq_ranks_prep(o, stm->n, need, n_need, &rk);
         tdm_seq_dquery q = {.metric = (int)o->metric, .autojunk = o->autojunk, .stm_first = o->stm_first,
-                            .stm = stm->ids, .m = stm->n, .limit = s->count, .need = need, .n_need = n_need};
+                            .stm = stm->ids, .m = stm->n, .limit = s->count, .need = need, .n_need = n_need,
+                            .rank = rk.nrank ? rk.rank : NULL, .nrank = rk.nrank};
         tdm_seq_dresult r;
         memset(&r, 0, sizeof r);
-        rc = l->b->seq->query(l->d, &q, &r);
+        if (!rc) rc = l->b->seq->query(l->d, &q, &r);
+        if (!rc && r.ids) {
+            tdm_seq_result placed = {0};
+            rc = tdm_seq_place_rows(&r, &rk, s->count, o->threads ? o->threads : tdm_ctx_threads(s->ctx), 0, 0, &placed);
+            tdm_seq_result_clear(&placed);
+        }
+        tdm_seq_ranks_clear(&rk);
         tdm_free(r.hits);
         tdm_free(r.blocks);
     }

@@ -258,25 +258,28 @@ static inline int better(tdm_seq_hit a, tdm_seq_hit b) {
 }
 
 /* Merges two ordered hit lists over disjoint ids, keeping the first k (0: all), with their block
- * summaries when both carry them (ab and bb not NULL). Merges b into a, which it takes over with ab (from
- * tdm_malloc; freed on error): a large device result is kept where it landed instead of being copied (3M
- * rows are 48 MB, and a fresh array's first touch cost as much as the copy). The merge runs from the back,
- * so no element of a is overwritten before it is read. */
-static int merge(tdm_seq_hit *a, tdm_seq_hit_blocks *ab, size_t na, const tdm_seq_hit *b, const tdm_seq_hit_blocks *bb,
-                 size_t nb, uint32_t k, tdm_seq_hit **out, tdm_seq_hit_blocks **outb, size_t *n) {
+ * summaries when both carry them (ab and bb not NULL). Merges b into a (room for acap rows, ab too),
+ * which it takes over with ab (from tdm_malloc; freed on error): a large device result is kept where it
+ * landed instead of being copied (3M rows are 48 MB, and a fresh array's first touch cost as much as the
+ * copy). The merge runs from the back, so no element of a is overwritten before it is read. *cap: the
+ * rows the merged arrays have room for. */
+static int merge(tdm_seq_hit *a, tdm_seq_hit_blocks *ab, size_t na, size_t acap, const tdm_seq_hit *b,
+                 const tdm_seq_hit_blocks *bb, size_t nb, uint32_t k, tdm_seq_hit **out, tdm_seq_hit_blocks **outb,
+                 size_t *n, size_t *cap) {
     size_t all = na + nb, total = k && all > k ? k : all;
     int with_blocks = ab && bb;
     tdm_seq_hit *h = a;
     tdm_seq_hit_blocks *hb = ab;
-    if (nb || !a) {
+    if (!a || acap < all) {
         h = tdm_realloc(a, (all ? all : 1) * sizeof *h);
         if (!h) {
             tdm_free(a), tdm_free(ab);
             return tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu hits", all);
         }
+        acap = all;
     }
     if (with_blocks && nb) {
-        hb = tdm_realloc(ab, (all ? all : 1) * sizeof *hb);
+        hb = tdm_realloc(ab, (acap ? acap : 1) * sizeof *hb);
         if (!hb) {
             tdm_free(h), tdm_free(ab);
             return tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for %zu block summaries", all);
@@ -298,6 +301,7 @@ static int merge(tdm_seq_hit *a, tdm_seq_hit_blocks *ab, size_t na, const tdm_se
     *out = h;
     *outb = hb;
     *n = total;
+    *cap = acap;
     return TDM_OK;
 }
 
@@ -319,20 +323,38 @@ static int check_dresult(const tdm_seq_dresult *r, uint32_t limit, uint32_t top_
 }
 
 /* Searches the device tier (ids < limit) as it was at `epoch`. *fresh: the error came from this call (not
- * an earlier one). */
+ * an earlier one). With ranks (rk->nrank), a device that answers by rank has its rows written into out
+ * (room for `extra` more: the recent tier's) before the device store is let go: then *placed is 1 and
+ * r->n counts them, r->hits stays NULL. */
 static int query_device(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_query_opts *o, uint32_t limit,
-                        uint32_t epoch, const uint32_t *need, size_t n_need, tdm_seq_dresult *r, int *fresh) {
+                        uint32_t epoch, const uint32_t *need, size_t n_need, const tdm_seq_ranks *rk, size_t extra,
+                        tdm_seq_result *out, tdm_seq_dresult *r, int *fresh, int *placed) {
     tdm_seq_dquery q = {.metric = (int)o->metric, .autojunk = o->autojunk, .stm_first = o->stm_first,
                         .stm = stm->ids, .m = stm->n, .limit = limit, .top_k = o->top_k, .need = need,
-                        .n_need = n_need, .no_prefilter = o->no_prefilter, .blocks = o->blocks};
+                        .n_need = n_need, .no_prefilter = o->no_prefilter, .blocks = o->blocks,
+                        .rank = rk->nrank ? rk->rank : NULL, .nrank = rk->nrank};
     memset(r, 0, sizeof *r);
     *fresh = 0;
+    *placed = 0;
     pthread_mutex_lock(&e->dev_mu);
     int rc = atomic_load(&e->failed) ? tdm_error(TDM_E_DEVICE, "the device tier is off after an earlier device error")
              : atomic_load(&e->epoch) != epoch
                  ? tdm_error(TDM_E_DEVICE_OOM, "the device tier was dropped under memory pressure during the query")
                  : e->ops->query(e->dstore, &q, r);
-    if (!rc) rc = check_dresult(r, limit, o->top_k);
+    if (!rc && r->ids) {
+        if (!rk->nrank || r->hits || r->blocks) {
+            rc = tdm_error(TDM_E_DEVICE, "device query: rows by rank that were not asked for");
+        } else {
+            double tp = tdm_now_ms();
+            int threads = o->threads ? o->threads : tdm_ctx_threads(e->ctx);
+            rc = tdm_seq_place_rows(r, rk, limit, threads, extra, o->reuse, out);
+            r->copy_ms += tdm_now_ms() - tp;
+            *placed = !rc;
+        }
+        r->ids = NULL, r->rank_start = NULL; /* borrowed from the device store, which is let go below */
+    } else if (!rc) {
+        rc = check_dresult(r, limit, o->top_k);
+    }
     /* The bytes this query moved (STM and need table up, rows down); the device's pool figures come with
      * the module's device spans. */
     if (TANDEM_PROF_ON())
@@ -367,14 +389,30 @@ static void cpu_stats(tdm_seq_query_stats *st, tdm_route_reason why, uint32_t co
     st->recent_patterns = count;
 }
 
-/* Joins the older tier's result (device, or the CPU after a device error; ha and hb are taken over, as by
- * merge) with the recent tier's; the summaries come along when both sides have them. */
-static int join(tdm_seq_hit *ha, tdm_seq_hit_blocks *hb, size_t na, const tdm_seq_query_stats *sa,
-                const tdm_seq_result *recent, uint32_t top_k, tdm_seq_result *out) {
-    tdm_seq_hit *h = NULL;
-    tdm_seq_hit_blocks *b = NULL;
-    size_t n = 0;
-    int rc = merge(ha, hb, na, recent->hits, recent->blocks, recent->n, top_k, &h, &b, &n);
+/* Joins the older tier's result (device, or the CPU after a device error; ha and hb, with room for acap
+ * rows, are taken over, as by merge) with the recent tier's; the summaries come along when both sides
+ * have them. With reuse, the answer goes into out's own arrays when they have room (a copy of na rows),
+ * and out's arrays that do not carry it are freed. */
+static int join(tdm_seq_hit *ha, tdm_seq_hit_blocks *hb, size_t na, size_t acap, const tdm_seq_query_stats *sa,
+                const tdm_seq_result *recent, uint32_t top_k, int reuse, tdm_seq_result *out) {
+    if (reuse && out->hits && out->hits != ha && out->cap >= na + recent->n &&
+        (!hb || out->blocks || (out->blocks = tdm_malloc((out->cap ? out->cap : 1) * sizeof *out->blocks)))) {
+        if (na) memcpy(out->hits, ha, na * sizeof *ha);
+        tdm_free(ha);
+        ha = out->hits, acap = out->cap;
+        if (hb) {
+            if (na) memcpy(out->blocks, hb, na * sizeof *hb);
+            tdm_free(hb);
+            hb = out->blocks;
+        }
+    }
+    tdm_seq_hit *h = NULL, *old_h = reuse ? out->hits : NULL;
+    tdm_seq_hit_blocks *b = NULL, *old_b = reuse ? out->blocks : NULL;
+    size_t n = 0, cap = 0;
+    if (old_h != ha) tdm_free(old_h);
+    if (old_b != hb) tdm_free(old_b);
+    if (reuse) out->hits = NULL, out->blocks = NULL, out->cap = 0; /* out holds nothing while merge may fail */
+    int rc = merge(ha, hb, na, acap, recent->hits, recent->blocks, recent->n, top_k, &h, &b, &n, &cap);
     if (rc) return rc;
     const tdm_seq_query_stats *sb = &recent->stats;
     tdm_seq_query_stats st = *sa;
@@ -392,6 +430,7 @@ static int join(tdm_seq_hit *ha, tdm_seq_hit_blocks *hb, size_t na, const tdm_se
     out->hits = h;
     out->blocks = b;
     out->n = n;
+    out->cap = cap;
     out->stats = st;
     return TDM_OK;
 }
@@ -418,18 +457,24 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
         tdm_route_measured(e->ctx, pl.record, (tdm_now_ms() - t0) * 1e3);
         return TDM_OK;
     }
-    if (!rc) rc = tdm_seq_query_range(s, stm, o, d, c, &recent);
+    tdm_seq_query_opts ro = {0};
+    if (!rc) ro = *o, ro.reuse = 0; /* the recent tier's answer is a fresh one, merged into out below */
+    if (!rc) rc = tdm_seq_query_range(s, stm, &ro, d, c, &recent);
     if (!rc && !o->top_k && tdm_seq_need_table(s, stm->n, o, &need, &n_need))
         rc = tdm_error(TDM_E_NOMEM, "tdm_seq_engine_query: no memory for the need table");
     pthread_rwlock_unlock(&e->lock);
+    tdm_seq_ranks rk = {0};
+    if (!rc) rc = tdm_seq_ranks_prep(o, stm->n, need, n_need, &rk);
     if (rc) {
+        tdm_free(need);
         tdm_seq_result_clear(&recent);
         return rc;
     }
     tdm_seq_dresult dr;
-    int fresh;
-    rc = query_device(e, stm, o, d, epoch, need, n_need, &dr, &fresh);
+    int fresh, placed;
+    rc = query_device(e, stm, o, d, epoch, need, n_need, &rk, recent.n, out, &dr, &fresh, &placed);
     tdm_free(need);
+    tdm_seq_ranks_clear(&rk);
     double blocks_ms = 0.0;
     if (!rc && o->blocks && !dr.blocks) {
         /* a device that leaves the summaries out: the host computes them for the device tier's hits
@@ -455,7 +500,9 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
                                   .select_ms = dr.select_ms, .copy_ms = dr.copy_ms, .device_patterns = d,
                                   .recent_patterns = c - d, .blocks_ms = blocks_ms, .backend = e->dev->name,
                                   .route_reason = (int)pl.why};
-        rc = join(dr.hits, dr.blocks, dr.n, &ds, &recent, o->top_k, out);
+        /* Rows placed by rank are in out's array already, with room for the recent tier's. */
+        rc = placed ? join(out->hits, NULL, dr.n, out->cap, &ds, &recent, o->top_k, 1, out)
+                    : join(dr.hits, dr.blocks, dr.n, dr.n, &ds, &recent, o->top_k, o->reuse, out);
         tdm_seq_result_clear(&recent);
         if (!rc) count_query(e, 1, 0, 1);
         if (!rc) tdm_route_measured(e->ctx, pl.record, (tdm_now_ms() - t0) * 1e3);
@@ -481,10 +528,10 @@ static int query_tiers(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_seq_
     }
     tdm_seq_result older;
     pthread_rwlock_rdlock(&e->lock);
-    rc = tdm_seq_query_range(s, stm, o, 0, d, &older);
+    rc = tdm_seq_query_range(s, stm, &ro, 0, d, &older);
     pthread_rwlock_unlock(&e->lock);
     if (!rc) {
-        rc = join(older.hits, older.blocks, older.n, &older.stats, &recent, o->top_k, out);
+        rc = join(older.hits, older.blocks, older.n, older.cap, &older.stats, &recent, o->top_k, o->reuse, out);
         older.hits = NULL;
         older.blocks = NULL;
         tdm_seq_result_clear(&older);
@@ -511,7 +558,7 @@ int tdm_seq_engine_query(tdm_seq_engine *e, const tdm_seq_stm *stm, const tdm_se
 int tdm_seq_engine_query_batch(tdm_seq_engine *e, const tdm_seq_stm *stms, size_t n, const tdm_seq_query_opts *o,
                                tdm_seq_result *out) {
     if (!e || !o || !out || (n && !stms)) return tdm_error(TDM_E_INVAL, "tdm_seq_engine_query_batch: NULL argument");
-    memset(out, 0, n * sizeof *out);
+    if (!o->reuse) memset(out, 0, n * sizeof *out);
     if (!n) return TDM_OK;
     /* On the CPU the whole batch shares one snapshot and spreads over the threads as tdm_seq_query_batch
      * does; device queries run one after another (the device store serves one call at a time). */

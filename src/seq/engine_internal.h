@@ -53,6 +53,25 @@ struct tdm_seq_engine {
     tdm_seq_engine_stats st; /* counters only; the rest is filled in by tdm_seq_engine_stats_get */
 };
 
+/* A query's similarity table ranked for the device (engine_rows.c): rank[n * (m + 1) + c] and the value
+ * of each rank, the core's own doubles. */
+typedef struct {
+    uint32_t *rank;
+    double *value;
+    uint32_t nrank; /* 0: the query goes unranked */
+} tdm_seq_ranks;
+/* The rank table for a threshold query with STM length m and need table need[0..n_need), when the device
+ * should return that query's rows by rank: no top-k and no block summaries, a table of at most 64K
+ * entries, an answer of many patterns (tdm_seq_answers_many). Otherwise rk->nrank is 0. Errors:
+ * TDM_E_NOMEM. */
+int tdm_seq_ranks_prep(const tdm_seq_query_opts *o, size_t m, const uint32_t *need, size_t n_need, tdm_seq_ranks *rk);
+void tdm_seq_ranks_clear(tdm_seq_ranks *rk);
+/* Writes a ranked device answer r (tdm_seq_dresult.ids, before the device store's next call) into out
+ * as hits with rk's values: room for r->n + extra rows (tdm_seq_result_room with reuse), out->n = r->n,
+ * over up to `threads` threads. Checks what the engine checks of any device answer (ids below limit, in
+ * order). Errors: TDM_E_DEVICE (a bad answer; out cleared unless reused), TDM_E_NOMEM. */
+int tdm_seq_place_rows(const tdm_seq_dresult *r, const tdm_seq_ranks *rk, uint32_t limit, int threads, size_t extra,
+                       int reuse, tdm_seq_result *out);
 /* The device memory monitor's eviction callback (engine.c). */
 size_t tdm_seq_engine_evict(void *user, tdm_pressure level, size_t wanted);
 

@@ -30,6 +30,22 @@ void tdm_seq_result_clear(tdm_seq_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+int tdm_seq_result_room(tdm_seq_result *out, int reuse, size_t rows) {
+    if (reuse && out->hits && out->cap >= rows) return 0;
+    if (reuse) tdm_free(out->hits), tdm_free(out->blocks);
+    out->blocks = NULL;
+    out->n = out->cap = 0;
+    if (!(out->hits = tdm_malloc((rows ? rows : 1) * sizeof *out->hits))) return -1;
+    tdm_advise_huge(out->hits, rows * sizeof *out->hits);
+    out->cap = rows;
+    return 0;
+}
+
+void tdm_seq_result_drop_blocks(tdm_seq_result *out) {
+    tdm_free(out->blocks);
+    out->blocks = NULL;
+}
+
 const char *tdm_seq_metric_name(tdm_seq_metric m) {
     switch (m) {
     case TDM_SEQ_LCS: return "lcs";
@@ -440,10 +456,9 @@ int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opt
     return 0;
 }
 
-/* Whether a threshold answers many patterns: some length passes with at most an eighth of the elements in
- * play (STM length m plus pattern length; KATO's 0.1 needs about a twentieth, 0.5 a quarter). Both the
- * lanes and the ranked placement pay a fixed cost that only such queries repay. */
-static int answers_many(const uint32_t *need, size_t n_need, size_t m) {
+/* Some length passes with at most an eighth of the elements in play (STM length m plus pattern length;
+ * KATO's 0.1 needs about a twentieth, 0.5 a quarter). */
+int tdm_seq_answers_many(const uint32_t *need, size_t n_need, size_t m) {
     for (size_t n = 0; n < n_need; n++)
         if (need[n] != NEVER && (uint64_t)need[n] * 8 <= m + n) return 1;
     return 0;
@@ -553,7 +568,7 @@ typedef struct {
 } ranked_chunk;
 
 /* Whether the scan places hits by rank: a threshold query whose similarities are tabulated, over many
- * patterns, that answers many of them (answers_many: the rank table costs a sort of its entries, 0.2 ms,
+ * patterns, that answers many of them (tdm_seq_answers_many: the rank table costs a sort of its entries, 0.2 ms,
  * which a few hits do not repay),
  * with chunks that each visit ascending ids and follow each other in id order (id ranges, index blocks,
  * the sorted candidate list; not length buckets). */
@@ -561,7 +576,7 @@ static int ranked_plan(const prepared *p, const plan *pl) {
     if (!p->sim || !p->need || p->o->top_k || pl->work < RANKED_MIN_WORK) return 0;
     for (size_t c = 0; c < pl->nchunks; c++)
         if (pl->chunks[c].bucket < BLOCK) return 0; /* a length bucket */
-    return answers_many(p->need, p->n_need, p->m);
+    return tdm_seq_answers_many(p->need, p->n_need, p->m);
 }
 
 /* Turns the per-chunk rank counts into places (rank by rank, then chunk by chunk: similarity descending,
@@ -671,8 +686,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
         st.scored += sc[t].st.scored;
     }
     if (o->top_k && total > o->top_k) total = o->top_k;
-    tdm_seq_hit *hits = failed ? NULL : tdm_malloc((total ? total : 1) * sizeof *hits);
-    if (hits) tdm_advise_huge(hits, total * sizeof *hits);
+    tdm_seq_hit *hits = failed || tdm_seq_result_room(out, o->reuse, total) ? NULL : out->hits;
     if (hits && hist) place_ranked(&p, sc, ck, hist, pl.nchunks, threads, hits);
     size_t *at = hits ? tdm_calloc((size_t)threads, sizeof *at) : NULL;
     for (size_t k = 0; at && !hist && k < total; k++) { /* few runs, one per thread: a linear pick is enough */
@@ -681,10 +695,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
             if (at[t] < sc[t].nhits && (best < 0 || worse(sc[best].hits[at[best]], sc[t].hits[at[t]]))) best = t;
         hits[k] = sc[best].hits[at[best]++];
     }
-    if (hits && !at) {
-        tdm_free(hits);
-        hits = NULL;
-    }
+    if (hits && !at) hits = NULL; /* out keeps its array; the caller clears it */
     tdm_free(at);
     tdm_free(ck);
     tdm_free(hist);
@@ -696,9 +707,8 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
     st.filter_ms = t1 - t0;
     st.score_ms = t2 - t1;
     st.select_ms = tdm_now_ms() - t2;
-    out->hits = hits;
     out->n = total;
-    out->blocks = NULL;
+    if (!o->blocks) tdm_seq_result_drop_blocks(out); /* a reused result's, when this query wants none */
     out->stats = st;
     return TDM_OK;
 }
@@ -732,7 +742,7 @@ static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
      * the query alone wins. */
     tdm_seq_walk w;
     int rc = tdm_seq_walk_plan(s, stm, need, n_need, &w);
-    if (!rc) *lane = answers_many(need, n_need, stm->n) && !candidate_list(&w, s->nsym, s->count);
+    if (!rc) *lane = tdm_seq_answers_many(need, n_need, stm->n) && !candidate_list(&w, s->nsym, s->count);
     tdm_seq_walk_clear(&w);
     tdm_free(need);
     return rc;
@@ -741,7 +751,7 @@ static int lane_query(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
 int tdm_seq_query_batch(const tdm_seq_store *s, const tdm_seq_stm *stms, size_t n, const tdm_seq_query_opts *o,
                         tdm_seq_result *out) {
     if (!s || !o || !out || (n && !stms)) return tdm_error(TDM_E_INVAL, "tdm_seq_query_batch: NULL argument");
-    memset(out, 0, n * sizeof *out);
+    if (!o->reuse) memset(out, 0, n * sizeof *out);
     int threads = o->threads ? o->threads : tdm_ctx_threads(s->ctx);
     int rc = TDM_OK;
     TDM_PROF_OP_BEGIN(ps, "seq.query_batch", TDM_PROF_CAT_OP);

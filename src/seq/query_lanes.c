@@ -192,7 +192,8 @@ int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m) {
 /* One group: scan, count, then place every hit into its answer. The store is cut into nparts contiguous
  * ranges of blocks that threads take dynamically (balance), each with its own hits and counts, so the
  * placement can still go rank by rank, then range by range (id order). Returns 0, or -1 (no memory). */
-static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, tdm_seq_result *const *out) {
+static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, const tdm_seq_query_opts *o,
+                     tdm_seq_result *const *out) {
     const tdm_seq_store *s = g->s;
     uint32_t nblocks = (s->count + LANE_BLOCK - 1) / LANE_BLOCK;
     size_t nl = g->nlanes;
@@ -219,13 +220,12 @@ static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, 
             for (size_t q = 0; q < nl && !failed; q++) {
                 size_t total = 0;
                 for (int u = 0; u < nparts; u++) total += ls[u].nhits[q];
-                if (!(out[q]->hits = tdm_malloc((total ? total : 1) * sizeof *out[q]->hits))) {
+                if (tdm_seq_result_room(out[q], o->reuse, total)) {
                     failed = 1;
                     break;
                 }
-                tdm_advise_huge(out[q]->hits, total * sizeof *out[q]->hits);
                 out[q]->n = total;
-                out[q]->blocks = NULL;
+                if (!o->blocks) tdm_seq_result_drop_blocks(out[q]);
                 uint32_t at = 0; /* counts -> each range's first place per rank: rank-major, then range */
                 for (uint32_t r = 0; r < g->nrank[q]; r++)
                     for (int u = 0; u < nparts; u++) {
@@ -272,7 +272,7 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
         group g;
         failed = group_init(&g, s, stms + g0, nl, o, umap) != 0;
         double t1 = tdm_now_ms();
-        failed = failed || run_group(&g, ls, nparts, threads, out + g0);
+        failed = failed || run_group(&g, ls, nparts, threads, o, out + g0);
         double t2 = tdm_now_ms();
         TDM_PROF_OP_END(ps, failed ? TDM_E_NOMEM : TDM_OK);
         for (size_t q = 0; q < nl && !failed; q++) {

@@ -49,6 +49,13 @@ typedef struct {
      * as b, this query's autojunk, whatever the metric and stm_first). A device may leave
      * tdm_seq_dresult.blocks NULL, and the engine computes them on the host. */
     int blocks;
+    /* Ranked threshold query (NULL otherwise; never with top_k or blocks): rank[n * (m + 1) + c] is the
+     * rank, among the distinct similarities of the core's table for this query (0 = the highest; equal
+     * doubles share a rank), of a pattern of length n < n_need with common count c <= m; nrank ranks.
+     * The device may then return its rows by rank (tdm_seq_dresult.ids) and the core writes the
+     * similarities from its own table: only ids and per-rank counts cross the bus. */
+    const uint32_t *rank;
+    uint32_t nrank;
 } tdm_seq_dquery;
 
 typedef struct {
@@ -63,6 +70,12 @@ typedef struct {
     double score_ms;        /* the scoring kernels */
     double select_ms;       /* threshold / top-k selection and ordering on the device */
     double copy_ms;         /* result rows to the host */
+    /* Rows by rank (q->rank given and the device chose it; hits and blocks NULL): ids[i] is row i's
+     * pattern id, and rows rank_start[r] .. rank_start[r+1]-1 have the similarity of rank r (nrank + 1
+     * entries, rank_start[nrank] == n); ids ascending within a rank. Both borrowed from the device store
+     * until the next call on it. */
+    const uint32_t *ids;
+    const uint64_t *rank_start;
 } tdm_seq_dresult;
 
 typedef struct tdm_seq_dev_ops {
@@ -76,7 +89,7 @@ typedef struct tdm_seq_dev_ops {
     int (*store_append)(tdm_seq_dstore *d, const uint32_t *syms, const uint64_t *off, uint32_t first_id, uint32_t n);
     void (*store_info)(const tdm_seq_dstore *d, tdm_seq_dstore_info *info);
     /* Runs q over the patterns with id < q->limit. On success r->hits and r->blocks belong to the caller
-     * (host free).
+     * (host free), or the rows come by rank (r->ids, borrowed).
      * Errors: TDM_E_DEVICE_OOM, TDM_E_DEVICE, TDM_E_NOMEM, TDM_E_INVAL. Not safe together with any other
      * call on d. */
     int (*query)(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresult *r);

@@ -198,6 +198,17 @@ typedef struct {
     uint32_t id, rank;
 } tdm_seq_rank_hit;
 
+/* Room for a result of `rows` hits in out->hits (query.c): with reuse (tdm_seq_query_opts.reuse), out's
+ * own arrays when out->cap holds them, else fresh ones (out's old arrays freed); without, fresh ones and
+ * out is not read first. out->blocks is then NULL, or (reused) an array of out->cap rows; out->n is the
+ * caller's to set. Returns 0, or -1 without memory (out->hits NULL). */
+int tdm_seq_result_room(tdm_seq_result *out, int reuse, size_t rows);
+/* Frees out->blocks (a reused result's, when the query wants none). */
+void tdm_seq_result_drop_blocks(tdm_seq_result *out);
+/* Whether a threshold answers many patterns (query.c; need table of n_need lengths, STM length m): the
+ * lanes, the ranked placement and the device's ranked rows pay a fixed cost only such queries repay. */
+int tdm_seq_answers_many(const uint32_t *need, size_t n_need, size_t m);
+
 /* Sorts hits by similarity descending, then id ascending (hits.c). */
 void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
 
@@ -205,8 +216,8 @@ void tdm_seq_hits_sort(tdm_seq_hit *h, size_t n);
  * blocks[0..n) (hit_blocks.c), over up to `threads` threads (0: the context's). Status. */
 int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int autojunk, const tdm_seq_hit *hits, size_t n,
                         int threads, tdm_seq_hit_blocks *blocks);
-/* Gives r (a finished query's result over s) its summaries: r->blocks allocated and filled, the time added
- * to r->stats.blocks_ms. On error r->blocks is NULL. Status. */
+/* Gives r (a finished query's result over s) its summaries: r->blocks filled (allocated with r->cap rows
+ * unless a reused result brought one), the time added to r->stats.blocks_ms. Status. */
 int tdm_seq_result_add_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o,
                               tdm_seq_result *r);
 

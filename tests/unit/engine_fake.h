@@ -25,7 +25,8 @@
 /* ---- the fake device -------------------------------------------------------------------------------
  * Keeps its own copy of every appended pattern in host memory and answers queries by brute force with
  * the pair-level functions, following src/seq/seq_device.h: only ids < limit, the need table in threshold
- * mode, the k best in top-k mode, similarity descending then id ascending, hits from tdm_malloc. Knobs
+ * mode, the k best in top-k mode, similarity descending then id ascending, hits from tdm_malloc, or rows
+ * by rank when the core sends a rank table (as the CUDA module answers such queries). Knobs
  * simulate a full device (a capacity in patterns: TDM_E_DEVICE_OOM, all or nothing) and failures. It
  * also records calls that overlap (the contract says none may) and appends made on a thread the test
  * forbids (learns must not do device work when a background thread exists). A query takes
@@ -37,6 +38,8 @@ struct tdm_seq_dstore {
     uint64_t *off; /* count+1 entries */
     size_t nsym, capsym, capoff;
     uint32_t count;
+    uint32_t *rank_ids;   /* a ranked answer's ids and rank extents, lent until the next call */
+    uint64_t *rank_start;
 };
 
 static struct {
@@ -83,6 +86,8 @@ static inline void fake_store_free(tdm_seq_dstore *d) {
     if (!d) return;
     free(d->syms);
     free(d->off);
+    free(d->rank_ids);
+    free(d->rank_start);
     free(d);
 }
 
@@ -175,6 +180,40 @@ static inline int fake_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq
     qsort(h, n, sizeof *h, cmp_hit);
     if (q->top_k && n > q->top_k) n = q->top_k;
     int bad = atomic_load(&fake.corrupt);
+    if (q->rank && q->nrank && !q->top_k && !q->blocks) {
+        /* Rows by rank, as the CUDA module sends them (seq_device.h): the ids, and each rank's first row.
+         * A row's rank is the table's entry for its length and the count that gives its similarity. */
+        free(d->rank_ids), free(d->rank_start);
+        d->rank_ids = malloc((n + 1) * sizeof *d->rank_ids);
+        d->rank_start = calloc((size_t)q->nrank + 1, sizeof *d->rank_start);
+        uint32_t *rk = malloc((n + 1) * sizeof *rk);
+        for (size_t i = 0; i < n; i++) {
+            size_t np = (size_t)(d->off[h[i].id + 1] - d->off[h[i].id]), c = 0;
+            while (c <= q->m && (q->metric == TDM_SEQ_LCS ? tdm_seq_lcs_ratio(c, np, q->m) : tdm_seq_difflib_ratio(c, np, q->m)) != h[i].similarity) c++;
+            assert_true(c <= q->m && np < q->n_need);
+            rk[i] = q->rank[np * (q->m + 1) + c];
+            d->rank_ids[i] = h[i].id;
+            assert_true(rk[i] < q->nrank && (i == 0 || rk[i - 1] <= rk[i]));
+        }
+        for (uint32_t k = 0, i = 0; k <= q->nrank; k++) {
+            while (i < n && rk[i] < k) i++;
+            d->rank_start[k] = i;
+        }
+        if (bad == 1) /* two neighbours of one rank swapped: out of order */
+            for (size_t i = n - 1; i > 0; i--)
+                if (rk[i] == rk[i - 1]) {
+                    uint32_t t = d->rank_ids[i];
+                    d->rank_ids[i] = d->rank_ids[i - 1], d->rank_ids[i - 1] = t;
+                    break;
+                }
+        if (bad == 2 && n) d->rank_ids[n - 1] = q->limit;
+        free(rk);
+        tdm_free(h);
+        *r = (tdm_seq_dresult){.n = n, .ids = d->rank_ids, .rank_start = d->rank_start, .scored = q->limit,
+                               .score_ms = 0.25, .copy_ms = 0.125};
+        fake_leave();
+        return TDM_OK;
+    }
     if (bad == 1 && n >= 2) {
         tdm_seq_hit t = h[n / 2];
         h[n / 2] = h[n / 2 - 1], h[n / 2 - 1] = t;
@@ -406,6 +445,7 @@ static inline void check_engine(tdm_seq_engine *e, const tdm_seq_stm *stms, size
     assert_int_equal(es.patterns, count);
     const double thr[] = {0.0, 0.5, 1.0};
     const uint32_t ks[] = {1, 5, count + 3};
+    tdm_seq_result kept = {0}, kept_batch[12] = {{0}}; /* reused from query to query (opts.reuse) */
     for (size_t c = 0; c < NCONFIG; c++) {
         for (size_t t = 0; t < 6; t++) {
             double th = t < 3 ? thr[t] : 0.5;
@@ -431,9 +471,9 @@ static inline void check_engine(tdm_seq_engine *e, const tdm_seq_stm *stms, size
                 assert_int_equal(st->returned, got[i].n);
                 assert_int_equal(st->device_patterns, dev ? es.device_patterns : 0);
                 assert_int_equal(st->recent_patterns, dev ? es.recent_patterns : count);
-                if (dev) {
+                if (dev) { /* the device's copy, plus the host's placement of rows sent by rank */
                     assert_int_equal(atomic_load(&fake.last_limit), es.device_patterns);
-                    tu_check(st->copy_ms == 0.125, "%s: copy_ms %g not the device's", what, st->copy_ms);
+                    tu_check(st->copy_ms >= 0.125 && st->copy_ms < 1e3, "%s: copy_ms %g not the device's", what, st->copy_ms);
                 } else {
                     assert_true(st->copy_ms == 0.0);
                 }
@@ -449,6 +489,26 @@ static inline void check_engine(tdm_seq_engine *e, const tdm_seq_stm *stms, size
                 assert_null(batch[i].blocks);
                 tdm_seq_result_clear(&batch[i]);
             }
+            /* Into results kept from query to query (opts.reuse), blocks asked for every other time: the
+             * same hits, and a threshold answer that fits the kept array lands in it. */
+            tdm_seq_query_opts ro = o;
+            ro.reuse = 1;
+            for (size_t i = 0; i < nstm; i++) {
+                ro.blocks = (int)((i + t) % 2);
+                tdm_seq_hit *before = kept.hits;
+                size_t cap = kept.cap;
+                assert_int_equal(tdm_seq_engine_query(e, &stms[i], &ro, &kept), TDM_OK);
+                same_hits(&kept, &got[i], "reused result", configs[c].name, i, th, k);
+                tu_check(kept.cap >= kept.n && (kept.blocks != NULL) == ro.blocks, "%s: reused result: cap %zu, n %zu, blocks %p",
+                         what, kept.cap, kept.n, (void *)kept.blocks);
+                if (ro.blocks) hb_check(s, &stms[i], o.autojunk, &kept, "reused result");
+                if (!k && before && cap >= kept.n)
+                    tu_check(kept.hits == before, "%s %s STM %zu: %zu hits did not land in the kept array of %zu", what,
+                             configs[c].name, i, kept.n, cap);
+            }
+            ro.blocks = (int)(t % 2);
+            assert_int_equal(tdm_seq_engine_query_batch(e, stms, nstm, &ro, kept_batch), TDM_OK);
+            for (size_t i = 0; i < nstm; i++) same_hits(&kept_batch[i], &got[i], "reused batch", configs[c].name, i, th, k);
             /* With block summaries (from the fake device, or left to the host every other time): the same
              * hits, each with its summary, through both tiers' merge; single queries and a batch. */
             o.blocks = 1;
@@ -472,6 +532,8 @@ static inline void check_engine(tdm_seq_engine *e, const tdm_seq_stm *stms, size
             atomic_store(&fake.no_blocks, 0);
         }
     }
+    tdm_seq_result_clear(&kept);
+    for (size_t i = 0; i < 12; i++) tdm_seq_result_clear(&kept_batch[i]);
 }
 
 static inline tdm_seq_engine *make_engine(tdm_seq_store *s, uint32_t thr, double interval, uint64_t gpu_min) {

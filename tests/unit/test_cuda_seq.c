@@ -2,13 +2,16 @@
  * the engine, against the CPU engine on the same patterns: seeded random stores (tiny and Zipf
  * vocabularies, short and long patterns), appended in several batches so tiles and chunks vary, and
  * random queries (lcs and difflib with autojunk and both argument orders, STMs of 0 to 1,500 symbols,
- * unknown symbols, thresholds 0 and 1, top-k, no prefilter, id limits, block summaries asked for or not).
- * Hits must match bit for bit, and so must the block summaries (also checked against the matcher's own
- * blocks). On a machine without a GPU it says the GPU half was not run. */
+ * unknown symbols, thresholds 0 and 1, top-k, no prefilter, id limits, block summaries asked for or not,
+ * threshold rows sent by rank or as hits). Hits must match bit for bit (rows by rank after the engine's
+ * placement), and so must the block summaries (also checked against the matcher's own blocks). On a
+ * machine without a GPU it says the GPU half was not run. */
+#define _POSIX_C_SOURCE 200809L /* engine_internal.h's locks under -std=c11 */
 #include "unit_common.h"
 
 #include "hit_blocks_check.h"
 
+#include "seq/engine_internal.h"
 #include "seq/seq_device.h"
 #include "seq/seq_internal.h"
 
@@ -34,7 +37,7 @@ static void same_hits(const tdm_seq_result *cpu, const tdm_seq_hit *dev, size_t 
                      dev[i].id, dev[i].similarity);
 }
 
-static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no, size_t *blocks_seen) {
+static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no, size_t *blocks_seen, size_t *ranked_seen) {
     tdm_seq_gen_opts go;
     tdm_seq_gen_opts_init(&go);
     go.seed = tu_next(r);
@@ -102,18 +105,38 @@ static void run_case(const tdm_backend *b, tdm_ctx *ctx, tu_rng *r, int case_no,
         assert_int_equal(tdm_seq_query_range(s, &stm, &o, 0, limit, &cpu), TDM_OK);
         /* A pool of 1 makes difflib's top-k widen its exact set often; 0 is the backend's default. */
         tdm_seq_dquery q = {o.metric, o.autojunk, o.stm_first, ids, m, limit, o.top_k, NULL, 0, o.no_prefilter,
-                            (uint32_t)(tu_next(r) % 2), o.blocks};
+                            (uint32_t)(tu_next(r) % 2), o.blocks, NULL, 0};
         uint32_t *need = NULL;
         if (!o.top_k) assert_int_equal(tdm_seq_need_table(s, m, &o, &need, &q.n_need), 0);
         q.need = need;
+        /* Threshold rows by rank (what the engine asks for when an answer is large) for half the queries
+         * that may have them, at any threshold here. */
+        tdm_seq_ranks rk = {0};
+        if (!o.top_k && !o.blocks && tu_next(r) % 2) {
+            double *sim = tdm_seq_sim_table(o.metric, m, q.n_need);
+            assert_non_null(sim);
+            assert_int_equal(tdm_seq_rank_table(sim, q.n_need * (m + 1), &rk.rank, &rk.value, &rk.nrank), 0);
+            tdm_free(sim);
+            q.rank = rk.rank, q.nrank = rk.nrank;
+        }
         tdm_seq_dresult res;
         int rc = b->seq->query(d, &q, &res);
         if (rc) fail_msg("case %d query %d: device query failed: %s", case_no, qn, tdm_last_error());
         char what[256];
-        snprintf(what, sizeof what, "case %d query %d (vocab %u, %u patterns, m %zu, %s aj %d sf %d thr %g top %u pool %u nopf %d limit %u blocks %d)",
+        snprintf(what, sizeof what, "case %d query %d (vocab %u, %u patterns, m %zu, %s aj %d sf %d thr %g top %u pool %u nopf %d limit %u blocks %d ranked %d)",
                  case_no, qn, go.vocab, npat, m, tdm_seq_metric_name(o.metric), o.autojunk, o.stm_first, o.threshold, o.top_k,
-                 q.top_k_pool, o.no_prefilter, limit, o.blocks);
-        same_hits(&cpu, res.hits, res.n, what);
+                 q.top_k_pool, o.no_prefilter, limit, o.blocks, q.rank != NULL);
+        if (q.rank) { /* the CUDA module always answers by rank when given the table */
+            if (!res.ids || res.hits) fail_msg("%s: no rows by rank", what);
+            tdm_seq_result placed = {0};
+            if (tdm_seq_place_rows(&res, &rk, limit, 2, 0, 0, &placed)) fail_msg("%s: placing the rows: %s", what, tdm_last_error());
+            same_hits(&cpu, placed.hits, placed.n, what);
+            (*ranked_seen)++;
+            tdm_seq_result_clear(&placed);
+            tdm_seq_ranks_clear(&rk);
+        } else {
+            same_hits(&cpu, res.hits, res.n, what);
+        }
         if (o.blocks) { /* the device's summaries: the CPU's, bit for bit, and the matcher's */
             if (!res.blocks) fail_msg("%s: no block summaries from the device", what);
             for (size_t i = 0; i < res.n; i++)
@@ -147,10 +170,11 @@ static void test_device_matches_cpu(void **state) {
     if (b) {
         tu_rng r = tu_rng_for(0xC0DA);
         int cases = getenv("TANDEM_TEST_CASES") ? atoi(getenv("TANDEM_TEST_CASES")) : 40;
-        size_t blocks_seen = 0;
-        for (int c = 0; c < cases; c++) run_case(b, ctx, &r, c, &blocks_seen);
-        printf("%zu device hits with blocks checked\n", blocks_seen);
+        size_t blocks_seen = 0, ranked_seen = 0;
+        for (int c = 0; c < cases; c++) run_case(b, ctx, &r, c, &blocks_seen, &ranked_seen);
+        printf("%zu device hits with blocks checked, %zu queries answered by rank\n", blocks_seen, ranked_seen);
         if (cases >= 40 && blocks_seen < 1000) fail_msg("only %zu device hits with blocks: the summaries were hardly tested", blocks_seen);
+        if (cases >= 40 && ranked_seen < 40) fail_msg("only %zu queries answered by rank", ranked_seen);
     }
     tdm_destroy(ctx);
 }

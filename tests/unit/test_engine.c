@@ -225,22 +225,23 @@ static void test_engine_device_failures(void **state) {
 }
 
 /* A device answer out of order or outside its tier is a device error: the CPU answers instead. Rows
- * past 65,536 take the threaded check, so both its paths run. */
+ * past 65,536 take the threaded check, so both its paths run; each case runs as rows by rank (a threshold
+ * answering every pattern) and as hits (the same rows as a top-k answer). */
 static void test_engine_device_bad_rows(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(17);
     tdm_ctx *ctx = make_ctx(TDM_DEVICE_AUTO, 0, 1);
     const uint32_t sizes[] = {300, 70000};
-    for (int bad = 1; bad <= 2; bad++)
+    for (int bad = 1; bad <= 4; bad++)
         for (size_t z = 0; z < 2; z++) {
             tdm_seq_engine *e = make_engine(make_store(ctx, tu_next(&r), 8, sizes[z]), 0, 0.0, 0);
             tdm_seq_stm stm[1];
             make_stms(e, &r, 8, stm, 1);
-            tdm_seq_query_opts qo = opts_for(configs[0], 0.0, 0); /* every pattern is a row */
+            tdm_seq_query_opts qo = opts_for(configs[0], 0.0, bad > 2 ? sizes[z] : 0); /* every pattern is a row */
             tdm_seq_result want, got;
             assert_int_equal(tdm_seq_query(tdm_seq_engine_store(e), &stm[0], &qo, &want), TDM_OK);
             assert_int_equal(want.n, sizes[z]);
-            atomic_store(&fake.corrupt, bad);
+            atomic_store(&fake.corrupt, (bad - 1) % 2 + 1);
             assert_int_equal(tdm_seq_engine_query(e, &stm[0], &qo, &got), TDM_OK);
             atomic_store(&fake.corrupt, 0);
             assert_string_equal(got.stats.backend, "cpu");

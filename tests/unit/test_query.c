@@ -507,6 +507,35 @@ static void test_query_lanes(void **state) {
                     tdm_seq_result_clear(&res[i]);
                 }
             }
+        /* Results kept from batch to batch (opts.reuse), answers growing and shrinking, blocks asked for
+         * every other time: the same hits, in the kept arrays whenever they had room. */
+        static const double order[] = {1.0, 0.0, 0.6, 0.1, 0.25, 0.0};
+        memset(res, 0, sizeof res);
+        for (int t = 0; t < 6; t++) {
+            tdm_seq_query_opts o;
+            tdm_seq_query_opts_init(&o);
+            o.threshold = order[t], o.threads = 2, o.reuse = 1, o.blocks = t % 2;
+            tdm_seq_hit *before[N];
+            size_t cap[N];
+            for (size_t i = 0; i < n; i++) before[i] = res[i].hits, cap[i] = res[i].cap;
+            assert_int_equal(tdm_seq_query_batch(s, stms, n, &o, res), TDM_OK);
+            for (size_t i = 0; i < n; i++) {
+                tdm_seq_result one;
+                assert_int_equal(tdm_seq_query(s, &stms[i], &o, &one), TDM_OK);
+                tu_check(res[i].n == one.n && (res[i].blocks != NULL) == o.blocks && res[i].cap >= res[i].n,
+                         "reuse thr %g query %zu: %zu hits (cap %zu), want %zu", order[t], i, res[i].n, res[i].cap, one.n);
+                for (size_t h = 0; h < one.n; h++) {
+                    tu_check(res[i].hits[h].id == one.hits[h].id, "reuse query %zu hit %zu: id %u, want %u", i, h,
+                             res[i].hits[h].id, one.hits[h].id);
+                    tu_assert_same_double(res[i].hits[h].similarity, one.hits[h].similarity, "reuse query %zu", i);
+                    if (o.blocks) tu_check(!memcmp(&res[i].blocks[h], &one.blocks[h], sizeof one.blocks[h]), "reuse query %zu summary %zu", i, h);
+                }
+                if (before[i] && cap[i] >= one.n)
+                    tu_check(res[i].hits == before[i], "reuse thr %g query %zu: %zu hits not in the kept array of %zu", order[t], i, one.n, cap[i]);
+                tdm_seq_result_clear(&one);
+            }
+        }
+        for (size_t i = 0; i < n; i++) tdm_seq_result_clear(&res[i]);
         for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
         tdm_seq_store_free(s);
     }
