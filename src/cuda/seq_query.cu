@@ -211,11 +211,15 @@ __device__ block3 longest(seqacc a, seqacc b, seqacc pop, uint32_t *row, unsigne
     return block3{besti, bestj, best};
 }
 
+/* The block's shared copy of a one-word STM's table (lcs_word). */
+typedef struct {
+    const uint32_t *key;
+    const unsigned long long *mask;
+    uint32_t hmask;
+} shtab;
+
 /* The STM positions holding pattern element i (STMs of at most 64 symbols: one word per slot). */
-__device__ __forceinline__ unsigned long long stm_bits(const qparams &p, seqacc a, uint32_t i) {
-    int s = slot_of(p, at(a, i));
-    return s < 0 ? 0ull : __ldg(&((const unsigned long long *)p.masks)[s]);
-}
+__device__ __forceinline__ unsigned long long stm_bits(shtab t, seqacc a, uint32_t i) { return mask_sh(t.key, t.mask, t.hmask, at(a, i)); }
 
 /* find_longest_match(alo, ahi, blo, bhi) for a = the pattern and b = an STM of at most 64 symbols (no
  * junk: autojunk needs 200), bit-parallel as the CPU's rows_blocks: bit j of E_k(i) = AND over t < k of
@@ -224,7 +228,7 @@ __device__ __forceinline__ unsigned long long stm_bits(const qparams &p, seqacc 
  * (i, j), in row-then-column order, at which a run longer than the best so far ends: the first row whose
  * longest run beats the best, at the lowest bit of its deepest level. No extension loop can move a run that
  * is already the longest in its range. */
-__device__ block3 longest_bits(const qparams &p, seqacc a, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
+__device__ block3 longest_bits(shtab p, seqacc a, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
     const unsigned long long inr = (bhi >= 64 ? ~0ull : (1ull << bhi) - 1) & ~((1ull << blo) - 1);
     uint32_t best = 0, besti = alo, bestj = blo;
     for (uint32_t i = alo; i < ahi; i++) {
@@ -249,7 +253,7 @@ __device__ block3 longest_bits(const qparams &p, seqacc a, uint32_t alo, uint32_
  * equal neighbours inside its range, so no other block can end where it starts or start where it ends):
  * the blocks found are the blocks returned, which the cross-backend tests check against the CPU's
  * merged list. */
-__device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seqacc b, uint32_t lb, seqacc pop,
+__device__ uint32_t difflib_matches(const qparams &p, shtab sh, seqacc a, uint32_t la, seqacc b, uint32_t lb, seqacc pop,
                                     uint32_t *row, uint32_t *stack, tdm_seq_hit_blocks *sum, int bits) {
     const unsigned long long S = p.stride;
     uint32_t sp = 0, total = 0, nblk = 0, fi = UINT32_MAX, fj = 0, end = 0;
@@ -258,7 +262,7 @@ __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seq
     while (sp) {
         sp--;
         uint32_t alo = stack[(4 * sp) * S], ahi = stack[(4 * sp + 1) * S], blo = stack[(4 * sp + 2) * S], bhi = stack[(4 * sp + 3) * S];
-        block3 x = bits ? longest_bits(p, a, alo, ahi, blo, bhi) : longest(a, b, pop, row, S, alo, ahi, blo, bhi);
+        block3 x = bits ? longest_bits(sh, a, alo, ahi, blo, bhi) : longest(a, b, pop, row, S, alo, ahi, blo, bhi);
         if (!x.k) continue;
         total += x.k;
         nblk++;
@@ -285,11 +289,11 @@ __device__ uint32_t difflib_matches(const qparams &p, seqacc a, uint32_t la, seq
 
 /* difflib's matched count of a pattern P (n symbols, read with stride) and the STM in the query's order;
  * with the pattern as a (stm_first 0) sum (when not NULL) receives the blocks' summary too. */
-__device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid,
-                                  tdm_seq_hit_blocks *sum) {
+__device__ uint32_t difflib_count(const qparams &p, shtab sh, const uint32_t *P, uint32_t stride, uint32_t n,
+                                  unsigned long long tid, tdm_seq_hit_blocks *sum) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     seqacc pat = {P, stride}, stm = {p.stm, 1};
-    if (!p.stm_first) return difflib_matches(p, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, sum, p.words == 1);
+    if (!p.stm_first) return difflib_matches(p, sh, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, sum, p.words == 1);
     /* b is the pattern: CPython's popular purge applies to it when it has 200 or more elements. */
     seqacc pop = {NULL, 0};
     if (p.autojunk && n >= 200) {
@@ -301,15 +305,15 @@ __device__ uint32_t difflib_count(const qparams &p, const uint32_t *P, uint32_t 
         }
         pop = seqacc{flags, (uint32_t)p.stride};
     }
-    return difflib_matches(p, stm, p.m, pat, n, pop, row, stack, NULL, 0);
+    return difflib_matches(p, sh, stm, p.m, pat, n, pop, row, stack, NULL, 0);
 }
 
 /* The summary of SequenceMatcher(None, P, STM, autojunk)'s blocks (tdm_seq_dquery.blocks), whatever the
  * metric and argument order of the query. */
-__device__ tdm_seq_hit_blocks blocks_of(const qparams &p, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
+__device__ tdm_seq_hit_blocks blocks_of(const qparams &p, shtab sh, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     tdm_seq_hit_blocks sb;
-    difflib_matches(p, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack, &sb, p.words == 1);
+    difflib_matches(p, sh, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack, &sb, p.words == 1);
     return sb;
 }
 
@@ -330,6 +334,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
         for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x) sh_hist[i] = 0;
     if (threadIdx.x < 3) sh_cnt[threadIdx.x] = 0;
     __syncthreads();
+    const shtab sh = {sh_key, sh_mask, p.hmask}; /* filled for one-word STMs only, the only ones that read it */
     const uint32_t lane = threadIdx.x & 31;
     const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t nwarps = (uint32_t)(p.stride >> 5);
@@ -353,7 +358,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                     if (p.mode == MODE_EXACT) {
                         take = b >= p.lo && b < p.hi;
                         if (take) {
-                            count = difflib_count(p, P, tile.width, n, tid, NULL);
+                            count = difflib_count(p, sh, P, tile.width, n, tid, NULL);
                             p.xslot[slot] = count;
                             n_scored++;
                         }
@@ -385,7 +390,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
                     take = 0;
                 } else if (difflib) {
                     if (count < need && !p.no_prefilter) n_lcs++, take = 0;
-                    else count = difflib_count(p, P, tile.width, n, tid, p.blocks && !p.stm_first ? &sb : NULL), have_sb = p.blocks && !p.stm_first;
+                    else count = difflib_count(p, sh, P, tile.width, n, tid, p.blocks && !p.stm_first ? &sb : NULL), have_sb = p.blocks && !p.stm_first;
                 }
             }
             if (take) {
@@ -395,7 +400,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
             }
         }
         /* Rows kept (threshold, or top-k's pick) carry their blocks' summary when asked for. */
-        if (p.blocks && pass && !have_sb) sb = blocks_of(p, P, tile.width, n, tid);
+        if (p.blocks && pass && !have_sb) sb = blocks_of(p, sh, P, tile.width, n, tid);
         unsigned bal = __ballot_sync(0xffffffffu, pass);
         if (bal) {
             unsigned long long base = 0;
