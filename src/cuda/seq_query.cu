@@ -59,6 +59,8 @@ typedef struct {
     const uint32_t *rank;     /* ranked rows (tdm_seq_dquery.rank): a kept row is the key rank << id_bits | id */
     uint32_t id_bits;
     uint32_t *cslot, *xslot;  /* top-k: per tile lane, the LCS count and the exact difflib count */
+    uint32_t *cand;           /* difflib in two passes: the tile lanes whose LCS reaches the need */
+    unsigned long long ncand;
     uint32_t *out_id;
     unsigned long long *out_sim;
     tdm_seq_hit_blocks *out_blk; /* blocks: each kept row's matching-block summary, at the row's position */
@@ -317,18 +319,131 @@ __device__ tdm_seq_hit_blocks blocks_of(const qparams &p, shtab sh, const uint32
     return sb;
 }
 
+/* Appends the warp's passing rows (warp-aggregated: one atomic a warp): the key rank << id_bits | id for
+ * ranked queries, else the id, the similarity's bits and, asked for, the blocks' summary. */
+__device__ __forceinline__ void keep_row(const qparams &p, uint32_t lane, int pass, uint32_t id, uint32_t n, uint32_t count,
+                                         double sim, const tdm_seq_hit_blocks &sb) {
+    unsigned bal = __ballot_sync(0xffffffffu, pass);
+    if (!bal) return;
+    unsigned long long base = 0;
+    if (lane == 0) base = atomicAdd(&p.cnt[0], (unsigned long long)__popc(bal));
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (!pass) return;
+    unsigned long long pos = base + __popc(bal & ((1u << lane) - 1));
+    if (pos >= p.out_cap) return; /* counted: the host grows the output and runs the pass again */
+    if (p.rank) {
+        p.out_sim[pos] = (unsigned long long)__ldg(&p.rank[(size_t)n * (p.m + 1) + count]) << p.id_bits | id;
+    } else {
+        p.out_id[pos] = id;
+        p.out_sim[pos] = (unsigned long long)__double_as_longlong(sim);
+        if (p.blocks) p.out_blk[pos] = sb;
+    }
+}
+
+/* Loads a one-word STM's table into the block's shared memory (lcs_word). */
+__device__ __forceinline__ void load_shtab(const qparams &p, uint32_t *key, unsigned long long *mask) {
+    for (uint32_t i = threadIdx.x; i <= p.hmask; i += blockDim.x) {
+        uint32_t k = p.hkeys[i];
+        key[i] = k;
+        mask[i] = k == NO_ID ? 0 : p.masks[p.hslot[i]];
+    }
+}
+
+/* The commonest query alone, lcs over a threshold with a one-word STM and no summaries: the scoring
+ * kernel's MODE_NEED path without the matcher, whose registers would halve the threads a multiprocessor
+ * holds (this kernel fits 2,048: 8 blocks of 256), so more pattern reads are in flight. For difflib it
+ * is the first of two passes: the tile lanes whose LCS (the bound) reaches the need are listed in
+ * p.cand (counted in cnt[0]), and difflib_cand_kernel runs the matcher over that list only, every lane
+ * of a warp busy. */
+/* 8 blocks of 256 a multiprocessor where it holds 2,048 threads (sm_80, sm_90), 4 on sm_75 (1,024). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define LEAN_BLOCKS 4
+#else
+#define LEAN_BLOCKS 8
+#endif
+__global__ void __launch_bounds__(BLOCK, LEAN_BLOCKS) lcs_need_kernel(qparams p) {
+    __shared__ uint32_t sh_key[SH_SLOTS];
+    __shared__ unsigned long long sh_mask[SH_SLOTS];
+    __shared__ unsigned long long sh_cnt[2];
+    load_shtab(p, sh_key, sh_mask);
+    if (threadIdx.x < 2) sh_cnt[threadIdx.x] = 0;
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31;
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t nwarps = (uint32_t)(p.stride >> 5);
+    const tdm_seq_hit_blocks none = {0, 0, 0, 0, 0, 0};
+    unsigned long long n_len = 0, n_scored = 0, n_lcs = 0;
+    for (uint32_t t = (uint32_t)(tid >> 5); t < p.ntiles; t += nwarps) {
+        const seq_tile tile = p.tiles[t];
+        const size_t slot = (size_t)t * TILE + lane;
+        uint32_t id = p.ids[slot], n = p.lens[slot], need = NEVER, count = 0;
+        int take = lane < tile.width && id < p.limit, pass = 0;
+        if (take) {
+            need = n < p.n_need ? p.need[n] : NEVER;
+            if (need == NEVER && !p.no_prefilter) n_len++, take = 0;
+        }
+        if (take) {
+            count = lcs_word(sh_key, sh_mask, p.hmask, p.chunks[tile.chunk] + tile.off + lane, tile.width, n);
+            n_scored++;
+            pass = count >= need;
+        }
+        if (p.metric == TDM_SEQ_LCS) {
+            keep_row(p, lane, pass, id, n, count, pass ? ratio_lcs(count, p.m, n) : 0.0, none);
+            continue;
+        }
+        n_lcs += take && !pass; /* difflib: the LCS bound ruled it out */
+        unsigned bal = __ballot_sync(0xffffffffu, pass);
+        if (!bal) continue;
+        unsigned long long base = 0;
+        if (lane == 0) base = atomicAdd(&p.cnt[0], (unsigned long long)__popc(bal));
+        base = __shfl_sync(0xffffffffu, base, 0);
+        unsigned long long pos = base + __popc(bal & ((1u << lane) - 1));
+        if (pass && pos < p.out_cap) p.cand[pos] = (uint32_t)slot;
+    }
+    if (n_len) atomicAdd(&sh_cnt[0], n_len);
+    if (n_scored && p.metric == TDM_SEQ_LCS) atomicAdd(&sh_cnt[1], n_scored);
+    if (n_lcs) atomicAdd(&sh_cnt[1], n_lcs);
+    __syncthreads();
+    if (threadIdx.x == 0) { /* difflib's exact count (scored) is the second pass's */
+        if (sh_cnt[0]) atomicAdd(&p.cnt[1], sh_cnt[0]);
+        if (sh_cnt[1]) atomicAdd(&p.cnt[p.metric == TDM_SEQ_LCS ? 3 : 2], sh_cnt[1]);
+    }
+}
+
+/* The second pass of a difflib threshold query with a one-word STM (lcs_need_kernel listed the
+ * candidates): the exact matching blocks for each listed tile lane, its row kept when the matched
+ * count reaches the need. */
+__global__ void __launch_bounds__(BLOCK) difflib_cand_kernel(qparams p) {
+    __shared__ uint32_t sh_key[SH_SLOTS];
+    __shared__ unsigned long long sh_mask[SH_SLOTS];
+    load_shtab(p, sh_key, sh_mask);
+    __syncthreads();
+    const shtab sh = {sh_key, sh_mask, p.hmask};
+    const uint32_t lane = threadIdx.x & 31;
+    const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const tdm_seq_hit_blocks none = {0, 0, 0, 0, 0, 0};
+    for (unsigned long long c0 = tid - lane; c0 < p.ncand; c0 += p.stride) { /* a warp's 32 candidates at a time */
+        unsigned long long c = c0 + lane;
+        uint32_t id = 0, n = 0, count = 0;
+        int pass = 0;
+        if (c < p.ncand) {
+            uint32_t slot = p.cand[c], t = slot / TILE, l = slot % TILE;
+            const seq_tile tile = p.tiles[t];
+            id = p.ids[slot], n = p.lens[slot];
+            count = difflib_count(p, sh, p.chunks[tile.chunk] + tile.off + l, tile.width, n, tid, NULL);
+            pass = count >= p.need[n];
+        }
+        keep_row(p, lane, pass, id, n, count, pass ? ratio_difflib(count, p.m, n) : 0.0, none);
+    }
+}
+
 template <int W>
 __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
     __shared__ uint32_t sh_hist[NBINS];
     __shared__ unsigned long long sh_cnt[3];
     __shared__ uint32_t sh_key[W == 1 ? SH_SLOTS : 1];
     __shared__ unsigned long long sh_mask[W == 1 ? SH_SLOTS : 1];
-    if (W == 1)
-        for (uint32_t i = threadIdx.x; i <= p.hmask; i += blockDim.x) {
-            uint32_t k = p.hkeys[i];
-            sh_key[i] = k;
-            sh_mask[i] = k == NO_ID ? 0 : p.masks[p.hslot[i]];
-        }
+    if (W == 1) load_shtab(p, sh_key, sh_mask);
     const int histo = p.mode == MODE_HIST || p.mode == MODE_EXACT;
     if (histo)
         for (uint32_t i = threadIdx.x; i < NBINS; i += blockDim.x) sh_hist[i] = 0;
@@ -401,24 +516,7 @@ __global__ void __launch_bounds__(BLOCK) score_kernel(qparams p) {
         }
         /* Rows kept (threshold, or top-k's pick) carry their blocks' summary when asked for. */
         if (p.blocks && pass && !have_sb) sb = blocks_of(p, sh, P, tile.width, n, tid);
-        unsigned bal = __ballot_sync(0xffffffffu, pass);
-        if (bal) {
-            unsigned long long base = 0;
-            if (lane == 0) base = atomicAdd(&p.cnt[0], (unsigned long long)__popc(bal));
-            base = __shfl_sync(0xffffffffu, base, 0);
-            if (pass) {
-                unsigned long long pos = base + __popc(bal & ((1u << lane) - 1));
-                if (pos < p.out_cap) {
-                    if (p.rank) {
-                        p.out_sim[pos] = (unsigned long long)__ldg(&p.rank[(size_t)n * (p.m + 1) + count]) << p.id_bits | id;
-                    } else {
-                        p.out_id[pos] = id;
-                        p.out_sim[pos] = (unsigned long long)__double_as_longlong(sim);
-                        if (p.blocks) p.out_blk[pos] = sb;
-                    }
-                }
-            }
-        }
+        keep_row(p, lane, pass, id, n, count, sim, sb);
     }
     if (n_len) atomicAdd(&sh_cnt[0], n_len);
     if (n_lcs) atomicAdd(&sh_cnt[1], n_lcs);
@@ -489,6 +587,10 @@ static unsigned grid_for(unsigned long long n) {
 }
 
 static void launch(int W, int blocks, const qparams &p, cudaStream_t s) {
+    if (W == 1 && p.mode == MODE_NEED && p.metric == TDM_SEQ_LCS && !p.blocks) {
+        lcs_need_kernel<<<blocks, BLOCK, 0, s>>>(p);
+        return;
+    }
     switch (W) {
     case 1: score_kernel<1><<<blocks, BLOCK, 0, s>>>(p); break;
     case 2: score_kernel<2><<<blocks, BLOCK, 0, s>>>(p); break;
@@ -591,13 +693,36 @@ static int reserve_rows(tdm_seq_dstore *d, unsigned long long cap) {
     return rc;
 }
 
-/* One scoring pass; grows the output and runs again when more rows passed than it had room for. */
+/* One scoring pass; grows the output and runs again when more rows passed than it had room for. A
+ * difflib threshold query with a one-word STM and no summaries runs in two (lcs_need_kernel lists the
+ * candidates in alt_id, difflib_cand_kernel scores them). */
 static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned long long *counters) {
+    const int two = W == 1 && p->mode == MODE_NEED && p->metric == TDM_SEQ_DIFFLIB && !p->blocks;
     for (;;) {
         CK(cudaMemsetAsync(d->cnt.p, 0, 4 * sizeof(unsigned long long), d->stream), "clearing counters");
         p->out_id = (uint32_t *)d->out_id.p;
         p->out_sim = (unsigned long long *)d->out_sim.p;
         p->out_cap = d->out_cap;
+        if (two) {
+            p->cand = (uint32_t *)d->alt_id.p;
+            lcs_need_kernel<<<blocks, BLOCK, 0, d->stream>>>(*p);
+            CK(cudaGetLastError(), "launching the LCS bound pass");
+            CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
+            CK(cudaStreamSynchronize(d->stream), "LCS bound pass");
+            if (counters[0] > d->out_cap) {
+                int rc = reserve_rows(d, counters[0]);
+                if (rc) return rc;
+                continue;
+            }
+            p->ncand = counters[0];
+            CK(cudaMemsetAsync(d->cnt.p, 0, sizeof(unsigned long long), d->stream), "clearing the row count");
+            difflib_cand_kernel<<<blocks, BLOCK, 0, d->stream>>>(*p);
+            CK(cudaGetLastError(), "launching the matching-block pass");
+            CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
+            CK(cudaStreamSynchronize(d->stream), "matching-block pass");
+            counters[3] = p->ncand; /* the exact value was computed for every candidate */
+            return TDM_OK;
+        }
         if (p->blocks) {
             int rc = tdm_cuda_dbuf_reserve(d, &d->out_blk, d->out_cap * sizeof(tdm_seq_hit_blocks), "block summaries");
             if (rc) return rc;
