@@ -60,6 +60,7 @@ typedef struct {
     uint32_t id_bits;
     uint32_t *cslot, *xslot;  /* top-k: per tile lane, the LCS count and the exact difflib count */
     uint32_t *cand;           /* difflib in two passes: the tile lanes whose LCS reaches the need */
+    unsigned long long *pbits; /* one-word STMs, matcher: per thread (interleaved), a pattern's STM bits */
     unsigned long long ncand;
     uint32_t *out_id;
     unsigned long long *out_sim;
@@ -220,8 +221,18 @@ typedef struct {
     uint32_t hmask;
 } shtab;
 
-/* The STM positions holding pattern element i (STMs of at most 64 symbols: one word per slot). */
-__device__ __forceinline__ unsigned long long stm_bits(shtab t, seqacc a, uint32_t i) { return mask_sh(t.key, t.mask, t.hmask, at(a, i)); }
+/* The STM positions holding pattern element i (STMs of at most 64 symbols: one word per slot): looked up
+ * once per pattern into pb (stride S) when the pattern is short enough, else at each use. */
+#define PB_MAX 64
+typedef struct {
+    shtab t;
+    seqacc a;
+    const unsigned long long *pb;
+    unsigned long long S;
+} stmbits;
+__device__ __forceinline__ unsigned long long stm_bits(const stmbits &b, uint32_t i) {
+    return b.pb ? b.pb[i * b.S] : mask_sh(b.t.key, b.t.mask, b.t.hmask, at(b.a, i));
+}
 
 /* find_longest_match(alo, ahi, blo, bhi) for a = the pattern and b = an STM of at most 64 symbols (no
  * junk: autojunk needs 200), bit-parallel as the CPU's rows_blocks: bit j of E_k(i) = AND over t < k of
@@ -230,15 +241,15 @@ __device__ __forceinline__ unsigned long long stm_bits(shtab t, seqacc a, uint32
  * (i, j), in row-then-column order, at which a run longer than the best so far ends: the first row whose
  * longest run beats the best, at the lowest bit of its deepest level. No extension loop can move a run that
  * is already the longest in its range. */
-__device__ block3 longest_bits(shtab p, seqacc a, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
+__device__ block3 longest_bits(const stmbits &p, uint32_t alo, uint32_t ahi, uint32_t blo, uint32_t bhi) {
     const unsigned long long inr = (bhi >= 64 ? ~0ull : (1ull << bhi) - 1) & ~((1ull << blo) - 1);
     uint32_t best = 0, besti = alo, bestj = blo;
     for (uint32_t i = alo; i < ahi; i++) {
-        unsigned long long cur = stm_bits(p, a, i) & inr;
+        unsigned long long cur = stm_bits(p, i) & inr;
         if (!cur) continue;
         uint32_t k = 1;
         while (k < 64 && k <= i - alo) {
-            unsigned long long nxt = cur & ((stm_bits(p, a, i - k) & inr) << k);
+            unsigned long long nxt = cur & ((stm_bits(p, i - k) & inr) << k);
             if (!nxt) break;
             cur = nxt, k++;
         }
@@ -256,15 +267,20 @@ __device__ block3 longest_bits(shtab p, seqacc a, uint32_t alo, uint32_t ahi, ui
  * the blocks found are the blocks returned, which the cross-backend tests check against the CPU's
  * merged list. */
 __device__ uint32_t difflib_matches(const qparams &p, shtab sh, seqacc a, uint32_t la, seqacc b, uint32_t lb, seqacc pop,
-                                    uint32_t *row, uint32_t *stack, tdm_seq_hit_blocks *sum, int bits) {
+                                    uint32_t *row, uint32_t *stack, unsigned long long *pbuf, tdm_seq_hit_blocks *sum, int bits) {
     const unsigned long long S = p.stride;
     uint32_t sp = 0, total = 0, nblk = 0, fi = UINT32_MAX, fj = 0, end = 0;
+    stmbits sb = {sh, a, NULL, S};
+    if (bits && pbuf && la <= PB_MAX) { /* each element's lookup once, not once per range and run step */
+        for (uint32_t i = 0; i < la; i++) pbuf[i * S] = mask_sh(sh.key, sh.mask, sh.hmask, at(a, i));
+        sb.pb = pbuf;
+    }
 #define PUSH(x0, x1, x2, x3) (stack[(4 * sp) * S] = (x0), stack[(4 * sp + 1) * S] = (x1), stack[(4 * sp + 2) * S] = (x2), stack[(4 * sp + 3) * S] = (x3), sp++)
     PUSH(0, la, 0, lb);
     while (sp) {
         sp--;
         uint32_t alo = stack[(4 * sp) * S], ahi = stack[(4 * sp + 1) * S], blo = stack[(4 * sp + 2) * S], bhi = stack[(4 * sp + 3) * S];
-        block3 x = bits ? longest_bits(sh, a, alo, ahi, blo, bhi) : longest(a, b, pop, row, S, alo, ahi, blo, bhi);
+        block3 x = bits ? longest_bits(sb, alo, ahi, blo, bhi) : longest(a, b, pop, row, S, alo, ahi, blo, bhi);
         if (!x.k) continue;
         total += x.k;
         nblk++;
@@ -295,7 +311,8 @@ __device__ uint32_t difflib_count(const qparams &p, shtab sh, const uint32_t *P,
                                   unsigned long long tid, tdm_seq_hit_blocks *sum) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     seqacc pat = {P, stride}, stm = {p.stm, 1};
-    if (!p.stm_first) return difflib_matches(p, sh, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, sum, p.words == 1);
+    if (!p.stm_first)
+        return difflib_matches(p, sh, pat, n, stm, p.m, seqacc{p.stm_pop, 1}, row, stack, p.pbits ? p.pbits + tid : NULL, sum, p.words == 1);
     /* b is the pattern: CPython's popular purge applies to it when it has 200 or more elements. */
     seqacc pop = {NULL, 0};
     if (p.autojunk && n >= 200) {
@@ -307,7 +324,7 @@ __device__ uint32_t difflib_count(const qparams &p, shtab sh, const uint32_t *P,
         }
         pop = seqacc{flags, (uint32_t)p.stride};
     }
-    return difflib_matches(p, sh, stm, p.m, pat, n, pop, row, stack, NULL, 0);
+    return difflib_matches(p, sh, stm, p.m, pat, n, pop, row, stack, NULL, NULL, 0);
 }
 
 /* The summary of SequenceMatcher(None, P, STM, autojunk)'s blocks (tdm_seq_dquery.blocks), whatever the
@@ -315,7 +332,8 @@ __device__ uint32_t difflib_count(const qparams &p, shtab sh, const uint32_t *P,
 __device__ tdm_seq_hit_blocks blocks_of(const qparams &p, shtab sh, const uint32_t *P, uint32_t stride, uint32_t n, unsigned long long tid) {
     uint32_t *row = p.scr + tid, *stack = row + (unsigned long long)p.row_len * p.stride;
     tdm_seq_hit_blocks sb;
-    difflib_matches(p, sh, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack, &sb, p.words == 1);
+    difflib_matches(p, sh, seqacc{P, stride}, n, seqacc{p.stm, 1}, p.m, seqacc{p.stm_pop, 1}, row, stack,
+                    p.pbits ? p.pbits + tid : NULL, &sb, p.words == 1);
     return sb;
 }
 
@@ -909,6 +927,7 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         p.row_len = (uint32_t)(lb + 1);
         p.stack_len = (uint32_t)(4 * (lmin + 2));
         per_thread += ((size_t)p.row_len + p.stack_len + (dl && q->stm_first && q->autojunk ? d->max_length : 0)) * 4;
+        if (W == 1) per_thread = align8(per_thread) + PB_MAX * 8; /* the pattern's STM bits (difflib_matches) */
     }
     if (!W) per_thread += (size_t)p.words * 8;
     while (per_thread && blocks > 1 && blocks * BLOCK * per_thread > SCRATCH_BUDGET) blocks /= 2;
@@ -917,6 +936,8 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
     /* Long STMs keep their bit vectors in the buffer that later carries the packed rows. */
     if (!W && (rc = tdm_cuda_dbuf_reserve(d, &d->hits, p.stride * p.words * 8, "LCS scratch"))) return rc;
     p.scr = (uint32_t *)d->scr.p;
+    /* after the u32 region; the stride is a multiple of 256, so the offset is 8-byte aligned */
+    p.pbits = matcher && W == 1 ? (unsigned long long *)((char *)d->scr.p + p.stride * (per_thread - PB_MAX * 8)) : NULL;
     p.vscr = W ? NULL : (unsigned long long *)d->hits.p;
     if ((rc = tdm_cuda_dbuf_reserve(d, &d->cnt, 64, "counters")) || (rc = tdm_cuda_dbuf_reserve(d, &d->hist, NBINS * 4, "histogram")))
         return rc;
