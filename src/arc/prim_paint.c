@@ -57,11 +57,34 @@ static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err
     return &row->u.items[j];
 }
 
+/* The contents of a lazy patch (deferred or an object of objects()) when they fit masks and the grid's
+ * rows are all as long as row 0: then writes need no order and cannot fail. 1, 0 when not, -1 no memory. */
+static int lazy_cells(tdm_arc_rt *rt, const wgrid *g, tdm_arc_val *patch, arc_bits *b) {
+    if (!arc_set_is_lazy(patch)) return 0;
+    for (int64_t i = 0; i < g->h; i++)
+        if (g->g->u.items[i]->n != g->w) return 0;
+    return arc_bits_get(rt, patch, b);
+}
+
 /* fill (bg NULL) and underfill (write only over bg) */
 static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg,
                          const char *who) {
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
+    arc_bits b;
+    int lazy = lazy_cells(rt, &g, patch, &b);
+    ARC_TRYI(lazy);
+    if (lazy) {
+        /* each position once: which cells change depends only on the grid as it was */
+        uint32_t rows[32];
+        arc_bits_positions(&b, rows);
+        for (int64_t i = 0; i < g.h && i < 32; i++)
+            for (uint32_t r = g.w < 32 ? rows[i] & ((1u << g.w) - 1) : rows[i]; r; r &= r - 1) {
+                tdm_arc_val **c = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
+                if (!bg || arc_eq(*c, bg)) *c = value;
+            }
+        return g.g;
+    }
     arc_pos *p;
     uint32_t n;
     ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
@@ -106,6 +129,26 @@ static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, i
     }
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
+    arc_bits b;
+    int lazy = lazy_cells(rt, &g, obj, &b);
+    ARC_TRYI(lazy);
+    if (lazy && b.kind == ARC_BITS_CELLS) {
+        /* cells at distinct positions: the order they are written in cannot matter */
+        uint32_t seen[32] = {0}, clash = 0;
+        for (uint32_t bl = b.blocks; bl; bl &= bl - 1)
+            for (int i = 0, c = __builtin_ctz(bl); i < 32; i++) clash |= seen[i] & b.m[32 * c + i], seen[i] |= b.m[32 * c + i];
+        if (!clash) {
+            for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+                int c = __builtin_ctz(bl);
+                for (int64_t i = 0; i < g.h && i < 32; i++)
+                    for (uint32_t r = g.w < 32 ? b.m[32 * c + i] & ((1u << g.w) - 1) : b.m[32 * c + i]; r; r &= r - 1) {
+                        tdm_arc_val **cell = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
+                        if (!bg || arc_eq(*cell, bg)) *cell = arc_int(rt, c);
+                    }
+            }
+            return g.g;
+        }
+    }
     arc_list l;
     ARC_TRYI(arc_elems(rt, obj, &l, who));
     int err = 0;

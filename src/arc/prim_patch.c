@@ -4,6 +4,8 @@
  * read their iteration order. */
 #include "arc_internal.h"
 
+#include <string.h>
+
 /* The rows of a grid value for primitives that only iterate it (no rectangular check needed). */
 static int grid_rows(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
     if (!arc_is_tuple(g)) return arc_failf(rt, "%s: expected a grid, got %s", who, arc_type_name(g));
@@ -12,7 +14,7 @@ static int grid_rows(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
     return 0;
 }
 
-tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *asindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(grid_rows(rt, a[0], "asindices"));
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
@@ -21,6 +23,41 @@ tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
         for (uint32_t j = 0; j < w; j++)
             if (arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;
     return s;
+}
+
+tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+    uint32_t h = arc_is_tuple(a[0]) ? a[0]->n : 0, w = h && arc_is_tuple(a[0]->u.items[0]) ? a[0]->u.items[0]->n : 0;
+    if (arc_defer(rt) && h && w && h <= 32 && w <= 32) {
+        /* every (i, j) of h x w (w: row 0's length), laid out when read */
+        arc_bits b;
+        ARC_TRYI(grid_rows(rt, a[0], "asindices"));
+        ARC_TRYI(arc_bits_init(rt, &b));
+        b.kind = ARC_BITS_POS;
+        uint32_t *m = arc_bits_block(&b, 0), row = w == 32 ? UINT32_MAX : (1u << w) - 1;
+        for (uint32_t i = 0; i < h; i++) m[i] = row;
+        return arc_bits_set(rt, &b, asindices_eager, a, 1);
+    }
+    return asindices_eager(rt, a);
+}
+
+/* ofcolor(grid, v) as masks: 1 and *b, or 0 when a cell or v is not an int or the grid is over 32 x 32. */
+static int ofcolor_bits(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *v, arc_bits *b) {
+    if (!arc_is_tuple(g) || g->n > 32 || !arc_is_int(v)) return 0;
+    if (arc_bits_init(rt, b)) return -1;
+    b->kind = ARC_BITS_POS;
+    uint32_t *m = arc_bits_block(b, 0);
+    for (uint32_t i = 0; i < g->n; i++) {
+        tdm_arc_val *r = g->u.items[i];
+        if (!arc_is_tuple(r) || r->n > 32) return 0;
+        uint32_t row = 0;
+        for (uint32_t j = 0; j < r->n; j++) {
+            tdm_arc_val *c = r->u.items[j];
+            if (!arc_is_int(c)) return 0;
+            row |= (uint32_t)(c->u.i == v->u.i) << j;
+        }
+        m[i] = row;
+    }
+    return 1;
 }
 
 static tdm_arc_val *scan(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *value, const char *who) {
@@ -39,12 +76,47 @@ static tdm_arc_val *scan(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *value, con
     return s;
 }
 
-tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], a[1], "ofcolor"); }
+static tdm_arc_val *ofcolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], a[1], "ofcolor"); }
+
+tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt)) {
+        arc_bits b;
+        int r = ofcolor_bits(rt, a[0], a[1], &b);
+        ARC_TRYI(r);
+        if (r) return arc_bits_set(rt, &b, ofcolor_eager, a, 2);
+    }
+    return ofcolor_eager(rt, a);
+}
+
 tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], NULL, "asobject"); }
 
-tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
+static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
 
-tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+/* The positions of a set of cells or positions as masks: 1, 0 when they do not fit, -1 out of memory. */
+static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out) {
+    arc_bits b;
+    int r = arc_bits_get(rt, patch, &b);
+    if (r <= 0) return r;
+    if (arc_bits_init(rt, out)) return -1;
+    out->kind = b.kind == ARC_BITS_NONE ? ARC_BITS_NONE : ARC_BITS_POS;
+    if (b.blocks) arc_bits_positions(&b, arc_bits_block(out, 0));
+    return 1;
+}
+
+tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+    /* an Object's positions, laid out when read (Indices are returned as they are) */
+    const arc_bits *own = arc_bits_of(a[0]);
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && (!own || own->kind == ARC_BITS_CELLS) &&
+        (own || arc_set_is_lazy(a[0]) || arc_patch_kind(rt, a[0], "toindices") == 1)) {
+        arc_bits p;
+        int r = position_bits(rt, a[0], &p);
+        ARC_TRYI(r);
+        if (r && p.kind == ARC_BITS_POS) return arc_bits_set(rt, &p, toindices_eager, a, 1);
+    }
+    return arc_toindices(rt, a[0]);
+}
+
+static tdm_arc_val *recolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *ti = arc_toindices(rt, a[1]);
     ARC_TRY(ti);
     arc_list l;
@@ -54,6 +126,23 @@ tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
     for (uint32_t k = 0; k < l.n; k++)
         if (arc_set_add(rt, s, arc_pair(rt, a[0], l.v[k]))) return NULL;
     return s;
+}
+
+tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int c;
+    if (arc_defer(rt) && a[0]->kind == TDM_ARC_INT && a[0]->u.i >= 0 && a[0]->u.i < ARC_COLOURS_N && arc_is_set(a[1]) && a[1]->n) {
+        /* the patch's positions in colour c, laid out when read */
+        arc_bits p, b;
+        int r = position_bits(rt, a[1], &p);
+        ARC_TRYI(r);
+        if (r) {
+            ARC_TRYI(arc_bits_init(rt, &b));
+            b.kind = ARC_BITS_CELLS, c = (int)a[0]->u.i;
+            memcpy(arc_bits_block(&b, c), p.m, 32 * sizeof *p.m);
+            return arc_bits_set(rt, &b, recolor_eager, a, 2);
+        }
+    }
+    return recolor_eager(rt, a);
 }
 
 tdm_arc_val *arc_p_toobject(tdm_arc_rt *rt, tdm_arc_val **a) {

@@ -168,10 +168,12 @@ tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
 /* Interned positions (i, j) for i, j in POS_LO..POS_HI and cells (c, (i, j)) for colours 0..9 at those
  * positions: the pairs every patch is made of. Shared by all runtimes, immutable and hashed at start, so
  * building a patch allocates and hashes nothing and set lookups end at the pointer test. */
-#define POS_LO (-2)
-#define POS_HI 32
-#define POS_N (POS_HI - POS_LO + 1)
-static tdm_arc_val pos_vals[POS_N * POS_N], cell_vals[10 * POS_N * POS_N];
+#define POS_LO ARC_POS_LO
+#define POS_HI ARC_POS_HI
+#define POS_N ARC_POS_N
+tdm_arc_val arc_pos_vals[POS_N * POS_N], arc_cell_vals[10 * POS_N * POS_N];
+#define pos_vals arc_pos_vals
+#define cell_vals arc_cell_vals
 static tdm_arc_val *pos_items[POS_N * POS_N][2], *cell_items[10 * POS_N * POS_N][2];
 
 __attribute__((constructor(200))) static void init_pairs(void) {
@@ -292,6 +294,10 @@ int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
     case TDM_ARC_FSET:
         if (a->n != b->n) return 0;
         if (a->hashed && b->hashed && a->hash != b->hash) return 0;
+        if (a->u.set.lazy || b->u.set.lazy) { /* a deferred set (bits.c) compares masks, with no layout */
+            int same = arc_bits_equal(a, b);
+            if (same >= 0) return same;
+        }
         if (a->u.set.lazy && !b->u.set.lazy) { /* walk the one with a table; ask the lazy one */
             tdm_arc_val *t = a;
             a = b, b = t;
