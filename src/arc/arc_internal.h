@@ -268,8 +268,15 @@ enum { ARC_BITS_NONE, ARC_BITS_POS, ARC_BITS_CELLS };
 typedef struct arc_bits {
     int kind;        /* ARC_BITS_NONE (no element yet), ARC_BITS_POS or ARC_BITS_CELLS */
     uint32_t blocks; /* bit b: block b of m is written (positions use block 0; cells, block c for colour c) */
-    uint32_t *m;     /* up to 10 blocks of 32 row masks: bit j of m[32 * b + i] is (i, j) (of colour b) */
+    uint32_t *m;     /* up to 10 blocks of 32 row masks: bit j + ARC_BITS_OFF of m[32 * b + i + ARC_BITS_OFF]
+                        is (i, j) (of colour b) */
 } arc_bits;
+/* Masks hold -2 <= i, j < 30: a 30 x 30 grid and the ring of positions just outside its top and left
+ * (neighbours, outboxes, shifts by one), all of them interned pairs. */
+#define ARC_BITS_OFF 2
+static inline int arc_bits_fits(int64_t i, int64_t j) {
+    return i >= -ARC_BITS_OFF && j >= -ARC_BITS_OFF && i < 32 - ARC_BITS_OFF && j < 32 - ARC_BITS_OFF;
+}
 #define ARC_COLOURS_N 10
 /* Block c of b, zeroed on its first use. */
 static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
@@ -290,9 +297,9 @@ int arc_bits_add(arc_bits *b, tdm_arc_val *s);
  * fit, -1 out of memory. */
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 uint32_t arc_bits_count(const arc_bits *b);
-/* The bounding box {min i, min j, max i, max j} of a non-empty b. */
+/* The bounding box {min i, min j, max i, max j} of a non-empty b (positions, not bit indices). */
 void arc_bits_box(const arc_bits *b, int64_t box[4]);
-/* The positions of b as one mask per row: toindices of its cells (or b itself). */
+/* The positions of b as one mask per row, in b's bit layout: toindices of its cells (or b itself). */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */

@@ -2,7 +2,7 @@
  * merge, mfilter, mapply, toindices, difference, recolor, shift, normalize, ofcolor and asindices make are
  * only measured, tested for membership, hashed, compared or painted, and none of that reads an iteration
  * order; building their tables in CPython's insertion order was most of a solver call. So when every
- * element of a result is an interned position (i, j) or cell (c, (i, j)) with 0 <= i, j < 32, the
+ * element of a result is an interned position (i, j) or cell (c, (i, j)) with -2 <= i, j < 30, the
  * primitive returns a lazy set holding its contents as row masks (arc_bits, one block of 32 rows per
  * colour) and its recipe: the primitive's eager form and its arguments. Values are immutable, so running
  * the recipe when something first reads the order (iteration, first, repr, a rebuild in order, ...) gives
@@ -50,12 +50,12 @@ static int add_key(arc_bits *b, const tdm_arc_val *key) {
         c = (int)(k / (ARC_POS_N * ARC_POS_N)), k %= ARC_POS_N * ARC_POS_N, want = ARC_BITS_CELLS;
     }
     int i = (int)(k / ARC_POS_N) + ARC_POS_LO, j = (int)(k % ARC_POS_N) + ARC_POS_LO;
-    if (i < 0 || j < 0 || i >= 32 || j >= 32) return 0;
+    if (!arc_bits_fits(i, j)) return 0;
     if (b->kind != want) {
         if (b->kind != ARC_BITS_NONE) return 0;
         b->kind = want;
     }
-    arc_bits_block(b, c)[i] |= 1u << j;
+    arc_bits_block(b, c)[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
     return 1;
 }
 
@@ -124,7 +124,8 @@ void arc_bits_box(const arc_bits *b, int64_t box[4]) {
             if (u == 32) u = i;
             d = i, cols |= rows[i];
         }
-    box[0] = u, box[1] = __builtin_ctz(cols), box[2] = d, box[3] = 31 - __builtin_clz(cols);
+    box[0] = u - ARC_BITS_OFF, box[1] = __builtin_ctz(cols) - ARC_BITS_OFF, box[2] = d - ARC_BITS_OFF;
+    box[3] = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
 }
 
 /* ---- the deferred set's hooks (arc_lazy) ------------------------------------------------------------- */
@@ -142,7 +143,7 @@ static int bset_layout(arc_lazy *z, tdm_arc_val *s) {
 
 /* The interned element at bit j of row i of block c. */
 static inline const tdm_arc_val *elem_at(int kind, int c, int i, int j) {
-    int p = (i - ARC_POS_LO) * ARC_POS_N + (j - ARC_POS_LO);
+    int p = (i - ARC_BITS_OFF - ARC_POS_LO) * ARC_POS_N + (j - ARC_BITS_OFF - ARC_POS_LO);
     return kind == ARC_BITS_POS ? &arc_pos_vals[p] : &arc_cell_vals[c * ARC_POS_N * ARC_POS_N + p];
 }
 
@@ -177,7 +178,8 @@ static int bset_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     } else if (b->kind != ARC_BITS_POS) {
         return 0;
     }
-    if (!small_int(x, 32, &i) || !small_int(y, 32, &j) || !(b->blocks >> c & 1)) return 0;
+    if (!arc_is_int(x) || !arc_is_int(y) || !arc_bits_fits(x->u.i, y->u.i) || !(b->blocks >> c & 1)) return 0;
+    i = (int)x->u.i + ARC_BITS_OFF, j = (int)y->u.i + ARC_BITS_OFF;
     return (int)(b->m[32 * c + i] >> j & 1);
 }
 

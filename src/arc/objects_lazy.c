@@ -273,14 +273,14 @@ static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
         uint32_t *m = arc_bits_block(dst, x->ucol[part]);
         for (int i = b[0]; i <= b[2]; i++) {
             uint32_t r = 0;
-            for (int j = b[1]; j <= b[3]; j++) r |= (uint32_t)(x->comp[i * x->w + j] == part) << j;
-            m[i] |= r;
+            for (int j = b[1]; j <= b[3]; j++) r |= (uint32_t)(x->comp[i * x->w + j] == part) << (j + ARC_BITS_OFF);
+            m[i + ARC_BITS_OFF] |= r;
         }
         return 1;
     }
     for (int i = b[0]; i <= b[2]; i++)
         for (int j = b[1]; j <= b[3]; j++)
-            if (x->comp[i * x->w + j] == part) arc_bits_block(dst, x->col[i * x->w + j])[i] |= 1u << j;
+            if (x->comp[i * x->w + j] == part) arc_bits_block(dst, x->col[i * x->w + j])[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
     return 1;
 }
 

@@ -240,13 +240,13 @@ static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_
 }
 
 /* The deferred result of shift (or normalize) by (di, dj) of a non-empty set whose contents are b, when
- * every shifted position stays in 0..31: 1 and *out, 0 when not, -1 out of memory. */
+ * every shifted position still fits the masks: 1 and *out, 0 when not, -1 out of memory. */
 static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, int64_t di, int64_t dj, arc_prim_fn eager, tdm_arc_val **a,
                       tdm_arc_val **out) {
     arc_bits s;
     int64_t box[4];
     arc_bits_box(b, box);
-    if (box[0] + di < 0 || box[1] + dj < 0 || box[2] + di > 31 || box[3] + dj > 31) return 0;
+    if (!arc_bits_fits(box[0] + di, box[1] + dj) || !arc_bits_fits(box[2] + di, box[3] + dj)) return 0;
     if (arc_bits_init(rt, &s)) return -1;
     s.kind = b->kind;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {

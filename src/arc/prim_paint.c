@@ -66,6 +66,12 @@ static int lazy_cells(tdm_arc_rt *rt, const wgrid *g, tdm_arc_val *patch, arc_bi
     return arc_bits_get(rt, patch, b);
 }
 
+/* A row mask of the masks' layout as the grid's columns 0..w-1 (bit j: column j). */
+static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
+    row >>= ARC_BITS_OFF;
+    return g->w < 32 ? row & ((1u << g->w) - 1) : row;
+}
+
 /* fill (bg NULL) and underfill (write only over bg) */
 static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg,
                          const char *who) {
@@ -78,8 +84,8 @@ static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, 
         /* each position once: which cells change depends only on the grid as it was */
         uint32_t rows[32];
         arc_bits_positions(&b, rows);
-        for (int64_t i = 0; i < g.h && i < 32; i++)
-            for (uint32_t r = g.w < 32 ? rows[i] & ((1u << g.w) - 1) : rows[i]; r; r &= r - 1) {
+        for (int64_t i = 0; i < g.h && i + ARC_BITS_OFF < 32; i++)
+            for (uint32_t r = in_grid(&g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
                 tdm_arc_val **c = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
                 if (!bg || arc_eq(*c, bg)) *c = value;
             }
@@ -140,8 +146,8 @@ static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, i
         if (!clash) {
             for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
                 int c = __builtin_ctz(bl);
-                for (int64_t i = 0; i < g.h && i < 32; i++)
-                    for (uint32_t r = g.w < 32 ? b.m[32 * c + i] & ((1u << g.w) - 1) : b.m[32 * c + i]; r; r &= r - 1) {
+                for (int64_t i = 0; i < g.h && i + ARC_BITS_OFF < 32; i++)
+                    for (uint32_t r = in_grid(&g, b.m[32 * c + i + ARC_BITS_OFF]); r; r &= r - 1) {
                         tdm_arc_val **cell = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
                         if (!bg || arc_eq(*cell, bg)) *cell = arc_int(rt, c);
                     }

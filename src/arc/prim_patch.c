@@ -27,35 +27,35 @@ static tdm_arc_val *asindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
     uint32_t h = arc_is_tuple(a[0]) ? a[0]->n : 0, w = h && arc_is_tuple(a[0]->u.items[0]) ? a[0]->u.items[0]->n : 0;
-    if (arc_defer(rt) && h && w && h <= 32 && w <= 32) {
+    if (arc_defer(rt) && h && w && arc_bits_fits(h - 1, w - 1)) {
         /* every (i, j) of h x w (w: row 0's length), laid out when read */
         arc_bits b;
         ARC_TRYI(grid_rows(rt, a[0], "asindices"));
         ARC_TRYI(arc_bits_init(rt, &b));
         b.kind = ARC_BITS_POS;
-        uint32_t *m = arc_bits_block(&b, 0), row = w == 32 ? UINT32_MAX : (1u << w) - 1;
-        for (uint32_t i = 0; i < h; i++) m[i] = row;
+        uint32_t *m = arc_bits_block(&b, 0), row = ((1u << w) - 1) << ARC_BITS_OFF;
+        for (uint32_t i = 0; i < h; i++) m[i + ARC_BITS_OFF] = row;
         return arc_bits_set(rt, &b, asindices_eager, a, 1);
     }
     return asindices_eager(rt, a);
 }
 
-/* ofcolor(grid, v) as masks: 1 and *b, or 0 when a cell or v is not an int or the grid is over 32 x 32. */
+/* ofcolor(grid, v) as masks: 1 and *b, or 0 when a cell or v is not an int or the grid is over 30 x 30. */
 static int ofcolor_bits(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *v, arc_bits *b) {
-    if (!arc_is_tuple(g) || g->n > 32 || !arc_is_int(v)) return 0;
+    if (!arc_is_tuple(g) || g->n > 32 - ARC_BITS_OFF || !arc_is_int(v)) return 0;
     if (arc_bits_init(rt, b)) return -1;
     b->kind = ARC_BITS_POS;
     uint32_t *m = arc_bits_block(b, 0);
     for (uint32_t i = 0; i < g->n; i++) {
         tdm_arc_val *r = g->u.items[i];
-        if (!arc_is_tuple(r) || r->n > 32) return 0;
+        if (!arc_is_tuple(r) || r->n > 32 - ARC_BITS_OFF) return 0;
         uint32_t row = 0;
         for (uint32_t j = 0; j < r->n; j++) {
             tdm_arc_val *c = r->u.items[j];
             if (!arc_is_int(c)) return 0;
-            row |= (uint32_t)(c->u.i == v->u.i) << j;
+            row |= (uint32_t)(c->u.i == v->u.i) << (j + ARC_BITS_OFF);
         }
-        m[i] = row;
+        m[i + ARC_BITS_OFF] = row;
     }
     return 1;
 }

@@ -98,12 +98,13 @@ static int pick(tu_rng *r, int type) {
     return n ? idx[tu_below(r, (uint64_t)n)] : -1;
 }
 
-/* A random eager set: positions or cells, mostly in 0..29, sometimes ones the masks cannot hold. */
+/* A random eager set: positions or cells, in 0..29 or -2..29 (the masks' edge), sometimes with ones the
+ * masks cannot hold. */
 static void random_patch(tu_rng *r) {
-    int n = (int)tu_below(r, 40), cells = (int)tu_below(r, 2), odd = tu_below(r, 4) == 0;
+    int n = (int)tu_below(r, 40), cells = (int)tu_below(r, 2), odd = tu_below(r, 4) == 0, edge = tu_below(r, 3) == 0;
     int64_t e[40][3];
     for (int k = 0; k < n; k++) {
-        e[k][0] = tu_range(r, 0, 9), e[k][1] = tu_range(r, 0, 29), e[k][2] = tu_range(r, 0, 29);
+        e[k][0] = tu_range(r, 0, 9), e[k][1] = tu_range(r, edge ? -2 : 0, 29), e[k][2] = tu_range(r, edge ? -2 : 0, 29);
         if (odd && tu_below(r, 8) == 0) e[k][1] = tu_range(r, -3, 34);
     }
     int mix = odd && tu_below(r, 2), fresh = odd && tu_below(r, 2);
