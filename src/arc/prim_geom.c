@@ -240,9 +240,10 @@ static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_
 }
 
 /* The deferred result of shift (or normalize) by (di, dj) of a non-empty set whose contents are b, when
- * every shifted position still fits the masks: 1 and *out, 0 when not, -1 out of memory. */
+ * every shifted position still fits the masks (the recipe: eager on a[0..nargs-1]): 1 and *out, 0 when
+ * not, -1 out of memory. */
 static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, int64_t di, int64_t dj, arc_prim_fn eager, tdm_arc_val **a,
-                      tdm_arc_val **out) {
+                      int nargs, tdm_arc_val **out) {
     arc_bits s;
     int64_t box[4];
     arc_bits_box(b, box);
@@ -258,7 +259,7 @@ static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, int64_t di, int64_t dj,
             m[i] = dj >= 0 ? row << dj : row >> -dj;
         }
     }
-    *out = arc_bits_set(rt, &s, eager, a, 2);
+    *out = arc_bits_set(rt, &s, eager, a, nargs);
     return *out ? 1 : -1;
 }
 
@@ -279,7 +280,7 @@ tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
         arc_bits b;
         int r = arc_bits_get(rt, a[0], &b);
         ARC_TRYI(r);
-        if (r && b.kind != ARC_BITS_NONE) ARC_TRYI(r = shift_bits(rt, &b, v->u.items[0]->u.i, v->u.items[1]->u.i, shift_eager, a, &out));
+        if (r && b.kind != ARC_BITS_NONE) ARC_TRYI(r = shift_bits(rt, &b, v->u.items[0]->u.i, v->u.items[1]->u.i, shift_eager, a, 2, &out));
         if (r && b.kind != ARC_BITS_NONE) return out;
     }
     return shift_eager(rt, a);
@@ -304,7 +305,7 @@ tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
         ARC_TRYI(r);
         if (r && b.kind != ARC_BITS_NONE) {
             arc_bits_box(&b, box);
-            ARC_TRYI(r = shift_bits(rt, &b, -box[0], -box[1], normalize_eager, a, &out));
+            ARC_TRYI(r = shift_bits(rt, &b, -box[0], -box[1], normalize_eager, a, 1, &out));
             if (r) return out;
         }
     }

@@ -186,19 +186,19 @@ static tdm_arc_val *ineigh(tdm_arc_rt *rt, int64_t i, int64_t j) {
     return four(rt, p);
 }
 
-tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *dneighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t i, j;
     ARC_TRYI(loc2(rt, a[0], &i, &j, "dneighbors"));
     return dneigh(rt, i, j);
 }
 
-tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *ineighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t i, j;
     ARC_TRYI(loc2(rt, a[0], &i, &j, "ineighbors"));
     return ineigh(rt, i, j);
 }
 
-tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *neighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t i, j;
     ARC_TRYI(loc2(rt, a[0], &i, &j, "neighbors"));
     tdm_arc_val *d = dneigh(rt, i, j), *n = d ? ineigh(rt, i, j) : NULL;
@@ -226,7 +226,7 @@ static tdm_arc_val *connect(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, 
     return s;
 }
 
-tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *connect_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t ai, aj, bi, bj;
     ARC_TRYI(arc_get_ipair(rt, a[0], &ai, &aj, "connect"));
     ARC_TRYI(arc_get_ipair(rt, a[1], &bi, &bj, "connect"));
@@ -290,7 +290,7 @@ static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
     return s;
 }
 
-tdm_arc_val *arc_p_backdrop(tdm_arc_rt *rt, tdm_arc_val **a) { return backdrop(rt, a[0]); }
+static tdm_arc_val *backdrop_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return backdrop(rt, a[0]); }
 
 /* Is position key in toindices(obj), obj a lazy object (arc_set_minus_where's test). */
 static int holds_pos(void *obj, tdm_arc_val *key) {
@@ -298,7 +298,7 @@ static int holds_pos(void *obj, tdm_arc_val *key) {
     return o->u.set.lazy->holds_pos(o->u.set.lazy, o, key->u.items[0]->u.i, key->u.items[1]->u.i);
 }
 
-tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *delta_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int kind = arc_patch_kind(rt, a[0], "delta");
     ARC_TRYI(kind);
     if (kind == 2) return arc_set_new(rt);
@@ -343,6 +343,120 @@ static tdm_arc_val *boxlike(tdm_arc_rt *rt, tdm_arc_val *patch, int grow, const 
     return outline(rt, si, sj, ei, ej);
 }
 
-tdm_arc_val *arc_p_box(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 0, "box"); }
-tdm_arc_val *arc_p_inbox(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], -1, "inbox"); }
-tdm_arc_val *arc_p_outbox(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 1, "outbox"); }
+static tdm_arc_val *box_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 0, "box"); }
+static tdm_arc_val *inbox_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], -1, "inbox"); }
+static tdm_arc_val *outbox_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 1, "outbox"); }
+
+/* ---- the shapes above with deferred layouts (bits.c): their positions as masks when all fit ----------- */
+
+static int pos_begin(tdm_arc_rt *rt, arc_bits *b) {
+    if (arc_bits_init(rt, b)) return -1;
+    b->kind = ARC_BITS_POS;
+    arc_bits_block(b, 0);
+    return 0;
+}
+
+/* Positions (i, j) for i in u..d and j in l..r (all fitting the masks). */
+static void put_rect(arc_bits *b, int64_t u, int64_t l, int64_t d, int64_t r) {
+    uint32_t row = (uint32_t)(((2ull << (r + ARC_BITS_OFF)) - 1) & ~((1ull << (l + ARC_BITS_OFF)) - 1));
+    for (int64_t i = u; i <= d; i++) b->m[i + ARC_BITS_OFF] |= row;
+}
+
+/* The deferred set of n positions p[2k], p[2k + 1], or NULL with *fits 0 when one does not fit (NULL
+ * with *fits 1: out of memory). */
+static tdm_arc_val *pos_list(tdm_arc_rt *rt, const int64_t *p, int n, arc_prim_fn eager, tdm_arc_val **a, int *fits) {
+    arc_bits b;
+    *fits = 0;
+    for (int k = 0; k < n; k++)
+        if (!arc_bits_fits(p[2 * k], p[2 * k + 1])) return NULL;
+    *fits = 1;
+    if (pos_begin(rt, &b)) return NULL;
+    for (int k = 0; k < n; k++) put_rect(&b, p[2 * k], p[2 * k + 1], p[2 * k], p[2 * k + 1]);
+    return arc_bits_set(rt, &b, eager, a, 1);
+}
+
+/* loc as a tuple of two ints, without errors (the eager form reports them). */
+static int ints2(const tdm_arc_val *loc, int64_t *i, int64_t *j) {
+    if (!arc_is_tuple(loc) || loc->n != 2 || !arc_is_int(loc->u.items[0]) || !arc_is_int(loc->u.items[1])) return 0;
+    *i = loc->u.items[0]->u.i, *j = loc->u.items[1]->u.i;
+    return 1;
+}
+
+/* dneighbors (positions 0..3 below), ineighbors (4..7) and neighbors (0..7) of a[0]. */
+static tdm_arc_val *neighbourhood(tdm_arc_rt *rt, tdm_arc_val **a, int first, int n, arc_prim_fn eager) {
+    int64_t i, j;
+    if (arc_defer(rt) && ints2(a[0], &i, &j)) {
+        int64_t p[16] = {i - 1, j, i + 1, j, i, j - 1, i, j + 1, i - 1, j - 1, i - 1, j + 1, i + 1, j - 1, i + 1, j + 1};
+        int fits;
+        tdm_arc_val *s = pos_list(rt, p + 2 * first, n, eager, a, &fits);
+        if (fits) return s;
+    }
+    return eager(rt, a);
+}
+
+tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 4, dneighbors_eager); }
+tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 4, 4, ineighbors_eager); }
+tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 8, neighbors_eager); }
+
+tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t ai, aj, bi, bj;
+    arc_bits b;
+    if (arc_defer(rt) && ints2(a[0], &ai, &aj) && ints2(a[1], &bi, &bj) && arc_bits_fits(ai, aj) && arc_bits_fits(bi, bj) &&
+        (ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj)) {
+        /* a line between two positions that fit, laid out when read */
+        int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
+        ARC_TRYI(pos_begin(rt, &b));
+        if (ai == bi || aj == bj) put_rect(&b, si, sj, ei, ej);
+        else
+            for (int64_t k = 0; k <= ei - si; k++) put_rect(&b, si + k, bi - ai == bj - aj ? sj + k : ej - k, si + k, bi - ai == bj - aj ? sj + k : ej - k);
+        return arc_bits_set(rt, &b, connect_eager, a, 2);
+    }
+    return connect_eager(rt, a);
+}
+
+/* box (grow 0), inbox (grow -1), outbox (grow +1) and backdrop (rect) of a patch whose box is known
+ * without a layout (arc_patch_box), when the shape fits the masks. */
+static tdm_arc_val *shape(tdm_arc_rt *rt, tdm_arc_val **a, int grow, int rect, arc_prim_fn eager, const char *who) {
+    uint32_t n;
+    int64_t u, l, d, r;
+    arc_bits b;
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        ARC_TRYI(arc_patch_box(rt, a[0], &n, &u, &l, &d, &r, who));
+        int64_t ai = u - grow, aj = l - grow, bi = d + grow, bj = r + grow;
+        int64_t si = ai < bi ? ai : bi, sj = aj < bj ? aj : bj, ei = ai < bi ? bi : ai, ej = aj < bj ? bj : aj;
+        if (n && arc_bits_fits(si, sj) && arc_bits_fits(ei, ej)) {
+            ARC_TRYI(pos_begin(rt, &b));
+            if (rect) {
+                put_rect(&b, si, sj, ei, ej);
+            } else {
+                put_rect(&b, si, sj, si, ej), put_rect(&b, ei, sj, ei, ej);
+                put_rect(&b, si, sj, ei, sj), put_rect(&b, si, ej, ei, ej);
+            }
+            return arc_bits_set(rt, &b, eager, a, 1);
+        }
+    }
+    return eager(rt, a);
+}
+
+tdm_arc_val *arc_p_box(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, 0, 0, box_eager, "box"); }
+tdm_arc_val *arc_p_inbox(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, -1, 0, inbox_eager, "inbox"); }
+tdm_arc_val *arc_p_outbox(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, 1, 0, outbox_eager, "outbox"); }
+tdm_arc_val *arc_p_backdrop(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, 0, 1, backdrop_eager, "backdrop"); }
+
+tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_bits p, b;
+    int64_t box[4];
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        /* the box's positions less the patch's, laid out when read */
+        int r = position_bits(rt, a[0], &p);
+        ARC_TRYI(r);
+        if (r) {
+            ARC_TRYI(pos_begin(rt, &b));
+            arc_bits_box(&p, box);
+            put_rect(&b, box[0], box[1], box[2], box[3]);
+            for (int i = 0; i < 32; i++) b.m[i] &= ~p.m[i];
+            return arc_bits_set(rt, &b, delta_eager, a, 1);
+        }
+    }
+    return delta_eager(rt, a);
+}

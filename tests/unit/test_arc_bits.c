@@ -5,8 +5,9 @@
  * some with elements the masks cannot hold (positions outside 0..31, tuples that are not interned, True
  * for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
  * primitives (merge, mfilter, mapply, toindices, difference, recolor, shift, normalize, ofcolor,
- * asindices) or a reader of their results (fill, underfill, paint, underpaint, cover, box, delta,
- * combine, intersection, toobject, subgrid, size, first, ...) on both and compares: the same error, or
+ * asindices, the neighbourhoods, connect, box, inbox, outbox, backdrop, delta) or a reader of their
+ * results (fill, underfill, paint, underpaint, cover, combine, intersection, toobject, subgrid, first)
+ * on both and compares: the same error, or
  * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
  * the end in random order, and each table is held to the eager one slot by slot. */
 #include "arc_test_util.h"
@@ -154,12 +155,15 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 24 };
+enum { NOPS = 31 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
     int op = (int)tu_below(r, NOPS), p = pick(r, T_PATCH), q = pick(r, T_PATCH), o = pick(r, T_OBJS);
     int64_t c = tu_range(r, 0, 9), di = tu_range(r, -4, 4), dj = tu_range(r, -4, 4), fn = tu_range(r, 0, 8);
+    int64_t pt[4], line = tu_range(r, -3, 3);
+    for (int k = 0; k < 4; k++) pt[k] = tu_range(r, -3, 31);
+    if (tu_below(r, 2)) pt[2] = pt[0] + (line ? line : 5) * (int64_t)tu_below(r, 2), pt[3] = pt[1] + line; /* often a line */
     tdm_arc_val *res[2];
     int type = T_PATCH;
     if (p < 0 || o < 0) return 1;
@@ -195,6 +199,13 @@ static int step(tu_rng *r, int g) {
             arc_set_add(rt, t, P), arc_set_add(rt, t, Q);
             f = arc_p_merge, a[0] = t;
             break;
+        case 23: f = arc_p_dneighbors, a[0] = arc_ipair(rt, pt[0], pt[1]); break;
+        case 24: f = arc_p_ineighbors, a[0] = arc_ipair(rt, pt[0], pt[1]); break;
+        case 25: f = arc_p_neighbors, a[0] = arc_ipair(rt, pt[0], pt[1]); break;
+        case 26: f = arc_p_connect, a[0] = arc_ipair(rt, pt[0], pt[1]), a[1] = arc_ipair(rt, pt[2], pt[3]); break;
+        case 27: f = arc_p_inbox, a[0] = P; break;
+        case 28: f = arc_p_outbox, a[0] = P; break;
+        case 29: f = arc_p_backdrop, a[0] = P; break;
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
