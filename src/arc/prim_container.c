@@ -255,13 +255,21 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
     tdm_arc_val *d = arc_set_from(rt, t->u.items, t->n);
     ARC_TRY(d);
     tdm_arc_val *best = NULL;
-    uint32_t bestc = 0;
+    uint32_t bestc = 0, small[64], is_small = 1;
+    /* items that are all ints in 0..63 (colours, mostly) are counted in one pass; else by == per key */
+    memset(small, 0, sizeof small);
+    for (uint32_t k = 0; k < t->n && is_small; k++) {
+        tdm_arc_val *x = t->u.items[k];
+        if ((is_small = arc_is_int(x) && x->u.i >= 0 && x->u.i < 64)) small[x->u.i]++;
+    }
     arc_slot *tab = arc_set_slots(d);
     for (uint32_t s = 0; s <= d->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;
         if (!key || key == ARC_DUMMY) continue;
         uint32_t c = 0;
-        for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
+        if (is_small) c = small[key->u.i];
+        else
+            for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
         if (!best || (most ? c > bestc : c < bestc)) best = key, bestc = c;
     }
     return best;
