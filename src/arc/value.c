@@ -399,11 +399,14 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
     out->n = c->n;
     out->v = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *out->v);
     if (!out->v) return -1;
-    uint32_t k = 0;
+    /* out->v is n entries long; while fewer than n are found the next write is in bounds, and the slots
+       are gathered without a branch on each one (occupancy is random: a branch mispredicts) */
+    uint32_t k = 0, n = c->n;
     arc_slot *tab = c->u.set.tab;
-    for (uint32_t s = 0; s <= c->u.set.mask; s++) {
+    for (uint32_t s = 0; s <= c->u.set.mask && k < n; s++) {
         tdm_arc_val *key = tab[s].key;
-        if (key && key != ARC_DUMMY) out->v[k++] = key;
+        out->v[k] = key;
+        k += key != NULL && key != ARC_DUMMY;
     }
     return 0;
 }
