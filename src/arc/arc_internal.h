@@ -100,7 +100,14 @@ void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(print
 int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* returns -1 */
 
 /* ---- values ---------------------------------------------------------------------------------------- */
-tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v);
+/* Ints ARC_INT_LO..ARC_INT_HI are interned (value.c): grids and coordinates use them over and over. */
+#define ARC_INT_LO (-256)
+#define ARC_INT_HI 1023
+extern tdm_arc_val arc_small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+tdm_arc_val *arc_int_alloc(tdm_arc_rt *rt, int64_t v); /* an int outside the interned range */
+static inline tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v) {
+    return v >= ARC_INT_LO && v <= ARC_INT_HI ? &arc_small_ints[v - ARC_INT_LO] : arc_int_alloc(rt, v);
+}
 /* The interned int 0; small ints follow it in one array, so a grid cell's colour 0..9 is its offset. */
 extern const tdm_arc_val *const arc_int_zero;
 tdm_arc_val *arc_bool(int v);

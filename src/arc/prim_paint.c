@@ -193,7 +193,12 @@ static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const ch
         if (!arc_is_tuple(r)) return arc_fail(rt, "%s: grid row is not a tuple (not supported by the port)", who);
         tdm_arc_val *nr = arc_tuple(rt, r->n);
         ARC_TRY(nr);
-        for (uint32_t j = 0; j < r->n; j++) {
+        if (!swap && arc_is_int(a[1])) /* ints (every grid's cells): == without a call */
+            for (uint32_t j = 0; j < r->n; j++) {
+                tdm_arc_val *v = r->u.items[j];
+                nr->u.items[j] = v == a[1] || (arc_is_int(v) && v->u.i == a[1]->u.i) ? a[2] : v;
+            }
+        for (uint32_t j = 0; j < r->n && (swap || !arc_is_int(a[1])); j++) {
             tdm_arc_val *v = r->u.items[j];
             if (!swap) nr->u.items[j] = arc_eq(v, a[1]) ? a[2] : v;
             else if (arc_eq(v, a[1]) && arc_eq(a[1], a[2])) nr->u.items[j] = a[2];

@@ -115,9 +115,8 @@ size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt) { return rt ? rt->bytes : 0; }
 /* ---- ints, bools, None ------------------------------------------------------------------------------- */
 
 /* Interned ints: grids and coordinates use small values over and over, so most ints cost no memory. */
-#define ARC_INT_LO (-256)
-#define ARC_INT_HI 1023
-static tdm_arc_val small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+tdm_arc_val arc_small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+#define small_ints arc_small_ints
 const tdm_arc_val *const arc_int_zero = &small_ints[0 - ARC_INT_LO];
 static tdm_arc_val bool_vals[2];
 tdm_arc_val arc_none_val;
@@ -143,8 +142,7 @@ __attribute__((constructor(101))) static void init_static_values(void) {
     arc_dummy_key.kind = TDM_ARC_NONE;
 }
 
-tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v) {
-    if (v >= ARC_INT_LO && v <= ARC_INT_HI) return &small_ints[v - ARC_INT_LO];
+tdm_arc_val *arc_int_alloc(tdm_arc_rt *rt, int64_t v) {
     tdm_arc_val *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
