@@ -132,6 +132,9 @@ static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_F
 static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
 int arc_truthy(const tdm_arc_val *v);
 int64_t arc_hash(tdm_arc_val *v);
+/* CPython's hash of an int, and of a 2-tuple whose items hash to h0 and h1 (what arc_hash gives). */
+int64_t arc_int_hash(int64_t n);
+int64_t arc_pair_hash(int64_t h0, int64_t h1);
 /* A frozenset's hash (spec §4.4) as a fold over its elements' hashes in any order: acc starts at 0. */
 static inline uint64_t arc_fset_hash_add(uint64_t acc, int64_t h) {
     uint64_t x = (uint64_t)h;
@@ -266,17 +269,21 @@ int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val
 void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t *out);
 
 /* ---- sets of cells and positions with deferred layouts (bits.c) ------------------------------------- */
-/* The contents of a frozenset of interned positions (i, j) or of interned cells (c, (i, j)), 0 <= i, j < 32,
- * as row masks: what merge, toindices, difference, recolor, shift, ofcolor, ... know of their result
- * without its CPython layout. Such a result is a lazy set (arc_lazy) whose layout is its primitive's eager
- * form run again on the same arguments when something reads an order (spec §4.11); len, hash, ==,
- * membership, boxes, fill and paint read the masks. */
+/* The contents of a frozenset of positions (i, j) or of cells (c, (i, j)) (c in 0..9): interned ones with
+ * -2 <= i, j < 30 as row masks, and in a wide set the others as a sorted list of keys. This is what merge,
+ * toindices, difference, recolor, shift, connect, shoot, ofcolor, ... know of their result without its
+ * CPython layout. Such a result is a lazy set (arc_lazy) whose layout is its primitive's eager form run
+ * again on the same arguments when something reads an order (spec §4.11); len, hash, ==, membership,
+ * boxes, fill and paint read the contents. */
 enum { ARC_BITS_NONE, ARC_BITS_POS, ARC_BITS_CELLS };
 typedef struct arc_bits {
     int kind;        /* ARC_BITS_NONE (no element yet), ARC_BITS_POS or ARC_BITS_CELLS */
     uint32_t blocks; /* bit b: block b of m is written (positions use block 0; cells, block c for colour c) */
     uint32_t *m;     /* up to 10 blocks of 32 row masks: bit j + ARC_BITS_OFF of m[32 * b + i + ARC_BITS_OFF]
                         is (i, j) (of colour b) */
+    tdm_arc_rt *rt;  /* a wide accumulator's runtime (out grows in its arena); NULL: masks only */
+    uint64_t *out;   /* wide: the other elements as keys (arc_bits_key): sorted and unique in a made set */
+    uint32_t nout, cap;
 } arc_bits;
 /* Masks hold -2 <= i, j < 30: a 30 x 30 grid and the ring of positions just outside its top and left
  * (neighbours, outboxes, shifts by one), all of them interned pairs. */
@@ -284,6 +291,17 @@ typedef struct arc_bits {
 static inline int arc_bits_fits(int64_t i, int64_t j) {
     return i >= -ARC_BITS_OFF && j >= -ARC_BITS_OFF && i < 32 - ARC_BITS_OFF && j < 32 - ARC_BITS_OFF;
 }
+/* A wide set's element as a key: colour (0 for positions), then i, then j, so keys sort as (c, i, j). */
+#define ARC_KEY_BIAS (1 << 23)
+static inline int arc_key_ok(int64_t i, int64_t j) {
+    return i > -ARC_KEY_BIAS && i < ARC_KEY_BIAS && j > -ARC_KEY_BIAS && j < ARC_KEY_BIAS;
+}
+static inline uint64_t arc_bits_key(int64_t c, int64_t i, int64_t j) {
+    return (uint64_t)c << 48 | (uint64_t)(i + ARC_KEY_BIAS) << 24 | (uint64_t)(j + ARC_KEY_BIAS);
+}
+static inline int64_t arc_key_c(uint64_t k) { return (int64_t)(k >> 48); }
+static inline int64_t arc_key_i(uint64_t k) { return (int64_t)(k >> 24 & 0xffffff) - ARC_KEY_BIAS; }
+static inline int64_t arc_key_j(uint64_t k) { return (int64_t)(k & 0xffffff) - ARC_KEY_BIAS; }
 #define ARC_COLOURS_N 10
 /* Block c of b, zeroed on its first use. */
 static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
@@ -294,27 +312,32 @@ static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
     }
     return m;
 }
-/* An empty accumulator with room for cells (m in rt's arena): 0, or -1 out of memory. */
+/* An empty accumulator with room for cells (m in rt's arena), masks only (init) or wide (init_wide): 0, or
+ * -1 out of memory. */
 int arc_bits_init(tdm_arc_rt *rt, arc_bits *b);
-/* Adds the elements of frozenset s to b: 1, or 0 when one does not fit (not an interned position or cell
- * in range, or not of b's kind); b is unspecified then. Reads no layout (a lazy set answers through its
- * bits hook, or is declined when it has none). */
+int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b);
+/* Adds element (c, i, j) (c 0 for a position) of b's kind to a wide b: to the masks when it fits, else to
+ * out. 0, or -1 out of memory. */
+int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j);
+/* Adds the elements of frozenset s to b: 1, or 0 when one does not fit (for masks only: not an interned
+ * position or cell in range; wide: not a position or cell at all), or is not of b's kind (b is unspecified
+ * then), -1 out of memory. Reads no layout (a lazy set answers through its bits hook, or is declined
+ * when it has none). */
 int arc_bits_add(arc_bits *b, tdm_arc_val *s);
 /* s's contents: 1 and *b (borrowed from s if s is deferred, else built in rt's arena), 0 when they do not
- * fit, -1 out of memory. */
+ * fit, -1 out of memory. arc_bits_get takes masks only (b->nout is 0); arc_bits_get_wide, wide sets too. */
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
-uint32_t arc_bits_count(const arc_bits *b);
-/* The bounding box {min i, min j, max i, max j} of a non-empty b (positions, not bit indices). */
+int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
+/* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */
 void arc_bits_box(const arc_bits *b, int64_t box[4]);
-/* The positions of b as one mask per row, in b's bit layout: toindices of its cells (or b itself). */
+/* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
+ * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);
 /* The contents of s if s is such a deferred set (borrowed), else NULL. */
 const arc_bits *arc_bits_of(const tdm_arc_val *s);
-/* Same contents: 1 or 0. */
-int arc_bits_same(const arc_bits *a, const arc_bits *b);
 /* a == b for frozensets of equal size when one is deferred and the other's contents fit: 1 or 0; -1 when
  * that cannot be told this way (the caller compares element by element). */
 int arc_bits_equal(tdm_arc_val *a, tdm_arc_val *b);

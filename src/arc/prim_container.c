@@ -186,9 +186,11 @@ tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
         arc_list outer;
         arc_bits b;
         ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
-        ARC_TRYI(arc_bits_init(rt, &b));
+        ARC_TRYI(arc_bits_init_wide(rt, &b));
         uint32_t k = 0;
-        while (k < outer.n && arc_bits_add(&b, outer.v[k])) k++;
+        int r = 1;
+        while (k < outer.n && (r = arc_bits_add(&b, outer.v[k])) > 0) k++;
+        ARC_TRYI(r);
         if (k == outer.n) return arc_bits_set(rt, &b, merge_eager, a, 1);
     }
     return merge_eager(rt, a);

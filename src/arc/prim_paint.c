@@ -57,13 +57,14 @@ static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err
     return &row->u.items[j];
 }
 
-/* The contents of a lazy patch (deferred or an object of objects()) when they fit masks and the grid's
- * rows are all as long as row 0: then writes need no order and cannot fail. 1, 0 when not, -1 no memory. */
+/* The contents of a lazy patch (deferred or an object of objects()) when the grid's rows are all as long
+ * as row 0: then writes need no order and cannot fail. The masks cover a grid of up to 30 x 30 (the wide
+ * part of a set lies outside it), a larger grid takes masks only. 1, 0 when not, -1 no memory. */
 static int lazy_cells(tdm_arc_rt *rt, const wgrid *g, tdm_arc_val *patch, arc_bits *b) {
     if (!arc_set_is_lazy(patch)) return 0;
     for (int64_t i = 0; i < g->h; i++)
         if (g->g->u.items[i]->n != g->w) return 0;
-    return arc_bits_get(rt, patch, b);
+    return g->h <= 32 - ARC_BITS_OFF && g->w <= 32 - ARC_BITS_OFF ? arc_bits_get_wide(rt, patch, b) : arc_bits_get(rt, patch, b);
 }
 
 /* A row mask of the masks' layout as the grid's columns 0..w-1 (bit j: column j). */

@@ -92,14 +92,17 @@ tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a
 
 static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
 
-/* The positions of a set of cells or positions as masks: 1, 0 when they do not fit, -1 out of memory. */
-static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out) {
+/* The positions of a set of cells or positions (a wide accumulator, colour c for cells): 1, 0 when they
+ * do not fit, -1 out of memory. */
+static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out, int kind, int c) {
     arc_bits b;
-    int r = arc_bits_get(rt, patch, &b);
+    int r = arc_bits_get_wide(rt, patch, &b);
     if (r <= 0) return r;
-    if (arc_bits_init(rt, out)) return -1;
-    out->kind = b.kind == ARC_BITS_NONE ? ARC_BITS_NONE : ARC_BITS_POS;
-    if (b.blocks) arc_bits_positions(&b, arc_bits_block(out, 0));
+    if (arc_bits_init_wide(rt, out)) return -1;
+    out->kind = b.kind == ARC_BITS_NONE ? ARC_BITS_NONE : kind;
+    if (b.blocks) arc_bits_positions(&b, arc_bits_block(out, c));
+    for (uint32_t k = 0; k < b.nout; k++)
+        if (arc_bits_put(out, c, arc_key_i(b.out[k]), arc_key_j(b.out[k]))) return -1;
     return 1;
 }
 
@@ -109,7 +112,7 @@ tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && (!own || own->kind == ARC_BITS_CELLS) &&
         (own || arc_set_is_lazy(a[0]) || arc_patch_kind(rt, a[0], "toindices") == 1)) {
         arc_bits p;
-        int r = position_bits(rt, a[0], &p);
+        int r = position_bits(rt, a[0], &p, ARC_BITS_POS, 0);
         ARC_TRYI(r);
         if (r && p.kind == ARC_BITS_POS) return arc_bits_set(rt, &p, toindices_eager, a, 1);
     }
@@ -132,15 +135,10 @@ tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
     int c;
     if (arc_defer(rt) && a[0]->kind == TDM_ARC_INT && a[0]->u.i >= 0 && a[0]->u.i < ARC_COLOURS_N && arc_is_set(a[1]) && a[1]->n) {
         /* the patch's positions in colour c, laid out when read */
-        arc_bits p, b;
-        int r = position_bits(rt, a[1], &p);
+        arc_bits b;
+        int r = position_bits(rt, a[1], &b, ARC_BITS_CELLS, c = (int)a[0]->u.i);
         ARC_TRYI(r);
-        if (r) {
-            ARC_TRYI(arc_bits_init(rt, &b));
-            b.kind = ARC_BITS_CELLS, c = (int)a[0]->u.i;
-            memcpy(arc_bits_block(&b, c), p.m, 32 * sizeof *p.m);
-            return arc_bits_set(rt, &b, recolor_eager, a, 2);
-        }
+        if (r) return arc_bits_set(rt, &b, recolor_eager, a, 2);
     }
     return recolor_eager(rt, a);
 }
@@ -235,7 +233,7 @@ static tdm_arc_val *connect_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     return connect(rt, ai, aj, bi, bj);
 }
 
-tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *shoot_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t si, sj, di, dj;
     ARC_TRYI(loc2(rt, a[0], &si, &sj, "shoot"));
     ARC_TRYI(loc2(rt, a[1], &di, &dj, "shoot"));
@@ -398,20 +396,48 @@ tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbou
 tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 4, 4, ineighbors_eager); }
 tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 8, neighbors_eager); }
 
+/* The line connect(a, b) draws, deferred, when it is one (a row, a column or a diagonal) of at most 4096
+ * positions: 1 and *out; 0 when not; -1 out of memory. */
+static int line(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj, arc_prim_fn eager, tdm_arc_val **a,
+                tdm_arc_val **out) {
+    arc_bits b;
+    int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
+    int diag = bi - ai == bj - aj, anti = bi - ai == aj - bj;
+    if (!arc_key_ok(ai, aj) || !arc_key_ok(bi, bj) || ei - si > 4096 || ej - sj > 4096 || !(ai == bi || aj == bj || diag || anti))
+        return 0;
+    if (pos_begin(rt, &b)) return -1;
+    b.rt = rt; /* wide: the line may leave the masks */
+    if (ai == bi || aj == bj) {
+        for (int64_t i = si; i <= ei; i++)
+            for (int64_t j = sj; j <= ej; j++)
+                if (arc_bits_put(&b, 0, i, j)) return -1;
+    } else {
+        for (int64_t k = 0; k <= ei - si; k++)
+            if (arc_bits_put(&b, 0, si + k, diag ? sj + k : ej - k)) return -1;
+    }
+    return (*out = arc_bits_set(rt, &b, eager, a, 2)) ? 1 : -1;
+}
+
 tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t ai, aj, bi, bj;
-    arc_bits b;
-    if (arc_defer(rt) && ints2(a[0], &ai, &aj) && ints2(a[1], &bi, &bj) && arc_bits_fits(ai, aj) && arc_bits_fits(bi, bj) &&
-        (ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj)) {
-        /* a line between two positions that fit, laid out when read */
-        int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
-        ARC_TRYI(pos_begin(rt, &b));
-        if (ai == bi || aj == bj) put_rect(&b, si, sj, ei, ej);
-        else
-            for (int64_t k = 0; k <= ei - si; k++) put_rect(&b, si + k, bi - ai == bj - aj ? sj + k : ej - k, si + k, bi - ai == bj - aj ? sj + k : ej - k);
-        return arc_bits_set(rt, &b, connect_eager, a, 2);
+    tdm_arc_val *out;
+    if (arc_defer(rt) && ints2(a[0], &ai, &aj) && ints2(a[1], &bi, &bj)) {
+        int r = line(rt, ai, aj, bi, bj, connect_eager, a, &out);
+        ARC_TRYI(r);
+        if (r) return out;
     }
     return connect_eager(rt, a);
+}
+
+tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t si, sj, di, dj;
+    tdm_arc_val *out;
+    if (arc_defer(rt) && ints2(a[0], &si, &sj) && ints2(a[1], &di, &dj) && di >= -1000 && di <= 1000 && dj >= -1000 && dj <= 1000) {
+        int r = line(rt, si, sj, si + 42 * di, sj + 42 * dj, shoot_eager, a, &out);
+        ARC_TRYI(r);
+        if (r) return out;
+    }
+    return shoot_eager(rt, a);
 }
 
 /* box (grow 0), inbox (grow -1), outbox (grow +1) and backdrop (rect) of a patch whose box is known
@@ -448,13 +474,15 @@ tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t box[4];
     if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
         /* the box's positions less the patch's, laid out when read */
-        int r = position_bits(rt, a[0], &p);
+        int r = arc_bits_get(rt, a[0], &p);
         ARC_TRYI(r);
-        if (r) {
+        if (r && p.kind != ARC_BITS_NONE) {
+            uint32_t rows[32];
+            arc_bits_positions(&p, rows);
             ARC_TRYI(pos_begin(rt, &b));
             arc_bits_box(&p, box);
             put_rect(&b, box[0], box[1], box[2], box[3]);
-            for (int i = 0; i < 32; i++) b.m[i] &= ~p.m[i];
+            for (int i = 0; i < 32; i++) b.m[i] &= ~rows[i];
             return arc_bits_set(rt, &b, delta_eager, a, 1);
         }
     }

@@ -122,7 +122,7 @@ static tdm_arc_val bool_vals[2];
 tdm_arc_val arc_none_val;
 tdm_arc_val arc_dummy_key;
 
-static int64_t int_hash(int64_t n) {
+int64_t arc_int_hash(int64_t n) {
     /* CPython: sign(n) * (|n| mod (2^61 - 1)), and -1 becomes -2. */
     const uint64_t M = ((uint64_t)1 << 61) - 1;
     uint64_t a = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
@@ -134,7 +134,7 @@ static int64_t int_hash(int64_t n) {
 __attribute__((constructor(101))) static void init_static_values(void) {
     for (int64_t v = ARC_INT_LO; v <= ARC_INT_HI; v++) {
         tdm_arc_val *x = &small_ints[v - ARC_INT_LO];
-        x->kind = TDM_ARC_INT, x->u.i = v, x->hash = int_hash(v), x->hashed = 1;
+        x->kind = TDM_ARC_INT, x->u.i = v, x->hash = arc_int_hash(v), x->hashed = 1;
     }
     for (int b = 0; b < 2; b++) bool_vals[b].kind = TDM_ARC_BOOL, bool_vals[b].u.i = b, bool_vals[b].hash = b, bool_vals[b].hashed = 1;
     /* None hashes by address in CPython; any fixed value will do (spec §4.10: never inside a set). */
@@ -236,12 +236,21 @@ int64_t arc_fset_hash_end(uint64_t acc, uint32_t n) {
 
 static uint64_t rotl31(uint64_t x) { return (x << 31) | (x >> 33); }
 
+int64_t arc_pair_hash(int64_t h0, int64_t h1) {
+    const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
+    uint64_t acc = P5;
+    acc = rotl31(acc + (uint64_t)h0 * P2) * P1;
+    acc = rotl31(acc + (uint64_t)h1 * P2) * P1;
+    acc += (uint64_t)2 ^ (P5 ^ 3527539ull);
+    return acc == UINT64_MAX ? 1546275796 : (int64_t)acc;
+}
+
 int64_t arc_hash(tdm_arc_val *v) {
     if (v->hashed) return v->hash;
     int64_t h;
     switch (v->kind) {
     case TDM_ARC_INT:
-    case TDM_ARC_BOOL: h = int_hash(v->u.i); break;
+    case TDM_ARC_BOOL: h = arc_int_hash(v->u.i); break;
     case TDM_ARC_TUPLE: {
         const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
         uint64_t acc = P5;

@@ -2,10 +2,10 @@
  * run the same seeded random chains of primitive calls: one defers layouts (the default), the other has
  * rt->eager on, so every set is laid out when made. Inputs are random grids, their objects (lazy, with
  * their own deferred layouts), and random eager sets of positions and cells inserted in random order,
- * some with elements the masks cannot hold (positions outside 0..31, tuples that are not interned, True
- * for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
+ * some with elements the masks cannot hold (far positions for the wide part, tuples that are not
+ * interned, True for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
  * primitives (merge, mfilter, mapply, toindices, difference, recolor, shift, normalize, ofcolor,
- * asindices, the neighbourhoods, connect, box, inbox, outbox, backdrop, delta) or a reader of their
+ * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta) or a reader of their
  * results (fill, underfill, paint, underpaint, cover, combine, intersection, toobject, subgrid, first)
  * on both and compares: the same error, or
  * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
@@ -25,7 +25,7 @@ typedef struct {
 
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
-static int npool, deferred_seen, laid_out;
+static int npool, deferred_seen, wide_seen, laid_out;
 
 static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) {
     arc_slot *a = arc_set_slots(lazy), *b = arc_set_slots(eager);
@@ -47,6 +47,7 @@ static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) {
  * a fresh tuple, or with True for 1. */
 static tdm_arc_val *probe_key(tdm_arc_rt *rt, tu_rng *r) {
     int64_t i = tu_range(r, -1, 32), j = tu_range(r, -1, 32), c = tu_range(r, 0, 9);
+    if (tu_below(r, 4) == 0) i = tu_range(r, -45, 75), j = tu_range(r, -45, 75); /* where wide parts lie */
     tdm_arc_val *p = arc_ipair(rt, i, j);
     switch (tu_below(r, 4)) {
     case 0: return p;
@@ -73,7 +74,8 @@ static int compare(tu_rng *r, tdm_arc_val *x, tdm_arc_val *y) {
         assert_true(arc_eq(x, y));
         return 1;
     }
-    deferred_seen += arc_bits_of(x) != NULL;
+    const arc_bits *bits = arc_bits_of(x);
+    deferred_seen += bits != NULL, wide_seen += bits && bits->nout;
     assert_int_equal(x->n, y->n);
     assert_true(arc_hash(x) == arc_hash(y));
     assert_true(arc_eq(x, y) && arc_eq(y, x));
@@ -107,6 +109,7 @@ static void random_patch(tu_rng *r) {
     for (int k = 0; k < n; k++) {
         e[k][0] = tu_range(r, 0, 9), e[k][1] = tu_range(r, edge ? -2 : 0, 29), e[k][2] = tu_range(r, edge ? -2 : 0, 29);
         if (odd && tu_below(r, 8) == 0) e[k][1] = tu_range(r, -3, 34);
+        if (odd && tu_below(r, 8) == 0) e[k][2] = tu_range(r, -60, 80); /* wide */
     }
     int mix = odd && tu_below(r, 2), fresh = odd && tu_below(r, 2);
     for (int s = 0; s < 2; s++) {
@@ -155,7 +158,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 31 };
+enum { NOPS = 36 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -206,6 +209,22 @@ static int step(tu_rng *r, int g) {
         case 27: f = arc_p_inbox, a[0] = P; break;
         case 28: f = arc_p_outbox, a[0] = P; break;
         case 29: f = arc_p_backdrop, a[0] = P; break;
+        case 30: case 31: /* a shoot, often off the grid */
+            f = arc_p_shoot, a[0] = arc_ipair(rt, pt[0], pt[1]), a[1] = arc_ipair(rt, di % 3 ? di % 2 : 2, dj % 2);
+            break;
+        case 32: { /* lines from each cell, recoloured and merged (feca6190's pattern) */
+            tdm_arc_val *sh[2] = {arc_prim_val(ARC_P_shoot), arc_ipair(rt, di % 2, dj % 2)}, *cm[2], *fk[3];
+            cm[0] = arc_p_rbind(rt, sh), cm[1] = arc_prim_val(ARC_P_last);
+            fk[0] = arc_prim_val(ARC_P_recolor), fk[1] = arc_prim_val(ARC_P_first), fk[2] = arc_p_compose(rt, cm);
+            f = arc_p_mapply, a[0] = arc_p_fork(rt, fk), a[1] = P;
+            break;
+        }
+        case 33: case 34: { /* a grid larger than the masks */
+            tdm_arc_val *cv[2] = {C, arc_ipair(rt, 28 + di, 28 + dj)};
+            f = op == 33 ? arc_p_paint : arc_p_fill, a[0] = arc_p_canvas(rt, cv), a[1] = op == 33 ? P : C, a[2] = P;
+            type = T_GRID;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -252,10 +271,10 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
-    deferred_seen = laid_out = 0;
+    deferred_seen = wide_seen = laid_out = 0;
     for (int round = 0; round < 3000; round++) check_round(&r);
-    print_message("%d deferred results, %d layouts held to the eager ones\n", deferred_seen, laid_out);
-    assert_true(deferred_seen > 1000); /* the chains did go through the deferred forms */
+    print_message("%d deferred results (%d wide), %d layouts held to the eager ones\n", deferred_seen, wide_seen, laid_out);
+    assert_true(deferred_seen > 1000 && wide_seen > 100); /* the chains did go through the deferred forms */
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
