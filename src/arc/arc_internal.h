@@ -341,6 +341,8 @@ const arc_bits *arc_bits_of(const tdm_arc_val *s);
 /* a == b for frozensets of equal size when one is deferred and the other's contents fit: 1 or 0; -1 when
  * that cannot be told this way (the caller compares element by element). */
 int arc_bits_equal(tdm_arc_val *a, tdm_arc_val *b);
+/* merge's eager form (every set laid out), the recipe of merges deferred elsewhere (mapply). */
+tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a);
 /* 1 when sets of rt may defer their layouts (rt->eager off). */
 static inline int arc_defer(const tdm_arc_rt *rt) { return !rt->eager; }
 

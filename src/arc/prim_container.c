@@ -159,7 +159,7 @@ tdm_arc_val *arc_p_repeat(tdm_arc_rt *rt, tdm_arc_val **a) {
     return t;
 }
 
-static tdm_arc_val *merge_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
+tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_list outer;
     ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
     uint32_t total = 0;
@@ -191,9 +191,9 @@ tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
         int r = 1;
         while (k < outer.n && (r = arc_bits_add(&b, outer.v[k])) > 0) k++;
         ARC_TRYI(r);
-        if (k == outer.n) return arc_bits_set(rt, &b, merge_eager, a, 1);
+        if (k == outer.n) return arc_bits_set(rt, &b, arc_merge_eager, a, 1);
     }
-    return merge_eager(rt, a);
+    return arc_merge_eager(rt, a);
 }
 
 /* max()/min() over container by key (NULL: the elements themselves): index of the winner, -1 on error.

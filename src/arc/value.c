@@ -125,6 +125,7 @@ tdm_arc_val arc_dummy_key;
 int64_t arc_int_hash(int64_t n) {
     /* CPython: sign(n) * (|n| mod (2^61 - 1)), and -1 becomes -2. */
     const uint64_t M = ((uint64_t)1 << 61) - 1;
+    if (n > -(int64_t)M && n < (int64_t)M) return n == -1 ? -2 : n; /* no division for the usual ints */
     uint64_t a = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
     int64_t h = (int64_t)(a % M);
     if (n < 0) h = -h;
