@@ -6,7 +6,8 @@
  * interned, True for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
  * primitives (merge, mfilter, mapply, toindices, difference, recolor, shift, normalize, ofcolor,
  * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta) or a reader of their
- * results (fill, underfill, paint, underpaint, cover, combine, intersection, toobject, subgrid, first)
+ * results (fill, underfill, paint, underpaint, cover, combine, intersection, toobject, subgrid, palette,
+ * first)
  * on both and compares: the same error, or
  * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
  * the end in random order, and each table is held to the eager one slot by slot. */
@@ -158,7 +159,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 36 };
+enum { NOPS = 38 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -225,11 +226,13 @@ static int step(tu_rng *r, int g) {
             type = T_GRID;
             break;
         }
+        case 35: case 36: f = arc_p_palette, a[0] = op == 35 ? P : O, type = -2; break; /* its table below */
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
     }
     if (!compare(r, res[0], res[1])) return 0;
+    if (type == -2) same_table(res[0], res[1]);
     if (type == T_PATCH && arc_is_set(res[0])) push(res[0], res[1], T_PATCH);
     return 1;
 }
@@ -312,8 +315,42 @@ static void test_known_values(void **state) {
     tdm_arc_rt_reset(ta_rt);
 }
 
+/* palette of a lazy set of cells without its layout, on the colour sets whose tables depend on the order
+ * of insertion (0 and 8, 1 and 9 in one 8-slot table) and on those that do not: the table must be the
+ * eager one either way. */
+static void test_palette_ties(void **state) {
+    (void)state;
+    static const int sets[][5] = {{0, 8, -1}, {1, 9, -1}, {8, 0, 3, -1}, {9, 1, 0, 8, -1}, {2, 3, 4, 5, -1}, {0, 8, 1, 9, 4}};
+    tu_rng r = tu_rng_for(0x9a1e);
+    tdm_arc_rt *rt[2];
+    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
+    rt[1]->eager = 1;
+    int checked = 0;
+    for (int rep = 0; rep < 400; rep++) {
+        const int *cs = sets[rep % 6];
+        int n = 0, h = 1 + (int)tu_below(&r, 6), w = 1 + (int)tu_below(&r, 6), cells[36];
+        while (n < 5 && cs[n] >= 0) n++;
+        for (int k = 0; k < h * w; k++) cells[k] = cs[tu_below(&r, (uint64_t)n)];
+        tdm_arc_val *res[2][2];
+        for (int s = 0; s < 2; s++) {
+            tdm_arc_rt_reset(rt[s]);
+            tdm_arc_val *g, *a[4];
+            assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
+            a[0] = g, a[1] = arc_bool(0), a[2] = arc_bool(rep & 1), a[3] = arc_bool(0);
+            tdm_arc_val *objs = arc_p_objects(rt[s], a), *m = arc_p_merge(rt[s], &objs), *o = arc_first(objs);
+            res[s][0] = arc_p_palette(rt[s], &m), res[s][1] = arc_p_palette(rt[s], &o);
+        }
+        for (int k = 0; k < 2; k++) same_table(res[0][k], res[1][k]), checked++;
+    }
+    print_message("%d palettes held to the eager ones\n", checked);
+    tdm_arc_rt_free(rt[0]);
+    tdm_arc_rt_free(rt[1]);
+}
+
 int main(void) {
     tu_init_seed("test_arc_bits");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
+                                       cmocka_unit_test(test_palette_ties)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
