@@ -1,6 +1,6 @@
 /* prim_color.c: colour statistics and colour selection (spec §3.4). mostcolor/leastcolor break ties by
  * the layout of the CPython set of colours (patch.c), palette freezes a set built in row-major or
- * iteration order, and color/colorfilter read each object's first cell in iteration order. */
+ * iteration order (of a lazy set's contents, when that order cannot change the table), and color/colorfilter read each object's first cell in iteration order. */
 #include "arc_internal.h"
 
 tdm_arc_val *arc_p_mostcolor(tdm_arc_rt *rt, tdm_arc_val **a) {

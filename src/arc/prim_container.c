@@ -1,6 +1,7 @@
 /* prim_container.c: container primitives (spec §3.2). Generic primitives rebuild their result with the
  * type of their container argument (tuples keep order and duplicates, frozensets are re-inserted in input
- * iteration order), and the selection primitives (first, last, argmax, mostcommon, ...) read CPython's
+ * iteration order: for merge and difference of sets of cells or positions, only when the order is first
+ * read, bits.c), and the selection primitives (first, last, argmax, mostcommon, ...) read CPython's
  * iteration order and break ties the way max()/min() do: a later element wins only if strictly better. */
 #include "arc_internal.h"
 

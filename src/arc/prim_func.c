@@ -1,7 +1,8 @@
 /* prim_func.c: function values and the higher-order primitives (spec §1.8, §3.3): calling a function
  * value with CPython's arity rule, the closures built by compose, chain, matcher, fork, rbind and lbind
  * (rbind/lbind read the bound function's arity as the reference reads co_argcount), power, and the
- * mapping primitives with their type-preserving rebuilds. Calls nest like Python frames, so the nesting
+ * mapping primitives with their type-preserving rebuilds (mapply's set and merge deferred when the results'
+ * contents are known: bits.c). Calls nest like Python frames, so the nesting
  * is bounded as CPython's recursion limit bounds it. */
 #define _POSIX_C_SOURCE 200809L
 #include "arc_internal.h"

@@ -1,6 +1,7 @@
 /* prim_geom.c: patch geometry (spec §3.6): extents and corners, size and shape predicates, centres,
  * shift/normalize, the four mirrors (patch and grid forms), gravitate and the periods. Measures work on
- * positions as numbers; every frozenset result is a seq rebuild in input iteration order. */
+ * positions as numbers; every frozenset result is a seq rebuild in input iteration order (for shift and
+ * normalize, deferred until read when the contents fit arc_bits: bits.c). */
 #include "arc_internal.h"
 
 #include <stdlib.h>

@@ -1,6 +1,8 @@
 /* prim_paint.c: grid construction and painting (spec §3.8). Writes clip to the grid; paint lets the last
  * cell at a position win and underpaint the first non-background one, both in the object's iteration
- * order; the under- primitives and cover take the background from mostcolor's CPython tie rule. */
+ * order (a lazy patch whose cells sit at distinct positions is written from its contents, with no layout:
+ * then no order can matter); the under- primitives and cover take the background from mostcolor's CPython
+ * tie rule. */
 #include "arc_internal.h"
 
 #include <string.h>

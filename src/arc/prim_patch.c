@@ -1,7 +1,8 @@
 /* prim_patch.c: patch construction (spec §3.5): patches from grids, toindices/recolor/toobject, the
  * neighbourhoods, lines, frontiers and bounding-box shapes. Each frozenset is built by the insertion
  * recipe of spec §4.7 (row-major seq, freeze of a display, unions for outlines), because later primitives
- * read their iteration order. */
+ * read their iteration order; when the result's elements fit arc_bits (bits.c), that recipe (the _eager
+ * forms) runs only when the order is first read, and the primitive returns the contents. */
 #include "arc_internal.h"
 
 #include <string.h>
