@@ -23,6 +23,7 @@ typedef struct {
  * through arc_set_slots (or a function of fset.c that calls it), which lays the set out first, so no
  * primitive can see a set without its layout. */
 typedef struct arc_lazy arc_lazy;
+struct arc_bits;
 struct arc_lazy {
     tdm_arc_rt *rt; /* the runtime that owns the set and receives its table */
     /* Builds part's table in CPython's layout into s (tab, mask, fill): 0, or -1 with rt's error set. */
@@ -38,6 +39,9 @@ struct arc_lazy {
     int (*bbox)(arc_lazy *z, tdm_arc_val *s, int64_t box[4]);
     /* With bbox: 1 when some cell of s is at (i, j) (membership in toindices(s)), else 0. */
     int (*holds_pos)(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j);
+    /* Adds s's elements to *dst (arc_bits, bits.c) without a layout: 1, or 0 when they do not fit it (then
+       *dst is spent). NULL: the elements are only known through the layout. */
+    int (*bits)(arc_lazy *z, tdm_arc_val *s, struct arc_bits *dst);
 };
 
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */
@@ -69,6 +73,9 @@ struct tdm_arc_val {
 extern tdm_arc_val arc_dummy_key;
 #define ARC_DUMMY (&arc_dummy_key)
 
+/* A primitive's C form: its arguments in, its value out (NULL with rt's error set). */
+typedef tdm_arc_val *(*arc_prim_fn)(tdm_arc_rt *rt, tdm_arc_val **a);
+
 /* A bump arena that owns every value of a run; reset frees them all at once. */
 typedef struct arc_chunk arc_chunk;
 
@@ -83,6 +90,7 @@ struct tdm_arc_rt {
     size_t bytes;    /* bytes in chunks */
     char err[256];
     tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
+    int eager;       /* no deferred layouts (bits.c): every set is laid out when made (tests compare) */
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
@@ -92,7 +100,14 @@ void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(print
 int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* returns -1 */
 
 /* ---- values ---------------------------------------------------------------------------------------- */
-tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v);
+/* Ints ARC_INT_LO..ARC_INT_HI are interned (value.c): grids and coordinates use them over and over. */
+#define ARC_INT_LO (-256)
+#define ARC_INT_HI 1023
+extern tdm_arc_val arc_small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+tdm_arc_val *arc_int_alloc(tdm_arc_rt *rt, int64_t v); /* an int outside the interned range */
+static inline tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v) {
+    return v >= ARC_INT_LO && v <= ARC_INT_HI ? &arc_small_ints[v - ARC_INT_LO] : arc_int_alloc(rt, v);
+}
 /* The interned int 0; small ints follow it in one array, so a grid cell's colour 0..9 is its offset. */
 extern const tdm_arc_val *const arc_int_zero;
 tdm_arc_val *arc_bool(int v);
@@ -101,6 +116,13 @@ tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n); /* items uninitialised */
 tdm_arc_val *arc_pair(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
 tdm_arc_val *arc_ipair(tdm_arc_rt *rt, int64_t a, int64_t b);
 tdm_arc_val *arc_cell(tdm_arc_rt *rt, int64_t c, int64_t i, int64_t j); /* (c, (i, j)) */
+/* The interned pairs (value.c): positions (i, j) for i, j in ARC_POS_LO..ARC_POS_HI, at
+ * arc_pos_vals[(i - ARC_POS_LO) * ARC_POS_N + j - ARC_POS_LO], and cells (c, (i, j)) for colours 0..9 at
+ * arc_cell_vals[c * ARC_POS_N * ARC_POS_N + the position's index]. arc_pair returns these for such pairs. */
+#define ARC_POS_LO (-2)
+#define ARC_POS_HI 32
+#define ARC_POS_N (ARC_POS_HI - ARC_POS_LO + 1)
+extern tdm_arc_val arc_pos_vals[ARC_POS_N * ARC_POS_N], arc_cell_vals[10 * ARC_POS_N * ARC_POS_N];
 tdm_arc_val *arc_prim_val(int id);
 tdm_arc_val *arc_closure(tdm_arc_rt *rt, int fkind, int arity, tdm_arc_val *a, tdm_arc_val *b, tdm_arc_val *c);
 
@@ -110,6 +132,9 @@ static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_F
 static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
 int arc_truthy(const tdm_arc_val *v);
 int64_t arc_hash(tdm_arc_val *v);
+/* CPython's hash of an int, and of a 2-tuple whose items hash to h0 and h1 (what arc_hash gives). */
+int64_t arc_int_hash(int64_t n);
+int64_t arc_pair_hash(int64_t h0, int64_t h1);
 /* A frozenset's hash (spec §4.4) as a fold over its elements' hashes in any order: acc starts at 0. */
 static inline uint64_t arc_fset_hash_add(uint64_t acc, int64_t h) {
     uint64_t x = (uint64_t)h;
@@ -243,13 +268,90 @@ int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val
  * component, one id per component, -1 for the background; slots outside the grid are not written. */
 void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t *out);
 
+/* ---- sets of cells and positions with deferred layouts (bits.c) ------------------------------------- */
+/* The contents of a frozenset of positions (i, j) or of cells (c, (i, j)) (c in 0..9): interned ones with
+ * -2 <= i, j < 30 as row masks, and in a wide set the others as a sorted list of keys. This is what merge,
+ * toindices, difference, recolor, shift, connect, shoot, ofcolor, ... know of their result without its
+ * CPython layout. Such a result is a lazy set (arc_lazy) whose layout is its primitive's eager form run
+ * again on the same arguments when something reads an order (spec §4.11); len, hash, ==, membership,
+ * boxes, fill and paint read the contents. */
+enum { ARC_BITS_NONE, ARC_BITS_POS, ARC_BITS_CELLS };
+typedef struct arc_bits {
+    int kind;        /* ARC_BITS_NONE (no element yet), ARC_BITS_POS or ARC_BITS_CELLS */
+    uint32_t blocks; /* bit b: block b of m is written (positions use block 0; cells, block c for colour c) */
+    uint32_t *m;     /* up to 10 blocks of 32 row masks: bit j + ARC_BITS_OFF of m[32 * b + i + ARC_BITS_OFF]
+                        is (i, j) (of colour b) */
+    tdm_arc_rt *rt;  /* a wide accumulator's runtime (out grows in its arena); NULL: masks only */
+    uint64_t *out;   /* wide: the other elements as keys (arc_bits_key): sorted and unique in a made set */
+    uint32_t nout, cap;
+} arc_bits;
+/* Masks hold -2 <= i, j < 30: a 30 x 30 grid and the ring of positions just outside its top and left
+ * (neighbours, outboxes, shifts by one), all of them interned pairs. */
+#define ARC_BITS_OFF 2
+static inline int arc_bits_fits(int64_t i, int64_t j) {
+    return i >= -ARC_BITS_OFF && j >= -ARC_BITS_OFF && i < 32 - ARC_BITS_OFF && j < 32 - ARC_BITS_OFF;
+}
+/* A wide set's element as a key: colour (0 for positions), then i, then j, so keys sort as (c, i, j). */
+#define ARC_KEY_BIAS (1 << 23)
+static inline int arc_key_ok(int64_t i, int64_t j) {
+    return i > -ARC_KEY_BIAS && i < ARC_KEY_BIAS && j > -ARC_KEY_BIAS && j < ARC_KEY_BIAS;
+}
+static inline uint64_t arc_bits_key(int64_t c, int64_t i, int64_t j) {
+    return (uint64_t)c << 48 | (uint64_t)(i + ARC_KEY_BIAS) << 24 | (uint64_t)(j + ARC_KEY_BIAS);
+}
+static inline int64_t arc_key_c(uint64_t k) { return (int64_t)(k >> 48); }
+static inline int64_t arc_key_i(uint64_t k) { return (int64_t)(k >> 24 & 0xffffff) - ARC_KEY_BIAS; }
+static inline int64_t arc_key_j(uint64_t k) { return (int64_t)(k & 0xffffff) - ARC_KEY_BIAS; }
+#define ARC_COLOURS_N 10
+/* Block c of b, zeroed on its first use. */
+static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
+    uint32_t *m = b->m + 32 * c;
+    if (!(b->blocks >> c & 1)) {
+        for (int i = 0; i < 32; i++) m[i] = 0;
+        b->blocks |= 1u << c;
+    }
+    return m;
+}
+/* An empty accumulator with room for cells (m in rt's arena), masks only (init) or wide (init_wide): 0, or
+ * -1 out of memory. */
+int arc_bits_init(tdm_arc_rt *rt, arc_bits *b);
+int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b);
+/* Adds element (c, i, j) (c 0 for a position) of b's kind to a wide b: to the masks when it fits, else to
+ * out. 0, or -1 out of memory. */
+int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j);
+/* Adds the elements of frozenset s to b: 1, or 0 when one does not fit (for masks only: not an interned
+ * position or cell in range; wide: not a position or cell at all), or is not of b's kind (b is unspecified
+ * then), -1 out of memory. Reads no layout (a lazy set answers through its bits hook, or is declined
+ * when it has none). */
+int arc_bits_add(arc_bits *b, tdm_arc_val *s);
+/* s's contents: 1 and *b (borrowed from s if s is deferred, else built in rt's arena), 0 when they do not
+ * fit, -1 out of memory. arc_bits_get takes masks only (b->nout is 0); arc_bits_get_wide, wide sets too. */
+int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
+int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
+/* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */
+void arc_bits_box(const arc_bits *b, int64_t box[4]);
+/* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
+ * itself), less the wide part. */
+void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
+/* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
+ * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
+tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);
+/* The contents of s if s is such a deferred set (borrowed), else NULL. */
+const arc_bits *arc_bits_of(const tdm_arc_val *s);
+/* a == b for frozensets of equal size when one is deferred and the other's contents fit: 1 or 0; -1 when
+ * that cannot be told this way (the caller compares element by element). */
+int arc_bits_equal(tdm_arc_val *a, tdm_arc_val *b);
+/* merge's eager form (every set laid out), the recipe of merges deferred elsewhere (mapply). */
+tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a);
+/* 1 when sets of rt may defer their layouts (rt->eager off). */
+static inline int arc_defer(const tdm_arc_rt *rt) { return !rt->eager; }
+
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x);
 tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_val *y);
 
 /* ---- the primitives ---------------------------------------------------------------------------------- */
-typedef tdm_arc_val *(*arc_prim_fn)(tdm_arc_rt *rt, tdm_arc_val **a);
 
 /* name, arity. Order is the alphabetical index of spec §3.10; the position is the primitive's id. */
 #define ARC_PRIM_LIST(X)                                                                                   \

@@ -33,12 +33,17 @@ int arc_result_error(tdm_arc_rt *rt, int status, tdm_arc_result *r) {
 int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r) {
     r->status = TDM_OK, r->h = r->w = -1;
     int h, w;
-    if (tdm_arc_grid_read(out, &h, &w, NULL, 0) == TDM_OK) {
-        r->cells = tdm_malloc((size_t)(h * w > 0 ? h * w : 1) * sizeof *r->cells);
-        if (!r->cells) return -1;
-        tdm_arc_grid_read(out, &h, &w, r->cells, (size_t)h * w);
-        r->h = h, r->w = w;
-        return 0;
+    if (arc_is_tuple(out)) {
+        /* room for the cells the shape promises, then one pass that checks the grid and copies it */
+        const tdm_arc_val *r0 = out->n ? out->u.items[0] : NULL;
+        size_t cap = r0 && arc_is_tuple(r0) ? (size_t)out->n * r0->n : 0;
+        if (!(r->cells = tdm_malloc((cap ? cap : 1) * sizeof *r->cells))) return -1;
+        if (tdm_arc_grid_read(out, &h, &w, r->cells, cap) == TDM_OK) {
+            r->h = h, r->w = w;
+            return 0;
+        }
+        tdm_free(r->cells);
+        r->cells = NULL;
     }
     r->repr = repr_of(out);
     if (rt->failed && rt->status == TDM_E_NOMEM) { /* laying out a lazy frozenset of the result failed */

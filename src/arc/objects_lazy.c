@@ -261,6 +261,29 @@ static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
 }
 
+/* An object's cells as masks (arc_bits), from its box and the cells' objects. */
+static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER || dst->kind == ARC_BITS_POS) return 0;
+    dst->kind = ARC_BITS_CELLS;
+    cell_objects(x);
+    const uint8_t *b = x->box[s->u.set.part];
+    int16_t part = (int16_t)s->u.set.part;
+    if (x->ucol[part] >= 0) { /* one colour: one block */
+        uint32_t *m = arc_bits_block(dst, x->ucol[part]);
+        for (int i = b[0]; i <= b[2]; i++) {
+            uint32_t r = 0;
+            for (int j = b[1]; j <= b[3]; j++) r |= (uint32_t)(x->comp[i * x->w + j] == part) << (j + ARC_BITS_OFF);
+            m[i + ARC_BITS_OFF] |= r;
+        }
+        return 1;
+    }
+    for (int i = b[0]; i <= b[2]; i++)
+        for (int j = b[1]; j <= b[3]; j++)
+            if (x->comp[i * x->w + j] == part) arc_bits_block(dst, x->col[i * x->w + j])[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+    return 1;
+}
+
 /* Is position key in `occupied` while object x->cur is replayed: in an object found earlier, or added
  * already. */
 static int occupied(void *ctx, tdm_arc_val *key) {
@@ -370,6 +393,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
+    x->z.bits = lazy_bits;
     x->prepared = x->comp_ready = x->ordered = 0, x->added = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);

@@ -10,6 +10,8 @@ int arc_patch_kind(tdm_arc_rt *rt, tdm_arc_val *patch, const char *who) {
     if (!arc_is_tuple(patch) && !arc_is_set(patch))
         return arc_failf(rt, "%s: object of type '%s' has no len()", who, arc_type_name(patch));
     int64_t box[4];
+    const arc_bits *b = arc_bits_of(patch);
+    if (b) return !patch->n ? 2 : b->kind == ARC_BITS_CELLS ? 1 : 0; /* a deferred set knows its kind */
     if (patch->n && arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, box))
         return 1; /* a lazy set of cells: an Object, whichever cell comes first */
     tdm_arc_val *e = arc_first(patch);
@@ -170,6 +172,11 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
 int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, int64_t *l, int64_t *d, int64_t *r,
                   const char *who) {
     int64_t b[4];
+    const arc_bits *bits = arc_bits_of(patch);
+    if (bits) {
+        if ((*n = patch->n)) arc_bits_box(bits, b), *u = b[0], *l = b[1], *d = b[2], *r = b[3];
+        return 0;
+    }
     if (arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, b)) {
         *n = patch->n, *u = b[0], *l = b[1], *d = b[2], *r = b[3];
         return 0;

@@ -1,6 +1,6 @@
 /* prim_color.c: colour statistics and colour selection (spec §3.4). mostcolor/leastcolor break ties by
  * the layout of the CPython set of colours (patch.c), palette freezes a set built in row-major or
- * iteration order, and color/colorfilter read each object's first cell in iteration order. */
+ * iteration order (of a lazy set's contents, when that order cannot change the table), and color/colorfilter read each object's first cell in iteration order. */
 #include "arc_internal.h"
 
 tdm_arc_val *arc_p_mostcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
@@ -36,13 +36,36 @@ tdm_arc_val *arc_p_colorcount(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_int(rt, n);
 }
 
+/* The colours of cells b (bit k of *cols: colour k) when the layout of the set of them does not depend on
+ * the order they are inserted in: 1 when at most 4 colours sit in distinct home slots of the first 8-slot
+ * table (k & 7), or when there are 5 or more (the fifth grows the table to 32 slots, re-inserting each in
+ * its home slot, and the copy of it puts each in its home slot again). Else 0. */
+static int palette_order_free(const arc_bits *b, int64_t *cols) {
+    uint32_t c = b->blocks, homes = 0;
+    for (uint32_t k = 0; k < b->nout; k++) c |= 1u << arc_key_c(b->out[k]);
+    for (int k = 0; k < ARC_COLOURS_N; k++)
+        if (c >> k & 1) homes |= 1u << (k & 7);
+    *cols = c;
+    int n = __builtin_popcount(c);
+    return n >= 5 || __builtin_popcount(homes) == n;
+}
+
 tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *e = a[0], *s = arc_set_new(rt);
     ARC_TRY(s);
     int64_t c;
+    arc_bits b;
+    int known = 0;
     if (arc_set_uniform_colour(e, &c)) {
         /* every insertion after the first finds c present: the set of one colour, whatever the order */
         if (arc_set_add(rt, s, arc_int(rt, c))) return NULL;
+    } else if (arc_set_is_lazy(e) && (known = arc_bits_get_wide(rt, e, &b)) > 0 && b.kind == ARC_BITS_CELLS &&
+               palette_order_free(&b, &c)) {
+        /* the colours in increasing order: the table their insertion in any order gives */
+        for (int k = 0; k < ARC_COLOURS_N; k++)
+            if (c >> k & 1 && arc_set_add(rt, s, arc_int(rt, k))) return NULL;
+    } else if (known < 0) {
+        return NULL;
     } else if (arc_is_tuple(e)) {
         for (uint32_t i = 0; i < e->n; i++) {
             tdm_arc_val *r = e->u.items[i];

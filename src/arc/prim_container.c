@@ -1,6 +1,7 @@
 /* prim_container.c: container primitives (spec §3.2). Generic primitives rebuild their result with the
  * type of their container argument (tuples keep order and duplicates, frozensets are re-inserted in input
- * iteration order), and the selection primitives (first, last, argmax, mostcommon, ...) read CPython's
+ * iteration order: for merge and difference of sets of cells or positions, only when the order is first
+ * read, bits.c), and the selection primitives (first, last, argmax, mostcommon, ...) read CPython's
  * iteration order and break ties the way max()/min() do: a later element wins only if strictly better. */
 #include "arc_internal.h"
 
@@ -53,10 +54,33 @@ static int keep_not_in(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     return r < 0 ? -1 : !r;
 }
 
-tdm_arc_val *arc_p_difference(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *difference_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_tuple(a[1]) && !arc_is_set(a[1]))
         return arc_fail(rt, "difference: argument of type '%s' is not iterable", arc_type_name(a[1]));
     return filter(rt, a[0], keep_not_in, a[1], "difference");
+}
+
+tdm_arc_val *arc_p_difference(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && arc_is_set(a[1])) {
+        /* two sets of positions (or of cells): a & ~b, laid out when read */
+        arc_bits x, y, d;
+        int r = arc_bits_get(rt, a[0], &x);
+        ARC_TRYI(r);
+        if (r) ARC_TRYI(r = arc_bits_get(rt, a[1], &y));
+        if (r && (x.kind == y.kind || y.kind == ARC_BITS_NONE)) {
+            ARC_TRYI(arc_bits_init(rt, &d));
+            d.kind = x.kind;
+            for (uint32_t bl = x.blocks; bl; bl &= bl - 1) {
+                int c = __builtin_ctz(bl);
+                uint32_t *m = arc_bits_block(&d, c);
+                const uint32_t *p = x.m + 32 * c, *q = y.m + 32 * c;
+                if (y.blocks >> c & 1) for (int i = 0; i < 32; i++) m[i] = p[i] & ~q[i];
+                else memcpy(m, p, 32 * sizeof *m);
+            }
+            return arc_bits_set(rt, &d, difference_eager, a, 2);
+        }
+    }
+    return difference_eager(rt, a);
 }
 
 static int keep_ne(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) { return !arc_eq(e, ctx); }
@@ -136,7 +160,7 @@ tdm_arc_val *arc_p_repeat(tdm_arc_rt *rt, tdm_arc_val **a) {
     return t;
 }
 
-tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
+tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_list outer;
     ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
     uint32_t total = 0;
@@ -155,6 +179,22 @@ tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
         m += inner.n;
     }
     return arc_rebuild(rt, a[0], v, m);
+}
+
+tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        /* a set of sets of positions (or of cells): their union, laid out when read */
+        arc_list outer;
+        arc_bits b;
+        ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
+        ARC_TRYI(arc_bits_init_wide(rt, &b));
+        uint32_t k = 0;
+        int r = 1;
+        while (k < outer.n && (r = arc_bits_add(&b, outer.v[k])) > 0) k++;
+        ARC_TRYI(r);
+        if (k == outer.n) return arc_bits_set(rt, &b, arc_merge_eager, a, 1);
+    }
+    return arc_merge_eager(rt, a);
 }
 
 /* max()/min() over container by key (NULL: the elements themselves): index of the winner, -1 on error.
@@ -218,13 +258,21 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
     tdm_arc_val *d = arc_set_from(rt, t->u.items, t->n);
     ARC_TRY(d);
     tdm_arc_val *best = NULL;
-    uint32_t bestc = 0;
+    uint32_t bestc = 0, small[64], is_small = 1;
+    /* items that are all ints in 0..63 (colours, mostly) are counted in one pass; else by == per key */
+    memset(small, 0, sizeof small);
+    for (uint32_t k = 0; k < t->n && is_small; k++) {
+        tdm_arc_val *x = t->u.items[k];
+        if ((is_small = arc_is_int(x) && x->u.i >= 0 && x->u.i < 64)) small[x->u.i]++;
+    }
     arc_slot *tab = arc_set_slots(d);
     for (uint32_t s = 0; s <= d->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;
         if (!key || key == ARC_DUMMY) continue;
         uint32_t c = 0;
-        for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
+        if (is_small) c = small[key->u.i];
+        else
+            for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
         if (!best || (most ? c > bestc : c < bestc)) best = key, bestc = c;
     }
     return best;

@@ -1,7 +1,8 @@
 /* prim_func.c: function values and the higher-order primitives (spec §1.8, §3.3): calling a function
  * value with CPython's arity rule, the closures built by compose, chain, matcher, fork, rbind and lbind
  * (rbind/lbind read the bound function's arity as the reference reads co_argcount), power, and the
- * mapping primitives with their type-preserving rebuilds. Calls nest like Python frames, so the nesting
+ * mapping primitives with their type-preserving rebuilds (mapply's set and merge deferred when the results'
+ * contents are known: bits.c). Calls nest like Python frames, so the nesting
  * is bounded as CPython's recursion limit bounds it. */
 #define _POSIX_C_SOURCE 200809L
 #include "arc_internal.h"
@@ -140,10 +141,36 @@ tdm_arc_val *arc_p_rapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_rebuild(rt, a[0], out, l.n);
 }
 
-tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
-    tdm_arc_val *applied = arc_p_apply(rt, a);
+/* mapply's layout, deferred: the set apply would have made from the results (a[1], a tuple, in the
+ * order f was called), merged. */
+static tdm_arc_val *mapply_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *applied = arc_rebuild(rt, a[0], a[1]->u.items, a[1]->n);
     ARC_TRY(applied);
-    return arc_p_merge(rt, &applied);
+    return arc_merge_eager(rt, &applied);
+}
+
+tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (!arc_defer(rt) || !arc_is_set(a[1]) || !a[1]->n) {
+        tdm_arc_val *applied = arc_p_apply(rt, a);
+        ARC_TRY(applied);
+        return arc_p_merge(rt, &applied);
+    }
+    /* f called on the elements in order, as apply calls it; when every result's contents are known
+       (arc_bits), their union is the value and neither apply's set nor the merge is built until read */
+    arc_list l;
+    arc_bits b;
+    ARC_TRYI(arc_elems(rt, a[1], &l, "apply"));
+    tdm_arc_val *out = arc_tuple(rt, l.n);
+    ARC_TRY(out);
+    ARC_TRYI(arc_bits_init_wide(rt, &b));
+    int fits = 1;
+    for (uint32_t k = 0; k < l.n; k++) {
+        ARC_TRY(out->u.items[k] = arc_call1(rt, a[0], l.v[k]));
+        if (fits) ARC_TRYI(fits = arc_bits_add(&b, out->u.items[k]));
+    }
+    tdm_arc_val *args[2] = {a[1], out};
+    if (fits) return arc_bits_set(rt, &b, mapply_recipe, args, 2);
+    return mapply_recipe(rt, args);
 }
 
 /* zip(a, b) mapped through function, as a tuple. */

@@ -1,6 +1,7 @@
 /* prim_geom.c: patch geometry (spec §3.6): extents and corners, size and shape predicates, centres,
  * shift/normalize, the four mirrors (patch and grid forms), gravitate and the periods. Measures work on
- * positions as numbers; every frozenset result is a seq rebuild in input iteration order. */
+ * positions as numbers; every frozenset result is a seq rebuild in input iteration order (for shift and
+ * normalize, deferred until read when the contents fit arc_bits: bits.c). */
 #include "arc_internal.h"
 
 #include <stdlib.h>
@@ -239,7 +240,31 @@ static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_
     return s;
 }
 
-tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
+/* The deferred result of shift (or normalize) by (di, dj) of a non-empty set whose contents are b, when
+ * every shifted position still fits the masks (the recipe: eager on a[0..nargs-1]): 1 and *out, 0 when
+ * not, -1 out of memory. */
+static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, int64_t di, int64_t dj, arc_prim_fn eager, tdm_arc_val **a,
+                      int nargs, tdm_arc_val **out) {
+    arc_bits s;
+    int64_t box[4];
+    arc_bits_box(b, box);
+    if (!arc_bits_fits(box[0] + di, box[1] + dj) || !arc_bits_fits(box[2] + di, box[3] + dj)) return 0;
+    if (arc_bits_init(rt, &s)) return -1;
+    s.kind = b->kind;
+    for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        uint32_t *m = arc_bits_block(&s, c);
+        const uint32_t *p = b->m + 32 * c;
+        for (int64_t i = 0; i < 32; i++) {
+            uint32_t row = i - di >= 0 && i - di < 32 ? p[i - di] : 0;
+            m[i] = dj >= 0 ? row << dj : row >> -dj;
+        }
+    }
+    *out = arc_bits_set(rt, &s, eager, a, nargs);
+    return *out ? 1 : -1;
+}
+
+static tdm_arc_val *shift_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int kind = arc_patch_kind(rt, a[0], "shift");
     ARC_TRYI(kind);
     if (kind == 2) return a[0];
@@ -248,7 +273,21 @@ tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
     return shift(rt, a[0], di, dj, "shift");
 }
 
-tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
+tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *v = a[1], *out;
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && arc_is_tuple(v) && v->n == 2 && arc_is_int(v->u.items[0]) &&
+        arc_is_int(v->u.items[1]) && v->u.items[0]->u.i > -32 && v->u.items[0]->u.i < 32 && v->u.items[1]->u.i > -32 &&
+        v->u.items[1]->u.i < 32) {
+        arc_bits b;
+        int r = arc_bits_get(rt, a[0], &b);
+        ARC_TRYI(r);
+        if (r && b.kind != ARC_BITS_NONE) ARC_TRYI(r = shift_bits(rt, &b, v->u.items[0]->u.i, v->u.items[1]->u.i, shift_eager, a, 2, &out));
+        if (r && b.kind != ARC_BITS_NONE) return out;
+    }
+    return shift_eager(rt, a);
+}
+
+static tdm_arc_val *normalize_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_pos *p;
     uint32_t n;
     ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "normalize"));
@@ -256,6 +295,22 @@ tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t u, l, d, r;
     arc_bbox(p, n, &u, &l, &d, &r);
     return shift(rt, a[0], -u, -l, "normalize");
+}
+
+tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        arc_bits b;
+        int64_t box[4];
+        tdm_arc_val *out;
+        int r = arc_bits_get(rt, a[0], &b);
+        ARC_TRYI(r);
+        if (r && b.kind != ARC_BITS_NONE) {
+            arc_bits_box(&b, box);
+            ARC_TRYI(r = shift_bits(rt, &b, -box[0], -box[1], normalize_eager, a, 1, &out));
+            if (r) return out;
+        }
+    }
+    return normalize_eager(rt, a);
 }
 
 /* ---- mirrors ---------------------------------------------------------------------------------------- */

@@ -1,6 +1,8 @@
 /* prim_paint.c: grid construction and painting (spec §3.8). Writes clip to the grid; paint lets the last
  * cell at a position win and underpaint the first non-background one, both in the object's iteration
- * order; the under- primitives and cover take the background from mostcolor's CPython tie rule. */
+ * order (a lazy patch whose cells sit at distinct positions is written from its contents, with no layout:
+ * then no order can matter); the under- primitives and cover take the background from mostcolor's CPython
+ * tie rule. */
 #include "arc_internal.h"
 
 #include <string.h>
@@ -57,11 +59,41 @@ static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err
     return &row->u.items[j];
 }
 
+/* The contents of a lazy patch (deferred or an object of objects()) when the grid's rows are all as long
+ * as row 0: then writes need no order and cannot fail. The masks cover a grid of up to 30 x 30 (the wide
+ * part of a set lies outside it), a larger grid takes masks only. 1, 0 when not, -1 no memory. */
+static int lazy_cells(tdm_arc_rt *rt, const wgrid *g, tdm_arc_val *patch, arc_bits *b) {
+    if (!arc_set_is_lazy(patch)) return 0;
+    for (int64_t i = 0; i < g->h; i++)
+        if (g->g->u.items[i]->n != g->w) return 0;
+    return g->h <= 32 - ARC_BITS_OFF && g->w <= 32 - ARC_BITS_OFF ? arc_bits_get_wide(rt, patch, b) : arc_bits_get(rt, patch, b);
+}
+
+/* A row mask of the masks' layout as the grid's columns 0..w-1 (bit j: column j). */
+static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
+    row >>= ARC_BITS_OFF;
+    return g->w < 32 ? row & ((1u << g->w) - 1) : row;
+}
+
 /* fill (bg NULL) and underfill (write only over bg) */
 static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg,
                          const char *who) {
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
+    arc_bits b;
+    int lazy = lazy_cells(rt, &g, patch, &b);
+    ARC_TRYI(lazy);
+    if (lazy) {
+        /* each position once: which cells change depends only on the grid as it was */
+        uint32_t rows[32];
+        arc_bits_positions(&b, rows);
+        for (int64_t i = 0; i < g.h && i + ARC_BITS_OFF < 32; i++)
+            for (uint32_t r = in_grid(&g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
+                tdm_arc_val **c = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
+                if (!bg || arc_eq(*c, bg)) *c = value;
+            }
+        return g.g;
+    }
     arc_pos *p;
     uint32_t n;
     ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
@@ -106,6 +138,26 @@ static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, i
     }
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
+    arc_bits b;
+    int lazy = lazy_cells(rt, &g, obj, &b);
+    ARC_TRYI(lazy);
+    if (lazy && b.kind == ARC_BITS_CELLS) {
+        /* cells at distinct positions: the order they are written in cannot matter */
+        uint32_t seen[32] = {0}, clash = 0;
+        for (uint32_t bl = b.blocks; bl; bl &= bl - 1)
+            for (int i = 0, c = __builtin_ctz(bl); i < 32; i++) clash |= seen[i] & b.m[32 * c + i], seen[i] |= b.m[32 * c + i];
+        if (!clash) {
+            for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+                int c = __builtin_ctz(bl);
+                for (int64_t i = 0; i < g.h && i + ARC_BITS_OFF < 32; i++)
+                    for (uint32_t r = in_grid(&g, b.m[32 * c + i + ARC_BITS_OFF]); r; r &= r - 1) {
+                        tdm_arc_val **cell = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
+                        if (!bg || arc_eq(*cell, bg)) *cell = arc_int(rt, c);
+                    }
+            }
+            return g.g;
+        }
+    }
     arc_list l;
     ARC_TRYI(arc_elems(rt, obj, &l, who));
     int err = 0;
@@ -144,7 +196,12 @@ static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const ch
         if (!arc_is_tuple(r)) return arc_fail(rt, "%s: grid row is not a tuple (not supported by the port)", who);
         tdm_arc_val *nr = arc_tuple(rt, r->n);
         ARC_TRY(nr);
-        for (uint32_t j = 0; j < r->n; j++) {
+        if (!swap && arc_is_int(a[1])) /* ints (every grid's cells): == without a call */
+            for (uint32_t j = 0; j < r->n; j++) {
+                tdm_arc_val *v = r->u.items[j];
+                nr->u.items[j] = v == a[1] || (arc_is_int(v) && v->u.i == a[1]->u.i) ? a[2] : v;
+            }
+        for (uint32_t j = 0; j < r->n && (swap || !arc_is_int(a[1])); j++) {
             tdm_arc_val *v = r->u.items[j];
             if (!swap) nr->u.items[j] = arc_eq(v, a[1]) ? a[2] : v;
             else if (arc_eq(v, a[1]) && arc_eq(a[1], a[2])) nr->u.items[j] = a[2];

@@ -1,8 +1,11 @@
 /* prim_patch.c: patch construction (spec §3.5): patches from grids, toindices/recolor/toobject, the
  * neighbourhoods, lines, frontiers and bounding-box shapes. Each frozenset is built by the insertion
  * recipe of spec §4.7 (row-major seq, freeze of a display, unions for outlines), because later primitives
- * read their iteration order. */
+ * read their iteration order; when the result's elements fit arc_bits (bits.c), that recipe (the _eager
+ * forms) runs only when the order is first read, and the primitive returns the contents. */
 #include "arc_internal.h"
+
+#include <string.h>
 
 /* The rows of a grid value for primitives that only iterate it (no rectangular check needed). */
 static int grid_rows(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
@@ -12,7 +15,7 @@ static int grid_rows(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
     return 0;
 }
 
-tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *asindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(grid_rows(rt, a[0], "asindices"));
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
@@ -21,6 +24,41 @@ tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
         for (uint32_t j = 0; j < w; j++)
             if (arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;
     return s;
+}
+
+tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+    uint32_t h = arc_is_tuple(a[0]) ? a[0]->n : 0, w = h && arc_is_tuple(a[0]->u.items[0]) ? a[0]->u.items[0]->n : 0;
+    if (arc_defer(rt) && h && w && arc_bits_fits(h - 1, w - 1)) {
+        /* every (i, j) of h x w (w: row 0's length), laid out when read */
+        arc_bits b;
+        ARC_TRYI(grid_rows(rt, a[0], "asindices"));
+        ARC_TRYI(arc_bits_init(rt, &b));
+        b.kind = ARC_BITS_POS;
+        uint32_t *m = arc_bits_block(&b, 0), row = ((1u << w) - 1) << ARC_BITS_OFF;
+        for (uint32_t i = 0; i < h; i++) m[i + ARC_BITS_OFF] = row;
+        return arc_bits_set(rt, &b, asindices_eager, a, 1);
+    }
+    return asindices_eager(rt, a);
+}
+
+/* ofcolor(grid, v) as masks: 1 and *b, or 0 when a cell or v is not an int or the grid is over 30 x 30. */
+static int ofcolor_bits(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *v, arc_bits *b) {
+    if (!arc_is_tuple(g) || g->n > 32 - ARC_BITS_OFF || !arc_is_int(v)) return 0;
+    if (arc_bits_init(rt, b)) return -1;
+    b->kind = ARC_BITS_POS;
+    uint32_t *m = arc_bits_block(b, 0);
+    for (uint32_t i = 0; i < g->n; i++) {
+        tdm_arc_val *r = g->u.items[i];
+        if (!arc_is_tuple(r) || r->n > 32 - ARC_BITS_OFF) return 0;
+        uint32_t row = 0;
+        for (uint32_t j = 0; j < r->n; j++) {
+            tdm_arc_val *c = r->u.items[j];
+            if (!arc_is_int(c)) return 0;
+            row |= (uint32_t)(c->u.i == v->u.i) << (j + ARC_BITS_OFF);
+        }
+        m[i + ARC_BITS_OFF] = row;
+    }
+    return 1;
 }
 
 static tdm_arc_val *scan(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *value, const char *who) {
@@ -39,12 +77,50 @@ static tdm_arc_val *scan(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *value, con
     return s;
 }
 
-tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], a[1], "ofcolor"); }
+static tdm_arc_val *ofcolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], a[1], "ofcolor"); }
+
+tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt)) {
+        arc_bits b;
+        int r = ofcolor_bits(rt, a[0], a[1], &b);
+        ARC_TRYI(r);
+        if (r) return arc_bits_set(rt, &b, ofcolor_eager, a, 2);
+    }
+    return ofcolor_eager(rt, a);
+}
+
 tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], NULL, "asobject"); }
 
-tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
+static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
 
-tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+/* The positions of a set of cells or positions (a wide accumulator, colour c for cells): 1, 0 when they
+ * do not fit, -1 out of memory. */
+static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out, int kind, int c) {
+    arc_bits b;
+    int r = arc_bits_get_wide(rt, patch, &b);
+    if (r <= 0) return r;
+    if (arc_bits_init_wide(rt, out)) return -1;
+    out->kind = b.kind == ARC_BITS_NONE ? ARC_BITS_NONE : kind;
+    if (b.blocks) arc_bits_positions(&b, arc_bits_block(out, c));
+    for (uint32_t k = 0; k < b.nout; k++)
+        if (arc_bits_put(out, c, arc_key_i(b.out[k]), arc_key_j(b.out[k]))) return -1;
+    return 1;
+}
+
+tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) {
+    /* an Object's positions, laid out when read (Indices are returned as they are) */
+    const arc_bits *own = arc_bits_of(a[0]);
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && (!own || own->kind == ARC_BITS_CELLS) &&
+        (own || arc_set_is_lazy(a[0]) || arc_patch_kind(rt, a[0], "toindices") == 1)) {
+        arc_bits p;
+        int r = position_bits(rt, a[0], &p, ARC_BITS_POS, 0);
+        ARC_TRYI(r);
+        if (r && p.kind == ARC_BITS_POS) return arc_bits_set(rt, &p, toindices_eager, a, 1);
+    }
+    return arc_toindices(rt, a[0]);
+}
+
+static tdm_arc_val *recolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *ti = arc_toindices(rt, a[1]);
     ARC_TRY(ti);
     arc_list l;
@@ -54,6 +130,18 @@ tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
     for (uint32_t k = 0; k < l.n; k++)
         if (arc_set_add(rt, s, arc_pair(rt, a[0], l.v[k]))) return NULL;
     return s;
+}
+
+tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int c;
+    if (arc_defer(rt) && a[0]->kind == TDM_ARC_INT && a[0]->u.i >= 0 && a[0]->u.i < ARC_COLOURS_N && arc_is_set(a[1]) && a[1]->n) {
+        /* the patch's positions in colour c, laid out when read */
+        arc_bits b;
+        int r = position_bits(rt, a[1], &b, ARC_BITS_CELLS, c = (int)a[0]->u.i);
+        ARC_TRYI(r);
+        if (r) return arc_bits_set(rt, &b, recolor_eager, a, 2);
+    }
+    return recolor_eager(rt, a);
 }
 
 tdm_arc_val *arc_p_toobject(tdm_arc_rt *rt, tdm_arc_val **a) {
@@ -97,19 +185,19 @@ static tdm_arc_val *ineigh(tdm_arc_rt *rt, int64_t i, int64_t j) {
     return four(rt, p);
 }
 
-tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *dneighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t i, j;
     ARC_TRYI(loc2(rt, a[0], &i, &j, "dneighbors"));
     return dneigh(rt, i, j);
 }
 
-tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *ineighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t i, j;
     ARC_TRYI(loc2(rt, a[0], &i, &j, "ineighbors"));
     return ineigh(rt, i, j);
 }
 
-tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *neighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t i, j;
     ARC_TRYI(loc2(rt, a[0], &i, &j, "neighbors"));
     tdm_arc_val *d = dneigh(rt, i, j), *n = d ? ineigh(rt, i, j) : NULL;
@@ -137,7 +225,7 @@ static tdm_arc_val *connect(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, 
     return s;
 }
 
-tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *connect_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t ai, aj, bi, bj;
     ARC_TRYI(arc_get_ipair(rt, a[0], &ai, &aj, "connect"));
     ARC_TRYI(arc_get_ipair(rt, a[1], &bi, &bj, "connect"));
@@ -146,7 +234,7 @@ tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
     return connect(rt, ai, aj, bi, bj);
 }
 
-tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *shoot_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t si, sj, di, dj;
     ARC_TRYI(loc2(rt, a[0], &si, &sj, "shoot"));
     ARC_TRYI(loc2(rt, a[1], &di, &dj, "shoot"));
@@ -201,7 +289,7 @@ static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
     return s;
 }
 
-tdm_arc_val *arc_p_backdrop(tdm_arc_rt *rt, tdm_arc_val **a) { return backdrop(rt, a[0]); }
+static tdm_arc_val *backdrop_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return backdrop(rt, a[0]); }
 
 /* Is position key in toindices(obj), obj a lazy object (arc_set_minus_where's test). */
 static int holds_pos(void *obj, tdm_arc_val *key) {
@@ -209,7 +297,7 @@ static int holds_pos(void *obj, tdm_arc_val *key) {
     return o->u.set.lazy->holds_pos(o->u.set.lazy, o, key->u.items[0]->u.i, key->u.items[1]->u.i);
 }
 
-tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *delta_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int kind = arc_patch_kind(rt, a[0], "delta");
     ARC_TRYI(kind);
     if (kind == 2) return arc_set_new(rt);
@@ -254,6 +342,150 @@ static tdm_arc_val *boxlike(tdm_arc_rt *rt, tdm_arc_val *patch, int grow, const 
     return outline(rt, si, sj, ei, ej);
 }
 
-tdm_arc_val *arc_p_box(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 0, "box"); }
-tdm_arc_val *arc_p_inbox(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], -1, "inbox"); }
-tdm_arc_val *arc_p_outbox(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 1, "outbox"); }
+static tdm_arc_val *box_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 0, "box"); }
+static tdm_arc_val *inbox_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], -1, "inbox"); }
+static tdm_arc_val *outbox_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return boxlike(rt, a[0], 1, "outbox"); }
+
+/* ---- the shapes above with deferred layouts (bits.c): their positions as masks when all fit ----------- */
+
+static int pos_begin(tdm_arc_rt *rt, arc_bits *b) {
+    if (arc_bits_init(rt, b)) return -1;
+    b->kind = ARC_BITS_POS;
+    arc_bits_block(b, 0);
+    return 0;
+}
+
+/* Positions (i, j) for i in u..d and j in l..r (all fitting the masks). */
+static void put_rect(arc_bits *b, int64_t u, int64_t l, int64_t d, int64_t r) {
+    uint32_t row = (uint32_t)(((2ull << (r + ARC_BITS_OFF)) - 1) & ~((1ull << (l + ARC_BITS_OFF)) - 1));
+    for (int64_t i = u; i <= d; i++) b->m[i + ARC_BITS_OFF] |= row;
+}
+
+/* The deferred set of n positions p[2k], p[2k + 1], or NULL with *fits 0 when one does not fit (NULL
+ * with *fits 1: out of memory). */
+static tdm_arc_val *pos_list(tdm_arc_rt *rt, const int64_t *p, int n, arc_prim_fn eager, tdm_arc_val **a, int *fits) {
+    arc_bits b;
+    *fits = 0;
+    for (int k = 0; k < n; k++)
+        if (!arc_bits_fits(p[2 * k], p[2 * k + 1])) return NULL;
+    *fits = 1;
+    if (pos_begin(rt, &b)) return NULL;
+    for (int k = 0; k < n; k++) put_rect(&b, p[2 * k], p[2 * k + 1], p[2 * k], p[2 * k + 1]);
+    return arc_bits_set(rt, &b, eager, a, 1);
+}
+
+/* loc as a tuple of two ints, without errors (the eager form reports them). */
+static int ints2(const tdm_arc_val *loc, int64_t *i, int64_t *j) {
+    if (!arc_is_tuple(loc) || loc->n != 2 || !arc_is_int(loc->u.items[0]) || !arc_is_int(loc->u.items[1])) return 0;
+    *i = loc->u.items[0]->u.i, *j = loc->u.items[1]->u.i;
+    return 1;
+}
+
+/* dneighbors (positions 0..3 below), ineighbors (4..7) and neighbors (0..7) of a[0]. */
+static tdm_arc_val *neighbourhood(tdm_arc_rt *rt, tdm_arc_val **a, int first, int n, arc_prim_fn eager) {
+    int64_t i, j;
+    if (arc_defer(rt) && ints2(a[0], &i, &j)) {
+        int64_t p[16] = {i - 1, j, i + 1, j, i, j - 1, i, j + 1, i - 1, j - 1, i - 1, j + 1, i + 1, j - 1, i + 1, j + 1};
+        int fits;
+        tdm_arc_val *s = pos_list(rt, p + 2 * first, n, eager, a, &fits);
+        if (fits) return s;
+    }
+    return eager(rt, a);
+}
+
+tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 4, dneighbors_eager); }
+tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 4, 4, ineighbors_eager); }
+tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 8, neighbors_eager); }
+
+/* The line connect(a, b) draws, deferred, when it is one (a row, a column or a diagonal) of at most 4096
+ * positions: 1 and *out; 0 when not; -1 out of memory. */
+static int line(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj, arc_prim_fn eager, tdm_arc_val **a,
+                tdm_arc_val **out) {
+    arc_bits b;
+    int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
+    int diag = bi - ai == bj - aj, anti = bi - ai == aj - bj;
+    if (!arc_key_ok(ai, aj) || !arc_key_ok(bi, bj) || ei - si > 4096 || ej - sj > 4096 || !(ai == bi || aj == bj || diag || anti))
+        return 0;
+    if (pos_begin(rt, &b)) return -1;
+    b.rt = rt; /* wide: the line may leave the masks */
+    if (ai == bi || aj == bj) {
+        for (int64_t i = si; i <= ei; i++)
+            for (int64_t j = sj; j <= ej; j++)
+                if (arc_bits_put(&b, 0, i, j)) return -1;
+    } else {
+        for (int64_t k = 0; k <= ei - si; k++)
+            if (arc_bits_put(&b, 0, si + k, diag ? sj + k : ej - k)) return -1;
+    }
+    return (*out = arc_bits_set(rt, &b, eager, a, 2)) ? 1 : -1;
+}
+
+tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t ai, aj, bi, bj;
+    tdm_arc_val *out;
+    if (arc_defer(rt) && ints2(a[0], &ai, &aj) && ints2(a[1], &bi, &bj)) {
+        int r = line(rt, ai, aj, bi, bj, connect_eager, a, &out);
+        ARC_TRYI(r);
+        if (r) return out;
+    }
+    return connect_eager(rt, a);
+}
+
+tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t si, sj, di, dj;
+    tdm_arc_val *out;
+    if (arc_defer(rt) && ints2(a[0], &si, &sj) && ints2(a[1], &di, &dj) && di >= -1000 && di <= 1000 && dj >= -1000 && dj <= 1000) {
+        int r = line(rt, si, sj, si + 42 * di, sj + 42 * dj, shoot_eager, a, &out);
+        ARC_TRYI(r);
+        if (r) return out;
+    }
+    return shoot_eager(rt, a);
+}
+
+/* box (grow 0), inbox (grow -1), outbox (grow +1) and backdrop (rect) of a patch whose box is known
+ * without a layout (arc_patch_box), when the shape fits the masks. */
+static tdm_arc_val *shape(tdm_arc_rt *rt, tdm_arc_val **a, int grow, int rect, arc_prim_fn eager, const char *who) {
+    uint32_t n;
+    int64_t u, l, d, r;
+    arc_bits b;
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        ARC_TRYI(arc_patch_box(rt, a[0], &n, &u, &l, &d, &r, who));
+        int64_t ai = u - grow, aj = l - grow, bi = d + grow, bj = r + grow;
+        int64_t si = ai < bi ? ai : bi, sj = aj < bj ? aj : bj, ei = ai < bi ? bi : ai, ej = aj < bj ? bj : aj;
+        if (n && arc_bits_fits(si, sj) && arc_bits_fits(ei, ej)) {
+            ARC_TRYI(pos_begin(rt, &b));
+            if (rect) {
+                put_rect(&b, si, sj, ei, ej);
+            } else {
+                put_rect(&b, si, sj, si, ej), put_rect(&b, ei, sj, ei, ej);
+                put_rect(&b, si, sj, ei, sj), put_rect(&b, si, ej, ei, ej);
+            }
+            return arc_bits_set(rt, &b, eager, a, 1);
+        }
+    }
+    return eager(rt, a);
+}
+
+tdm_arc_val *arc_p_box(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, 0, 0, box_eager, "box"); }
+tdm_arc_val *arc_p_inbox(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, -1, 0, inbox_eager, "inbox"); }
+tdm_arc_val *arc_p_outbox(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, 1, 0, outbox_eager, "outbox"); }
+tdm_arc_val *arc_p_backdrop(tdm_arc_rt *rt, tdm_arc_val **a) { return shape(rt, a, 0, 1, backdrop_eager, "backdrop"); }
+
+tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_bits p, b;
+    int64_t box[4];
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        /* the box's positions less the patch's, laid out when read */
+        int r = arc_bits_get(rt, a[0], &p);
+        ARC_TRYI(r);
+        if (r && p.kind != ARC_BITS_NONE) {
+            uint32_t rows[32];
+            arc_bits_positions(&p, rows);
+            ARC_TRYI(pos_begin(rt, &b));
+            arc_bits_box(&p, box);
+            put_rect(&b, box[0], box[1], box[2], box[3]);
+            for (int i = 0; i < 32; i++) b.m[i] &= ~rows[i];
+            return arc_bits_set(rt, &b, delta_eager, a, 1);
+        }
+    }
+    return delta_eager(rt, a);
+}

@@ -115,17 +115,17 @@ size_t tdm_arc_rt_bytes(const tdm_arc_rt *rt) { return rt ? rt->bytes : 0; }
 /* ---- ints, bools, None ------------------------------------------------------------------------------- */
 
 /* Interned ints: grids and coordinates use small values over and over, so most ints cost no memory. */
-#define ARC_INT_LO (-256)
-#define ARC_INT_HI 1023
-static tdm_arc_val small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+tdm_arc_val arc_small_ints[ARC_INT_HI - ARC_INT_LO + 1];
+#define small_ints arc_small_ints
 const tdm_arc_val *const arc_int_zero = &small_ints[0 - ARC_INT_LO];
 static tdm_arc_val bool_vals[2];
 tdm_arc_val arc_none_val;
 tdm_arc_val arc_dummy_key;
 
-static int64_t int_hash(int64_t n) {
+int64_t arc_int_hash(int64_t n) {
     /* CPython: sign(n) * (|n| mod (2^61 - 1)), and -1 becomes -2. */
     const uint64_t M = ((uint64_t)1 << 61) - 1;
+    if (n > -(int64_t)M && n < (int64_t)M) return n == -1 ? -2 : n; /* no division for the usual ints */
     uint64_t a = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
     int64_t h = (int64_t)(a % M);
     if (n < 0) h = -h;
@@ -135,7 +135,7 @@ static int64_t int_hash(int64_t n) {
 __attribute__((constructor(101))) static void init_static_values(void) {
     for (int64_t v = ARC_INT_LO; v <= ARC_INT_HI; v++) {
         tdm_arc_val *x = &small_ints[v - ARC_INT_LO];
-        x->kind = TDM_ARC_INT, x->u.i = v, x->hash = int_hash(v), x->hashed = 1;
+        x->kind = TDM_ARC_INT, x->u.i = v, x->hash = arc_int_hash(v), x->hashed = 1;
     }
     for (int b = 0; b < 2; b++) bool_vals[b].kind = TDM_ARC_BOOL, bool_vals[b].u.i = b, bool_vals[b].hash = b, bool_vals[b].hashed = 1;
     /* None hashes by address in CPython; any fixed value will do (spec §4.10: never inside a set). */
@@ -143,8 +143,7 @@ __attribute__((constructor(101))) static void init_static_values(void) {
     arc_dummy_key.kind = TDM_ARC_NONE;
 }
 
-tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v) {
-    if (v >= ARC_INT_LO && v <= ARC_INT_HI) return &small_ints[v - ARC_INT_LO];
+tdm_arc_val *arc_int_alloc(tdm_arc_rt *rt, int64_t v) {
     tdm_arc_val *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
@@ -168,10 +167,12 @@ tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
 /* Interned positions (i, j) for i, j in POS_LO..POS_HI and cells (c, (i, j)) for colours 0..9 at those
  * positions: the pairs every patch is made of. Shared by all runtimes, immutable and hashed at start, so
  * building a patch allocates and hashes nothing and set lookups end at the pointer test. */
-#define POS_LO (-2)
-#define POS_HI 32
-#define POS_N (POS_HI - POS_LO + 1)
-static tdm_arc_val pos_vals[POS_N * POS_N], cell_vals[10 * POS_N * POS_N];
+#define POS_LO ARC_POS_LO
+#define POS_HI ARC_POS_HI
+#define POS_N ARC_POS_N
+tdm_arc_val arc_pos_vals[POS_N * POS_N], arc_cell_vals[10 * POS_N * POS_N];
+#define pos_vals arc_pos_vals
+#define cell_vals arc_cell_vals
 static tdm_arc_val *pos_items[POS_N * POS_N][2], *cell_items[10 * POS_N * POS_N][2];
 
 __attribute__((constructor(200))) static void init_pairs(void) {
@@ -236,12 +237,21 @@ int64_t arc_fset_hash_end(uint64_t acc, uint32_t n) {
 
 static uint64_t rotl31(uint64_t x) { return (x << 31) | (x >> 33); }
 
+int64_t arc_pair_hash(int64_t h0, int64_t h1) {
+    const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
+    uint64_t acc = P5;
+    acc = rotl31(acc + (uint64_t)h0 * P2) * P1;
+    acc = rotl31(acc + (uint64_t)h1 * P2) * P1;
+    acc += (uint64_t)2 ^ (P5 ^ 3527539ull);
+    return acc == UINT64_MAX ? 1546275796 : (int64_t)acc;
+}
+
 int64_t arc_hash(tdm_arc_val *v) {
     if (v->hashed) return v->hash;
     int64_t h;
     switch (v->kind) {
     case TDM_ARC_INT:
-    case TDM_ARC_BOOL: h = int_hash(v->u.i); break;
+    case TDM_ARC_BOOL: h = arc_int_hash(v->u.i); break;
     case TDM_ARC_TUPLE: {
         const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
         uint64_t acc = P5;
@@ -292,6 +302,10 @@ int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
     case TDM_ARC_FSET:
         if (a->n != b->n) return 0;
         if (a->hashed && b->hashed && a->hash != b->hash) return 0;
+        if (a->u.set.lazy || b->u.set.lazy) { /* a deferred set (bits.c) compares masks, with no layout */
+            int same = arc_bits_equal(a, b);
+            if (same >= 0) return same;
+        }
         if (a->u.set.lazy && !b->u.set.lazy) { /* walk the one with a table; ask the lazy one */
             tdm_arc_val *t = a;
             a = b, b = t;
@@ -393,11 +407,14 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
     out->n = c->n;
     out->v = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *out->v);
     if (!out->v) return -1;
-    uint32_t k = 0;
+    /* out->v is n entries long; while fewer than n are found the next write is in bounds, and the slots
+       are gathered without a branch on each one (occupancy is random: a branch mispredicts) */
+    uint32_t k = 0, n = c->n;
     arc_slot *tab = c->u.set.tab;
-    for (uint32_t s = 0; s <= c->u.set.mask; s++) {
+    for (uint32_t s = 0; s <= c->u.set.mask && k < n; s++) {
         tdm_arc_val *key = tab[s].key;
-        if (key && key != ARC_DUMMY) out->v[k++] = key;
+        out->v[k] = key;
+        k += key != NULL && key != ARC_DUMMY;
     }
     return 0;
 }

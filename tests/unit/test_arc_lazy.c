@@ -36,28 +36,8 @@ static void random_grid(tu_rng *r, int kind, int h, int w, int *c) {
         }
 }
 
-/* Two tables are the same layout: mask, fill, used, and slot by slot the same hash and an equal key.
- * KEYS_PTR: the same pointer (cells are interned); KEYS_EQ: == (objects, without laying them out);
- * KEYS_LAYOUT: objects whose own tables are the same layout in turn. */
-enum { KEYS_PTR, KEYS_EQ, KEYS_LAYOUT };
-
-static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager, int keys) {
-    arc_slot *a = arc_set_slots(lazy), *b = arc_set_slots(eager);
-    assert_false(arc_set_is_lazy(lazy));
-    assert_int_equal(lazy->n, eager->n);
-    assert_int_equal(lazy->u.set.mask, eager->u.set.mask);
-    assert_int_equal(lazy->u.set.fill, eager->u.set.fill);
-    for (uint32_t s = 0; s <= eager->u.set.mask; s++) {
-        tdm_arc_val *x = a[s].key, *y = b[s].key;
-        assert_true((x == NULL) == (y == NULL));
-        assert_true((x == ARC_DUMMY) == (y == ARC_DUMMY));
-        if (!x || x == ARC_DUMMY) continue;
-        assert_true(a[s].hash == b[s].hash);
-        if (keys == KEYS_LAYOUT) same_table(x, y, KEYS_PTR);
-        else if (keys == KEYS_EQ) assert_true(arc_eq(x, y));
-        else assert_ptr_equal(x, y);
-    }
-}
+/* same_table (arc_test_util.h: ta_same_table): two tables are the same layout. */
+#define same_table ta_same_table
 
 /* The eager object equal to lazy object o (both sets of cells). */
 static tdm_arc_val *match(tdm_arc_val *eager, tdm_arc_val *o) {

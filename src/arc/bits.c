@@ -1,0 +1,337 @@
+/* bits.c: frozensets of cells and positions whose CPython layout is deferred (spec §4.11). Most sets that
+ * merge, mfilter, mapply, toindices, difference, recolor, shift, normalize, connect, shoot, ofcolor and
+ * asindices make are only measured, tested for membership, hashed, compared or painted, and none of that
+ * reads an iteration order; building their tables in CPython's insertion order was most of a solver call.
+ * So when every element of a result is a position (i, j) or a cell (c, (i, j)), the primitive returns a
+ * lazy set holding its contents (arc_bits: interned elements with -2 <= i, j < 30 as row masks, one block
+ * of 32 rows per colour; in a wide set, the rest, such as the far end of a shoot, as a sorted list of
+ * keys) and its recipe: the primitive's eager form and its arguments. Values are immutable, so running the
+ * recipe when something first reads the order (iteration, first, repr, a rebuild in order, ...) gives the
+ * table the eager run would have given then; the recipe's own lazy arguments are laid out by it in turn,
+ * as reads. tests/unit/test_arc_bits.c holds every such layout to the eager one, slot by slot. */
+#include "arc_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    arc_lazy z; /* first: the set points here */
+    arc_prim_fn eager;
+    tdm_arc_val *arg[3];
+    arc_bits b;
+} arc_bset;
+
+static inline int popc(uint32_t v) {
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+int arc_bits_init(tdm_arc_rt *rt, arc_bits *b) {
+    b->kind = ARC_BITS_NONE, b->blocks = 0;
+    b->rt = NULL, b->out = NULL, b->nout = b->cap = 0;
+    b->m = arc_alloc(rt, 32 * ARC_COLOURS_N * sizeof *b->m);
+    return b->m ? 0 : -1;
+}
+
+int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b) {
+    if (arc_bits_init(rt, b)) return -1;
+    b->rt = rt;
+    return 0;
+}
+
+static int push_key(arc_bits *b, uint64_t k) {
+    if (b->nout == b->cap) {
+        uint32_t cap = b->cap ? 2 * b->cap : 64;
+        uint64_t *o = arc_alloc(b->rt, cap * sizeof *o);
+        if (!o) return -1;
+        if (b->nout) memcpy(o, b->out, b->nout * sizeof *o);
+        b->out = o, b->cap = cap;
+    }
+    b->out[b->nout++] = k;
+    return 0;
+}
+
+int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j) {
+    if (arc_bits_fits(i, j)) {
+        arc_bits_block(b, (int)c)[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+        return 0;
+    }
+    return push_key(b, arc_bits_key(c, i, j));
+}
+
+/* Where an interned position or cell lies: its index in arc_pos_vals / arc_cell_vals, or -1. */
+static inline long pos_index(const tdm_arc_val *v) {
+    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_pos_vals;
+    return d < sizeof arc_pos_vals ? (long)(d / sizeof *v) : -1;
+}
+static inline long cell_index(const tdm_arc_val *v) {
+    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_cell_vals;
+    return d < sizeof arc_cell_vals ? (long)(d / sizeof *v) : -1;
+}
+
+static int want_kind(arc_bits *b, int kind) {
+    if (b->kind == kind) return 1;
+    if (b->kind != ARC_BITS_NONE) return 0;
+    b->kind = kind;
+    return 1;
+}
+
+/* (i, j) of a tuple of two ints (True counts as 1, as in Python's ==) within the keys' range. */
+static int ints_of(const tdm_arc_val *p, int64_t *i, int64_t *j) {
+    if (!arc_is_tuple(p) || p->n != 2 || !arc_is_int(p->u.items[0]) || !arc_is_int(p->u.items[1])) return 0;
+    *i = p->u.items[0]->u.i, *j = p->u.items[1]->u.i;
+    return arc_key_ok(*i, *j);
+}
+
+/* Reads key as a position (c 0) or a cell: its kind, or 0 when it is neither. */
+static int parse(const tdm_arc_val *key, int64_t *c, int64_t *i, int64_t *j) {
+    *c = 0;
+    if (ints_of(key, i, j)) return ARC_BITS_POS;
+    if (!arc_is_tuple(key) || key->n != 2 || !arc_is_int(key->u.items[0])) return 0;
+    *c = key->u.items[0]->u.i;
+    return *c >= 0 && *c < ARC_COLOURS_N && ints_of(key->u.items[1], i, j) ? ARC_BITS_CELLS : 0;
+}
+
+/* Adds the element key of an eager table: 1, 0 when it does not fit b, -1 out of memory. Interned pairs
+ * are told by their address; others are read. */
+static int add_key(arc_bits *b, const tdm_arc_val *key) {
+    long k = pos_index(key);
+    int c = 0, kind = ARC_BITS_POS;
+    if (k < 0 && (k = cell_index(key)) >= 0) c = (int)(k / (ARC_POS_N * ARC_POS_N)), k %= ARC_POS_N * ARC_POS_N, kind = ARC_BITS_CELLS;
+    if (k >= 0) {
+        int i = (int)(k / ARC_POS_N) + ARC_POS_LO, j = (int)(k % ARC_POS_N) + ARC_POS_LO;
+        if (arc_bits_fits(i, j)) {
+            if (!want_kind(b, kind)) return 0;
+            arc_bits_block(b, c)[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+            return 1;
+        }
+    }
+    /* a tuple built elsewhere (or far out): equal values hash alike, so the contents are what matter */
+    int64_t cc, i, j;
+    if (!(kind = parse(key, &cc, &i, &j)) || !want_kind(b, kind) || (!b->rt && !arc_bits_fits(i, j))) return 0;
+    return arc_bits_put(b, cc, i, j) ? -1 : 1;
+}
+
+/* b |= src (same kind, or either empty): 1, 0 when src is wide and b is not, -1 out of memory. */
+static int or_bits(arc_bits *b, const arc_bits *src) {
+    if (src->kind == ARC_BITS_NONE) return 1;
+    if ((src->nout && !b->rt) || !want_kind(b, src->kind)) return 0;
+    for (uint32_t bl = src->blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        uint32_t *d = arc_bits_block(b, c);
+        const uint32_t *s = src->m + 32 * c;
+        for (int i = 0; i < 32; i++) d[i] |= s[i];
+    }
+    for (uint32_t k = 0; k < src->nout; k++)
+        if (push_key(b, src->out[k])) return -1;
+    return 1;
+}
+
+int arc_bits_add(arc_bits *b, tdm_arc_val *s) {
+    if (!arc_is_set(s)) return 0;
+    if (!s->n) return 1;
+    arc_lazy *z = s->u.set.lazy;
+    if (z) return z->bits ? z->bits(z, s, b) : 0;
+    arc_slot *tab = s->u.set.tab;
+    for (uint32_t k = 0; k <= s->u.set.mask; k++) {
+        tdm_arc_val *key = tab[k].key;
+        if (key && key != ARC_DUMMY) {
+            int r = add_key(b, key);
+            if (r <= 0) return r;
+        }
+    }
+    return 1;
+}
+
+static int get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b, int wide) {
+    const arc_bits *own = arc_bits_of(s);
+    if (own) {
+        *b = *own;
+        return wide || !own->nout;
+    }
+    if (wide ? arc_bits_init_wide(rt, b) : arc_bits_init(rt, b)) return -1;
+    return arc_bits_add(b, s);
+}
+
+int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(rt, s, b, 0); }
+int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(rt, s, b, 1); }
+
+void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
+    memset(rows, 0, 32 * sizeof *rows);
+    for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
+        const uint32_t *m = b->m + 32 * __builtin_ctz(bl);
+        for (int i = 0; i < 32; i++) rows[i] |= m[i];
+    }
+}
+
+void arc_bits_box(const arc_bits *b, int64_t box[4]) {
+    uint32_t rows[32], cols = 0;
+    arc_bits_positions(b, rows);
+    int64_t u = INT64_MAX, l = INT64_MAX, d = INT64_MIN, r = INT64_MIN;
+    for (int i = 0; i < 32; i++)
+        if (rows[i]) {
+            if (u == INT64_MAX) u = i - ARC_BITS_OFF;
+            d = i - ARC_BITS_OFF, cols |= rows[i];
+        }
+    if (cols) l = __builtin_ctz(cols) - ARC_BITS_OFF, r = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
+    for (uint32_t k = 0; k < b->nout; k++) {
+        int64_t i = arc_key_i(b->out[k]), j = arc_key_j(b->out[k]);
+        u = i < u ? i : u, d = i > d ? i : d, l = j < l ? j : l, r = j > r ? j : r;
+    }
+    box[0] = u, box[1] = l, box[2] = d, box[3] = r;
+}
+
+/* ---- the deferred set's hooks (arc_lazy) ------------------------------------------------------------- */
+
+static int bset_layout(arc_lazy *z, tdm_arc_val *s) {
+    arc_bset *x = (arc_bset *)z;
+    tdm_arc_val *r = x->eager(z->rt, x->arg);
+    if (!r) return -1;
+    /* the recipe gives the same contents (the tests hold it to that); anything else is a bug to report */
+    if (!arc_is_set(r) || r->n != s->n) return arc_failf(z->rt, "internal error: a deferred set's recipe gave other contents");
+    arc_set_slots(r);
+    arc_set_take(s, r);
+    return 0;
+}
+
+/* The interned element at bit j of row i of block c. */
+static inline const tdm_arc_val *elem_at(int kind, int c, int i, int j) {
+    int p = (i - ARC_BITS_OFF - ARC_POS_LO) * ARC_POS_N + (j - ARC_BITS_OFF - ARC_POS_LO);
+    return kind == ARC_BITS_POS ? &arc_pos_vals[p] : &arc_cell_vals[c * ARC_POS_N * ARC_POS_N + p];
+}
+
+static int64_t bset_hash(arc_lazy *z, tdm_arc_val *s) {
+    const arc_bits *b = &((arc_bset *)z)->b;
+    uint64_t acc = 0;
+    for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        const uint32_t *m = b->m + 32 * c;
+        for (int i = 0; i < 32; i++)
+            for (uint32_t r = m[i]; r; r &= r - 1) acc = arc_fset_hash_add(acc, elem_at(b->kind, c, i, __builtin_ctz(r))->hash);
+    }
+    for (uint32_t k = 0; k < b->nout; k++) { /* the wide part: the tuples' hashes as arc_hash computes them */
+        uint64_t key = b->out[k];
+        int64_t h = arc_pair_hash(arc_int_hash(arc_key_i(key)), arc_int_hash(arc_key_j(key)));
+        if (b->kind == ARC_BITS_CELLS) h = arc_pair_hash(arc_int_hash(arc_key_c(key)), h);
+        acc = arc_fset_hash_add(acc, h);
+    }
+    return arc_fset_hash_end(acc, s->n);
+}
+
+static int has_key(const arc_bits *b, uint64_t key) {
+    uint32_t lo = 0, hi = b->nout;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (b->out[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < b->nout && b->out[lo] == key;
+}
+
+/* Membership by value (Python's ==: a key need not be interned, and True == 1). */
+static int bset_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
+    (void)s;
+    const arc_bits *b = &((arc_bset *)z)->b;
+    int64_t c, i, j;
+    if (!b->kind || parse(key, &c, &i, &j) != b->kind) return 0;
+    if (!arc_bits_fits(i, j)) return has_key(b, arc_bits_key(c, i, j));
+    return b->blocks >> c & 1 && b->m[32 * c + i + ARC_BITS_OFF] >> (j + ARC_BITS_OFF) & 1;
+}
+
+static int bset_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
+    const arc_bits *b = &((arc_bset *)z)->b;
+    if (b->kind != ARC_BITS_CELLS || !s->n || popc(b->blocks) > 1) return 0;
+    int64_t col = b->blocks ? __builtin_ctz(b->blocks) : arc_key_c(b->out[0]);
+    for (uint32_t k = 0; k < b->nout; k++)
+        if (arc_key_c(b->out[k]) != col) return 0;
+    *c = col;
+    return 1;
+}
+
+static int bset_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
+    const arc_bits *b = &((arc_bset *)z)->b;
+    if (b->kind != ARC_BITS_CELLS || !s->n) return 0;
+    arc_bits_box(b, box);
+    return 1;
+}
+
+static int bset_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
+    (void)s;
+    return or_bits(dst, &((arc_bset *)z)->b);
+}
+
+const arc_bits *arc_bits_of(const tdm_arc_val *s) {
+    if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->layout != bset_layout) return NULL;
+    return &((arc_bset *)s->u.set.lazy)->b;
+}
+
+static int key_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
+    arc_bset *x = arc_alloc(rt, sizeof *x);
+    if (!x) return NULL;
+    /* blocks that ended up empty (a difference) are dropped, so blocks names exactly the colours present;
+       the wide part is sorted, without repeats */
+    uint32_t n = 0;
+    for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        uint32_t k = 0;
+        for (int i = 0; i < 32; i++) k += (uint32_t)popc(b->m[32 * c + i]);
+        if (!k) b->blocks &= ~(1u << c);
+        n += k;
+    }
+    if (b->nout) {
+        int sorted = 1;
+        for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
+        if (!sorted) {
+            qsort(b->out, b->nout, sizeof *b->out, key_cmp);
+            uint32_t m = 1;
+            for (uint32_t k = 1; k < b->nout; k++)
+                if (b->out[k] != b->out[m - 1]) b->out[m++] = b->out[k];
+            b->nout = m;
+        }
+        n += b->nout;
+    }
+    if (!n) b->kind = ARC_BITS_NONE;
+    b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
+    memset(x, 0, sizeof *x);
+    x->z.rt = rt, x->z.layout = bset_layout, x->z.hash = bset_hash, x->z.contains = bset_contains;
+    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.bits = bset_bits;
+    x->eager = eager, x->b = *b;
+    for (int k = 0; k < nargs; k++) x->arg[k] = args[k];
+    return arc_set_lazy(rt, &x->z, 0, n);
+}
+
+/* Same contents, for made sets (or masks-only ones): 1 or 0. */
+static int same(const arc_bits *a, const arc_bits *b) {
+    if (a->nout != b->nout || (a->nout && memcmp(a->out, b->out, a->nout * sizeof *a->out))) return 0;
+    uint32_t both = a->blocks | b->blocks;
+    if (both && a->kind != b->kind) return 0;
+    for (uint32_t bl = both; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        for (int i = 0; i < 32; i++) {
+            uint32_t x = a->blocks >> c & 1 ? a->m[32 * c + i] : 0, y = b->blocks >> c & 1 ? b->m[32 * c + i] : 0;
+            if (x != y) return 0;
+        }
+    }
+    return a->nout || both ? a->kind == b->kind : 1;
+}
+
+int arc_bits_equal(tdm_arc_val *a, tdm_arc_val *b) {
+    const arc_bits *x = arc_bits_of(a), *y = arc_bits_of(b);
+    if (!x && !y) return -1;
+    uint32_t m[32 * ARC_COLOURS_N];
+    arc_bits t = {.kind = ARC_BITS_NONE, .blocks = 0, .m = m, .rt = NULL, .out = NULL, .nout = 0, .cap = 0};
+    if (!x) {
+        if (arc_bits_add(&t, a) != 1) return -1;
+        x = &t;
+    } else if (!y) {
+        if (arc_bits_add(&t, b) != 1) return -1;
+        y = &t;
+    }
+    return same(x, y);
+}

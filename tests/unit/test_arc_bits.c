@@ -1,0 +1,343 @@
+/* test_arc_bits.c: sets with deferred layouts (src/arc/bits.c) against the eager primitives. Two runtimes
+ * run the same seeded random chains of primitive calls: one defers layouts (the default), the other has
+ * rt->eager on, so every set is laid out when made. Inputs are random grids, their objects (lazy, with
+ * their own deferred layouts), and random eager sets of positions and cells inserted in random order,
+ * some with elements the masks cannot hold (far positions for the wide part, tuples that are not
+ * interned, True for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
+ * primitives (merge, mfilter, mapply, toindices, difference, recolor, shift, normalize, ofcolor,
+ * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta) or a reader of their
+ * results (fill, underfill, paint, underpaint, cover, combine, intersection, toobject, subgrid, palette,
+ * first)
+ * on both and compares: the same error, or
+ * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
+ * the end in random order, and each table is held to the eager one slot by slot. */
+#include "arc_test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { T_GRID, T_OBJS, T_PATCH };
+#define POOL 64
+
+typedef struct {
+    tdm_arc_val *v[2]; /* [0] deferred runtime, [1] eager runtime */
+    int type;
+} entry;
+
+static tdm_arc_rt *rts[2];
+static entry pool[POOL];
+static int npool, deferred_seen, wide_seen, laid_out;
+
+/* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
+static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) { ta_same_table(lazy, eager, KEYS_EQ); }
+
+/* A key to probe membership with: an interned position or cell near the grid, or the same value built as
+ * a fresh tuple, or with True for 1. */
+static tdm_arc_val *probe_key(tdm_arc_rt *rt, tu_rng *r) {
+    int64_t i = tu_range(r, -1, 32), j = tu_range(r, -1, 32), c = tu_range(r, 0, 9);
+    if (tu_below(r, 4) == 0) i = tu_range(r, -45, 75), j = tu_range(r, -45, 75); /* where wide parts lie */
+    tdm_arc_val *p = arc_ipair(rt, i, j);
+    switch (tu_below(r, 4)) {
+    case 0: return p;
+    case 1: return arc_cell(rt, c, i, j);
+    case 2: {
+        tdm_arc_val *t = arc_tuple(rt, 2);
+        t->u.items[0] = arc_int(rt, c), t->u.items[1] = p;
+        return t;
+    }
+    default: return arc_pair(rt, arc_bool(1), arc_ipair(rt, i, j));
+    }
+}
+
+/* Compares the results of one call on both runtimes; returns 0 when both raised. */
+static int compare(tu_rng *r, tdm_arc_val *x, tdm_arc_val *y) {
+    assert_true((x == NULL) == (y == NULL));
+    if (!x) {
+        assert_string_equal(rts[0]->err, rts[1]->err);
+        for (int s = 0; s < 2; s++) rts[s]->failed = 0, rts[s]->err[0] = '\0'; /* the chain goes on */
+        return 0;
+    }
+    assert_int_equal(x->kind, y->kind);
+    if (!arc_is_set(x)) {
+        assert_true(arc_eq(x, y));
+        return 1;
+    }
+    const arc_bits *bits = arc_bits_of(x);
+    deferred_seen += bits != NULL, wide_seen += bits && bits->nout;
+    assert_int_equal(x->n, y->n);
+    assert_true(arc_hash(x) == arc_hash(y));
+    assert_true(arc_eq(x, y) && arc_eq(y, x));
+    for (int k = 0; k < 8; k++) {
+        tu_rng r2 = *r;
+        tdm_arc_val *kx = probe_key(rts[0], r), *ky = probe_key(rts[1], &r2);
+        assert_int_equal(arc_set_contains(x, kx), arc_set_contains(y, ky));
+    }
+    if (tu_below(r, 3) == 0) same_table(x, y), laid_out++;
+    return 1;
+}
+
+static void push(tdm_arc_val *x, tdm_arc_val *y, int type) {
+    if (npool == POOL) return;
+    pool[npool].v[0] = x, pool[npool].v[1] = y, pool[npool].type = type;
+    npool++;
+}
+
+static int pick(tu_rng *r, int type) {
+    int idx[POOL], n = 0;
+    for (int k = 0; k < npool; k++)
+        if (pool[k].type == type) idx[n++] = k;
+    return n ? idx[tu_below(r, (uint64_t)n)] : -1;
+}
+
+/* A random eager set: positions or cells, in 0..29 or -2..29 (the masks' edge), sometimes with ones the
+ * masks cannot hold. */
+static void random_patch(tu_rng *r) {
+    int n = (int)tu_below(r, 40), cells = (int)tu_below(r, 2), odd = tu_below(r, 4) == 0, edge = tu_below(r, 3) == 0;
+    int64_t e[40][3];
+    for (int k = 0; k < n; k++) {
+        e[k][0] = tu_range(r, 0, 9), e[k][1] = tu_range(r, edge ? -2 : 0, 29), e[k][2] = tu_range(r, edge ? -2 : 0, 29);
+        if (odd && tu_below(r, 8) == 0) e[k][1] = tu_range(r, -3, 34);
+        if (odd && tu_below(r, 8) == 0) e[k][2] = tu_range(r, -60, 80); /* wide */
+    }
+    int mix = odd && tu_below(r, 2), fresh = odd && tu_below(r, 2);
+    for (int s = 0; s < 2; s++) {
+        tdm_arc_rt *rt = rts[s];
+        tdm_arc_val *v[40];
+        for (int k = 0; k < n; k++) {
+            tdm_arc_val *p = arc_ipair(rt, e[k][1], e[k][2]);
+            if (fresh && k == 0) { /* the same value, not interned */
+                tdm_arc_val *t = arc_tuple(rt, 2);
+                t->u.items[0] = arc_int(rt, e[k][1]), t->u.items[1] = arc_int(rt, e[k][2]);
+                p = t;
+            }
+            v[k] = cells != (mix && k == n - 1) ? arc_pair(rt, arc_int(rt, e[k][0]), p) : p;
+        }
+        pool[npool].v[s] = arc_set_from(rt, v, (uint32_t)n);
+    }
+    pool[npool++].type = T_PATCH;
+}
+
+static void random_cells(tu_rng *r, int h, int w, int *c) {
+    int k = 1 + (int)tu_below(r, 4), pal[4];
+    for (int x = 0; x < 4; x++) pal[x] = (int)tu_below(r, 10);
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            c[i * w + j] = pal[tu_below(r, (uint64_t)k)];
+            if (j && tu_below(r, 3)) c[i * w + j] = c[i * w + j - 1];
+            if (i && tu_below(r, 2)) c[i * w + j] = c[(i - 1) * w + j];
+        }
+}
+
+/* A function value for mfilter or mapply, made the same way in both runtimes. */
+static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
+    static const int unary[] = {ARC_P_toindices, ARC_P_box, ARC_P_normalize, ARC_P_delta, ARC_P_backdrop, ARC_P_outbox};
+    tdm_arc_val *a[2] = {arc_prim_val(ARC_P_bordering), grid};
+    switch (which) {
+    case 0: return arc_p_rbind(rt, a);
+    case 1: {
+        tdm_arc_val *b = arc_p_rbind(rt, a), *c[2] = {arc_prim_val(ARC_P_flip), b};
+        return arc_p_compose(rt, c);
+    }
+    case 2: {
+        tdm_arc_val *c[2] = {arc_prim_val(ARC_P_recolor), arc_int(rt, 5)};
+        return arc_p_lbind(rt, c);
+    }
+    default: return arc_prim_val(unary[(which - 3) % 6]);
+    }
+}
+
+enum { NOPS = 38 };
+
+/* One random call on both runtimes. */
+static int step(tu_rng *r, int g) {
+    int op = (int)tu_below(r, NOPS), p = pick(r, T_PATCH), q = pick(r, T_PATCH), o = pick(r, T_OBJS);
+    int64_t c = tu_range(r, 0, 9), di = tu_range(r, -4, 4), dj = tu_range(r, -4, 4), fn = tu_range(r, 0, 8);
+    int64_t pt[4], line = tu_range(r, -3, 3);
+    for (int k = 0; k < 4; k++) pt[k] = tu_range(r, -3, 31);
+    if (tu_below(r, 2)) pt[2] = pt[0] + (line ? line : 5) * (int64_t)tu_below(r, 2), pt[3] = pt[1] + line; /* often a line */
+    tdm_arc_val *res[2];
+    int type = T_PATCH;
+    if (p < 0 || o < 0) return 1;
+    for (int s = 0; s < 2; s++) {
+        tdm_arc_rt *rt = rts[s];
+        tdm_arc_val *G = pool[g].v[s], *P = pool[p].v[s], *Q = pool[q].v[s], *O = pool[o].v[s], *C = arc_int(rt, c);
+        tdm_arc_val *a[3], *t = NULL;
+        arc_prim_fn f;
+        switch (op) {
+        case 0: f = arc_p_merge, a[0] = O; break;
+        case 1: f = arc_p_mfilter, a[0] = O, a[1] = func(rt, (int)fn % 2, G); break;
+        case 2: f = arc_p_mapply, a[0] = func(rt, 2 + (int)fn % 7, G), a[1] = O; break;
+        case 3: f = arc_p_toindices, a[0] = P; break;
+        case 4: case 5: f = arc_p_difference, a[0] = P, a[1] = Q; break;
+        case 6: f = arc_p_recolor, a[0] = C, a[1] = P; break;
+        case 7: f = arc_p_shift, a[0] = P, a[1] = arc_ipair(rt, di, dj); break;
+        case 8: f = arc_p_normalize, a[0] = P; break;
+        case 9: f = arc_p_ofcolor, a[0] = G, a[1] = C; break;
+        case 10: f = arc_p_asindices, a[0] = G; break;
+        case 11: f = arc_p_fill, a[0] = G, a[1] = C, a[2] = P, type = T_GRID; break;
+        case 12: f = arc_p_underfill, a[0] = G, a[1] = C, a[2] = P, type = T_GRID; break;
+        case 13: f = arc_p_paint, a[0] = G, a[1] = P, type = T_GRID; break;
+        case 14: f = arc_p_underpaint, a[0] = G, a[1] = P, type = T_GRID; break;
+        case 15: f = arc_p_cover, a[0] = G, a[1] = P, type = T_GRID; break;
+        case 16: f = arc_p_box, a[0] = P; break;
+        case 17: f = arc_p_delta, a[0] = P; break;
+        case 18: f = arc_p_combine, a[0] = P, a[1] = Q; break;
+        case 19: f = arc_p_intersection, a[0] = P, a[1] = Q; break;
+        case 20: f = arc_p_toobject, a[0] = P, a[1] = G; break;
+        case 21: f = arc_p_subgrid, a[0] = P, a[1] = G, type = T_GRID; break;
+        case 22: /* a set of patches, merged: the outer set hashes its deferred elements */
+            t = arc_set_new(rt);
+            arc_set_add(rt, t, P), arc_set_add(rt, t, Q);
+            f = arc_p_merge, a[0] = t;
+            break;
+        case 23: f = arc_p_dneighbors, a[0] = arc_ipair(rt, pt[0], pt[1]); break;
+        case 24: f = arc_p_ineighbors, a[0] = arc_ipair(rt, pt[0], pt[1]); break;
+        case 25: f = arc_p_neighbors, a[0] = arc_ipair(rt, pt[0], pt[1]); break;
+        case 26: f = arc_p_connect, a[0] = arc_ipair(rt, pt[0], pt[1]), a[1] = arc_ipair(rt, pt[2], pt[3]); break;
+        case 27: f = arc_p_inbox, a[0] = P; break;
+        case 28: f = arc_p_outbox, a[0] = P; break;
+        case 29: f = arc_p_backdrop, a[0] = P; break;
+        case 30: case 31: /* a shoot, often off the grid */
+            f = arc_p_shoot, a[0] = arc_ipair(rt, pt[0], pt[1]), a[1] = arc_ipair(rt, di % 3 ? di % 2 : 2, dj % 2);
+            break;
+        case 32: { /* lines from each cell, recoloured and merged (feca6190's pattern) */
+            tdm_arc_val *sh[2] = {arc_prim_val(ARC_P_shoot), arc_ipair(rt, di % 2, dj % 2)}, *cm[2], *fk[3];
+            cm[0] = arc_p_rbind(rt, sh), cm[1] = arc_prim_val(ARC_P_last);
+            fk[0] = arc_prim_val(ARC_P_recolor), fk[1] = arc_prim_val(ARC_P_first), fk[2] = arc_p_compose(rt, cm);
+            f = arc_p_mapply, a[0] = arc_p_fork(rt, fk), a[1] = P;
+            break;
+        }
+        case 33: case 34: { /* a grid larger than the masks */
+            tdm_arc_val *cv[2] = {C, arc_ipair(rt, 28 + di, 28 + dj)};
+            f = op == 33 ? arc_p_paint : arc_p_fill, a[0] = arc_p_canvas(rt, cv), a[1] = op == 33 ? P : C, a[2] = P;
+            type = T_GRID;
+            break;
+        }
+        case 35: case 36: f = arc_p_palette, a[0] = op == 35 ? P : O, type = -2; break; /* its table below */
+        default: f = arc_p_first, a[0] = P, type = -1; break;
+        }
+        res[s] = f(rt, a);
+    }
+    if (!compare(r, res[0], res[1])) return 0;
+    if (type == -2) same_table(res[0], res[1]);
+    if (type == T_PATCH && arc_is_set(res[0])) push(res[0], res[1], T_PATCH);
+    return 1;
+}
+
+static void check_round(tu_rng *r) {
+    int h = 1 + (int)tu_below(r, 30), w = 1 + (int)tu_below(r, 30), cells[900];
+    if (tu_below(r, 2)) h = 1 + (int)tu_below(r, 8), w = 1 + (int)tu_below(r, 8);
+    random_cells(r, h, w, cells);
+    int flags = (int)tu_below(r, 8);
+    npool = 0;
+    for (int s = 0; s < 2; s++) {
+        tdm_arc_rt_reset(rts[s]);
+        tdm_arc_val *g, *a[4];
+        assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g), TDM_OK);
+        a[0] = g, a[1] = arc_bool(flags & 1), a[2] = arc_bool(flags & 2), a[3] = arc_bool(flags & 4);
+        pool[0].v[s] = g, pool[1].v[s] = arc_p_objects(rts[s], a);
+        assert_non_null(pool[1].v[s]);
+    }
+    pool[0].type = T_GRID, pool[1].type = T_OBJS, npool = 2;
+    for (int k = 0; k < 3; k++) random_patch(r);
+    for (int k = 0; k < 12; k++) step(r, 0);
+    /* the rest laid out now, in random order (a deferred set's recipe lays out its own arguments) */
+    int order[POOL];
+    for (int k = 0; k < npool; k++) order[k] = k;
+    for (int k = npool - 1; k > 0; k--) {
+        int x = (int)tu_below(r, (uint64_t)k + 1), t = order[k];
+        order[k] = order[x], order[x] = t;
+    }
+    for (int k = 0; k < npool; k++) {
+        entry *e = &pool[order[k]];
+        if (e->type == T_PATCH) same_table(e->v[0], e->v[1]), laid_out++;
+        assert_false(rts[0]->failed);
+    }
+}
+
+static void test_deferred_vs_eager(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xb175);
+    assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
+    rts[1]->eager = 1;
+    deferred_seen = wide_seen = laid_out = 0;
+    for (int round = 0; round < 3000; round++) check_round(&r);
+    print_message("%d deferred results (%d wide), %d layouts held to the eager ones\n", deferred_seen, wide_seen, laid_out);
+    assert_true(deferred_seen > 1000 && wide_seen > 100); /* the chains did go through the deferred forms */
+    tdm_arc_rt_free(rts[0]);
+    tdm_arc_rt_free(rts[1]);
+}
+
+/* The masks' own answers on a hand-made case: a merge of three objects of different colours, then
+ * toindices and difference; hash, == and membership against sets written out, before any layout. */
+static void test_known_values(void **state) {
+    (void)state;
+    tdm_arc_val *g = ta_parse("((1, 1, 0), (0, 2, 0), (0, 0, 3))"), *a[4] = {g, arc_bool(1), arc_bool(0), arc_bool(1)};
+    tdm_arc_val *objs = arc_p_objects(ta_rt, a), *m = arc_p_merge(ta_rt, &objs);
+    assert_non_null(arc_bits_of(m));
+    assert_int_equal(m->n, 4);
+    tdm_arc_val *want = ta_parse("{(1, (0, 0)), (1, (0, 1)), (2, (1, 1)), (3, (2, 2))}");
+    assert_true(arc_eq(m, want) && arc_hash(m) == arc_hash(want));
+    tdm_arc_val *ti = arc_p_toindices(ta_rt, &m), *ix = ta_parse("{(0, 0), (0, 1), (1, 1), (2, 2)}");
+    assert_non_null(arc_bits_of(ti));
+    assert_true(arc_eq(ti, ix) && arc_hash(ti) == arc_hash(ix));
+    /* literals are tuples that are not interned: the masks take interned pairs only */
+    tdm_arc_val *minus[2] = {arc_ipair(ta_rt, 0, 1), arc_ipair(ta_rt, 5, 5)};
+    tdm_arc_val *d[2] = {ti, arc_set_from(ta_rt, minus, 2)}, *df = arc_p_difference(ta_rt, d);
+    assert_true(arc_eq(df, ta_parse("{(0, 0), (1, 1), (2, 2)}")));
+    assert_true(arc_set_contains(df, ta_parse("(True, 1)")));
+    assert_false(arc_set_contains(df, ta_parse("(0, 1)")));
+    assert_non_null(arc_bits_of(df));
+    /* the reprs as CPython 3.11 prints them (tests/oracle/arc_model.py on the same grid) */
+    char *repr = ta_repr(df);
+    assert_string_equal(repr, "frozenset({(1, 1), (2, 2), (0, 0)})");
+    free(repr);
+    assert_null(arc_bits_of(df)); /* laid out by the repr, and with it its recipe's arguments, in turn */
+    assert_null(arc_bits_of(ti));
+    assert_null(arc_bits_of(m));
+    repr = ta_repr(m);
+    assert_string_equal(repr, "frozenset({(1, (0, 1)), (3, (2, 2)), (1, (0, 0)), (2, (1, 1))})");
+    free(repr);
+    tdm_arc_rt_reset(ta_rt);
+}
+
+/* palette of a lazy set of cells without its layout, on the colour sets whose tables depend on the order
+ * of insertion (0 and 8, 1 and 9 in one 8-slot table) and on those that do not: the table must be the
+ * eager one either way. */
+static void test_palette_ties(void **state) {
+    (void)state;
+    static const int sets[][5] = {{0, 8, -1}, {1, 9, -1}, {8, 0, 3, -1}, {9, 1, 0, 8, -1}, {2, 3, 4, 5, -1}, {0, 8, 1, 9, 4}};
+    tu_rng r = tu_rng_for(0x9a1e);
+    tdm_arc_rt *rt[2];
+    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
+    rt[1]->eager = 1;
+    int checked = 0;
+    for (int rep = 0; rep < 400; rep++) {
+        const int *cs = sets[rep % 6];
+        int n = 0, h = 1 + (int)tu_below(&r, 6), w = 1 + (int)tu_below(&r, 6), cells[36];
+        while (n < 5 && cs[n] >= 0) n++;
+        for (int k = 0; k < h * w; k++) cells[k] = cs[tu_below(&r, (uint64_t)n)];
+        tdm_arc_val *res[2][2];
+        for (int s = 0; s < 2; s++) {
+            tdm_arc_rt_reset(rt[s]);
+            tdm_arc_val *g, *a[4];
+            assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
+            a[0] = g, a[1] = arc_bool(0), a[2] = arc_bool(rep & 1), a[3] = arc_bool(0);
+            tdm_arc_val *objs = arc_p_objects(rt[s], a), *m = arc_p_merge(rt[s], &objs), *o = arc_first(objs);
+            res[s][0] = arc_p_palette(rt[s], &m), res[s][1] = arc_p_palette(rt[s], &o);
+        }
+        for (int k = 0; k < 2; k++) same_table(res[0][k], res[1][k]), checked++;
+    }
+    print_message("%d palettes held to the eager ones\n", checked);
+    tdm_arc_rt_free(rt[0]);
+    tdm_arc_rt_free(rt[1]);
+}
+
+int main(void) {
+    tu_init_seed("test_arc_bits");
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
+                                       cmocka_unit_test(test_palette_ties)};
+    return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
+}
