@@ -173,9 +173,8 @@ static int case_run(cal_case *c, const tdm_backend *b) {
         if (!cpu)
             return ops->gemm(b, TDM_LATTICE_F32, TDM_LATTICE_NOTRANS, TDM_LATTICE_NOTRANS, s, s, s, 1.0, c->x, s, st, c->y, s,
                              st, 0.0, c->z, s, st, c->batch);
-        tdm_lat_gemm_cpu(c->ctx, TDM_LATTICE_F32, TDM_LATTICE_NOTRANS, TDM_LATTICE_NOTRANS, s, s, s, 1.0, c->x, s, st, c->y,
-                         s, st, 0.0, c->z, s, st, c->batch);
-        return TDM_OK;
+        return tdm_lat_gemm_cpu(c->ctx, TDM_LATTICE_F32, TDM_LATTICE_NOTRANS, TDM_LATTICE_NOTRANS, s, s, s, 1.0, c->x, s, st,
+                                c->y, s, st, 0.0, c->z, s, st, c->batch);
     case TDM_OP_LATTICE_EWISE:
         if (!cpu) return ops->ewise(b, TDM_LATTICE_EW_ADD, TDM_LATTICE_F32, c->x, c->y, 0.0, c->z, c->n);
         tdm_lat_ewise_cpu(TDM_LATTICE_EW_ADD, TDM_LATTICE_F32, c->x, c->y, 0.0, c->z, c->n);

@@ -120,7 +120,8 @@ void tdm_lat_bfs_estimate(tdm_ctx *ctx, const tdm_lattice_csr *g, int64_t s, int
 void tdm_lat_bfs_device_ran(tdm_ctx *ctx, const tdm_lattice_csr *g, int ok);
 
 /* ---- CPU bodies, for the entry points and the calibration runner (checked arguments) ------------------ */
-void tdm_lat_gemm_cpu(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
+/* Errors: TDM_E_UNSUPPORTED (no CPU BLAS could be loaded, matrix.c). */
+int tdm_lat_gemm_cpu(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
                       int64_t n, int64_t k, double alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
                       int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c,
                       int64_t batch);

@@ -1,6 +1,11 @@
 /* matrix.c: matrix operations of the lattice engine (spec section 5) on the CPU: GEMM and strided batched
  * GEMM through CBLAS (OpenBLAS from Debian), element-wise ops and reductions as plain loops.
  *
+ * OpenBLAS is loaded at the first GEMM (dlopen), not linked: its pthread build starts a thread per core
+ * when it loads, and those threads spin for a fraction of a second, which took the second core from every
+ * short process that never multiplies a matrix (an ARC solver run on two threads was 3x slower than on
+ * one). Only this file calls BLAS. A machine without it gets TDM_E_UNSUPPORTED from the GEMM calls.
+ *
  * This file is compiled with -ffp-contract=off (CMakeLists.txt): each element-wise result must be exactly
  * one IEEE operation so that a GPU kernel built with --fmad=false gives the same bits. Arguments are
  * checked before BLAS sees them, because reference BLAS reports bad arguments by printing and exiting
@@ -9,18 +14,56 @@
 #include "lattice/lattice_device.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* OpenBLAS runs its own thread pool: give it TANDEM_THREADS so that the library's thread budget holds. */
-static void blas_threads(tdm_ctx *ctx) {
-#ifdef OPENBLAS_VERSION
+/* Debian's OpenBLAS soname (libopenblas0-pthread, what libopenblas-dev pulls in). */
+#define BLAS_SONAME "libopenblas.so.0"
+
+typedef void (*sgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint, float,
+                         const float *, blasint, const float *, blasint, float, float *, blasint);
+typedef void (*dgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, blasint, blasint, blasint, double,
+                         const double *, blasint, const double *, blasint, double, double *, blasint);
+static struct {
+    pthread_once_t once;
+    sgemm_fn sgemm;
+    dgemm_fn dgemm;
+    int (*get_threads)(void);
+    void (*set_threads)(int);
+    char why[256];
+} blas = {.once = PTHREAD_ONCE_INIT};
+
+static void blas_load(void) {
+    void *h = dlopen(BLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(blas.why, sizeof blas.why, "%s", e ? e : "dlopen failed");
+        return;
+    }
+    /* dlsym returns object pointers; the POSIX way to turn them into function pointers is a copy */
+    void *f[4] = {dlsym(h, "cblas_sgemm"), dlsym(h, "cblas_dgemm"), dlsym(h, "openblas_get_num_threads"),
+                  dlsym(h, "openblas_set_num_threads")};
+    if (!f[0] || !f[1]) {
+        snprintf(blas.why, sizeof blas.why, "%s has no cblas_sgemm/cblas_dgemm", BLAS_SONAME);
+        return;
+    }
+    memcpy(&blas.sgemm, &f[0], sizeof f[0]);
+    memcpy(&blas.dgemm, &f[1], sizeof f[1]);
+    if (f[2] && f[3]) memcpy(&blas.get_threads, &f[2], sizeof f[2]), memcpy(&blas.set_threads, &f[3], sizeof f[3]);
+}
+
+/* Loads BLAS once; OpenBLAS runs its own thread pool: give it TANDEM_THREADS so that the library's
+ * thread budget holds. Errors: TDM_E_UNSUPPORTED (no BLAS on this machine). */
+static int blas_ready(tdm_ctx *ctx, const char *fn) {
+    pthread_once(&blas.once, blas_load);
+    if (!blas.sgemm) return tdm_error(TDM_E_UNSUPPORTED, "%s: no CPU BLAS (%s: %s; install libopenblas0)", fn, BLAS_SONAME, blas.why);
     int want = tdm_ctx_threads(ctx);
-    if (openblas_get_num_threads() != want) openblas_set_num_threads(want);
-#else
-    (void)ctx;
-#endif
+    if (blas.get_threads && blas.get_threads() != want) blas.set_threads(want);
+    return TDM_OK;
 }
 
 static size_t dtype_size(tdm_lattice_dtype dt) { return dt == TDM_LATTICE_F32 ? 4 : 8; }
@@ -73,9 +116,9 @@ static void gemm_one(tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_tra
                      const void *A, int lda, const void *B, int ldb, double beta, void *C, int ldc) {
     const enum CBLAS_TRANSPOSE oa = ta ? CblasTrans : CblasNoTrans, ob = tb ? CblasTrans : CblasNoTrans;
     if (dt == TDM_LATTICE_F32)
-        cblas_sgemm(CblasRowMajor, oa, ob, m, n, k, (float)alpha, A, lda, B, ldb, (float)beta, C, ldc);
+        blas.sgemm(CblasRowMajor, oa, ob, m, n, k, (float)alpha, A, lda, B, ldb, (float)beta, C, ldc);
     else
-        cblas_dgemm(CblasRowMajor, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        blas.dgemm(CblasRowMajor, oa, ob, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int tdm_lattice_gemm(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
@@ -102,7 +145,7 @@ int tdm_lattice_gemm(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, t
         if (rc == TDM_OK) return tdm_lat_placed_done(ctx, &pl), TDM_OK;
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_GEMM, rc))) return rc;
     }
-    blas_threads(ctx);
+    if ((rc = blas_ready(ctx, fn))) return rc;
     gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
     if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     return TDM_OK;
@@ -149,23 +192,26 @@ int tdm_lattice_gemm_batched(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_tra
         if (rc == TDM_OK) return tdm_lat_placed_done(ctx, &pl), TDM_OK;
         if ((rc = tdm_lat_device_failed(ctx, b, TDM_OP_LATTICE_GEMM_BATCHED, rc))) return rc;
     }
-    tdm_lat_gemm_cpu(ctx, dt, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch);
+    if ((rc = tdm_lat_gemm_cpu(ctx, dt, ta, tb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch)))
+        return rc;
     if (pl.backend->kind == TDM_BACKEND_CPU) tdm_lat_placed_done(ctx, &pl); /* not after a fallback */
     return TDM_OK;
 }
 
-void tdm_lat_gemm_cpu(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
-                      int64_t n, int64_t k, double alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
-                      int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c,
-                      int64_t batch) {
+int tdm_lat_gemm_cpu(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattice_trans ta, tdm_lattice_trans tb, int64_t m,
+                     int64_t n, int64_t k, double alpha, const void *A, int64_t lda, int64_t stride_a, const void *B,
+                     int64_t ldb, int64_t stride_b, double beta, void *C, int64_t ldc, int64_t stride_c,
+                     int64_t batch) {
     const size_t es = dtype_size(dt);
-    blas_threads(ctx);
+    int rc = blas_ready(ctx, "tdm_lattice_gemm_strided_batched");
+    if (rc) return rc;
     /* Items one after another on threaded BLAS: each item is exactly the single call. (Item-parallel
      * execution of small items with single-threaded BLAS belongs to the batch executor.) */
     for (int64_t i = 0; i < batch; i++)
         gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, (const char *)A + (size_t)(i * stride_a) * es, (int)lda,
                  (const char *)B + (size_t)(i * stride_b) * es, (int)ldb, beta, (char *)C + (size_t)(i * stride_c) * es,
                  (int)ldc);
+    return TDM_OK;
 }
 
 /* Byte ranges of pointer-array operands, sorted by start to find overlaps in O(b log b). */
@@ -243,7 +289,7 @@ int tdm_lattice_gemm_batched_ptrs(tdm_ctx *ctx, tdm_lattice_dtype dt, tdm_lattic
     tdm_lat_req q = {.op = TDM_OP_LATTICE_GEMM_BATCHED, .pref = TDM_DEVICE_AUTO};
     tdm_lat_placement pl;
     if ((rc = tdm_lat_place(ctx, &q, &pl))) return rc;
-    blas_threads(ctx);
+    if ((rc = blas_ready(ctx, fn))) return rc;
     for (int64_t i = 0; i < batch; i++)
         gemm_one(dt, ta, tb, (int)m, (int)n, (int)k, alpha, k ? A[i] : NULL, (int)lda, k ? B[i] : NULL, (int)ldb, beta, C[i],
                  (int)ldc);
