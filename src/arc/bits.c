@@ -40,14 +40,20 @@ int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b) {
     return 0;
 }
 
+/* Room for m more wide keys (doubling): 0, or -1 out of memory. */
+static int reserve(arc_bits *b, uint32_t m) {
+    if (b->nout + m <= b->cap) return 0;
+    uint32_t cap = b->cap ? 2 * b->cap : 64;
+    while (cap < b->nout + m) cap *= 2;
+    uint64_t *o = arc_alloc(b->rt, cap * sizeof *o);
+    if (!o) return -1;
+    if (b->nout) memcpy(o, b->out, b->nout * sizeof *o);
+    b->out = o, b->cap = cap;
+    return 0;
+}
+
 static int push_key(arc_bits *b, uint64_t k) {
-    if (b->nout == b->cap) {
-        uint32_t cap = b->cap ? 2 * b->cap : 64;
-        uint64_t *o = arc_alloc(b->rt, cap * sizeof *o);
-        if (!o) return -1;
-        if (b->nout) memcpy(o, b->out, b->nout * sizeof *o);
-        b->out = o, b->cap = cap;
-    }
+    if (b->nout == b->cap && reserve(b, 1)) return -1;
     b->out[b->nout++] = k;
     return 0;
 }
@@ -123,8 +129,10 @@ static int or_bits(arc_bits *b, const arc_bits *src) {
         const uint32_t *s = src->m + 32 * c;
         for (int i = 0; i < 32; i++) d[i] |= s[i];
     }
-    for (uint32_t k = 0; k < src->nout; k++)
-        if (push_key(b, src->out[k])) return -1;
+    if (!src->nout) return 1;
+    if (reserve(b, src->nout)) return -1;
+    memcpy(b->out + b->nout, src->out, src->nout * sizeof *src->out); /* a sorted run: arc_bits_set merges */
+    b->nout += src->nout;
     return 1;
 }
 
@@ -271,6 +279,49 @@ static int key_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Sorts keys a[0..n) ascending. The wide part is mostly a few sorted runs (each merged set's list, or a
+ * line's keys one way or the other), so the runs are found, the descending ones reversed, and the runs
+ * merged pairwise; many short runs, or no scratch memory, go to qsort. */
+static void sort_keys(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
+    uint32_t nruns = 0, *run = arc_alloc(rt, (size_t)(n + 1) * sizeof *run);
+    uint64_t *tmp = arc_alloc(rt, (size_t)n * sizeof *tmp);
+    if (!run || !tmp) goto fallback;
+    for (uint32_t k = 0; k < n;) {
+        uint32_t e = k + 1;
+        if (e < n && a[e] < a[k]) { /* strictly descending: reversed, it stays a stable ascending run */
+            while (e < n && a[e] < a[e - 1]) e++;
+            for (uint32_t x = k, y = e - 1; x < y; x++, y--) {
+                uint64_t t = a[x];
+                a[x] = a[y], a[y] = t;
+            }
+        } else {
+            while (e < n && a[e] >= a[e - 1]) e++;
+        }
+        run[nruns++] = k, k = e;
+        if (nruns > 16 && nruns * 4 > n) goto fallback;
+    }
+    run[nruns] = n;
+    uint64_t *src = a, *dst = tmp;
+    while (nruns > 1) {
+        uint32_t m = 0;
+        for (uint32_t r = 0; r < nruns; r += 2, m++) {
+            /* runs r and r + 1 (run[nruns] is n: a last odd run is copied) */
+            uint32_t lo = run[r], mid = run[r + 1], hi = r + 2 <= nruns ? run[r + 2] : n, x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
+            while (x < mid) dst[o++] = src[x++];
+            while (y < hi) dst[o++] = src[y++];
+            run[m] = lo;
+        }
+        run[m] = n, nruns = m;
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+    return;
+fallback:
+    qsort(a, n, sizeof *a, key_cmp);
+}
+
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
     arc_bset *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
@@ -288,7 +339,7 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
         int sorted = 1;
         for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
         if (!sorted) {
-            qsort(b->out, b->nout, sizeof *b->out, key_cmp);
+            sort_keys(rt, b->out, b->nout);
             uint32_t m = 1;
             for (uint32_t k = 1; k < b->nout; k++)
                 if (b->out[k] != b->out[m - 1]) b->out[m++] = b->out[k];
