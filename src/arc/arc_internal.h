@@ -94,7 +94,17 @@ struct tdm_arc_rt {
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
-void *arc_alloc(tdm_arc_rt *rt, size_t bytes);
+/* Another chunk, then bytes (a multiple of 16) from it: arc_alloc's rare path. */
+void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes);
+/* bytes from the arena, 16-aligned; NULL (with rt's error set) when memory runs out. Inline: a solver call
+ * makes a few hundred values, and the call cost as much as the bump. */
+static inline void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
+    bytes = (bytes + 15) & ~(size_t)15;
+    if ((size_t)(rt->end - rt->cur) < bytes) return arc_alloc_slow(rt, bytes);
+    void *p = rt->cur;
+    rt->cur += bytes;
+    return p;
+}
 /* Records a Python-raises error (first one wins) and returns NULL so primitives can `return arc_fail(...)`. */
 void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* returns -1 */
