@@ -340,6 +340,8 @@ int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 /* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */
 void arc_bits_box(const arc_bits *b, int64_t box[4]);
+/* The same for a deferred set s (arc_bits_of(s) not NULL), computed once per set. */
+void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]);
 /* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
  * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);

@@ -19,6 +19,8 @@ typedef struct {
     arc_prim_fn eager;
     tdm_arc_val *arg[3];
     arc_bits b;
+    int boxed;       /* box holds b's box (arc_bits_box_of): vline, hline, shape, ... ask one set again */
+    int64_t box[4];
 } arc_bset;
 
 static inline int popc(uint32_t v) {
@@ -174,15 +176,19 @@ void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
 }
 
 void arc_bits_box(const arc_bits *b, int64_t box[4]) {
-    uint32_t rows[32], cols = 0;
-    arc_bits_positions(b, rows);
+    uint32_t tmp[32], cols = 0;
+    const uint32_t *rows = tmp;
+    if (b->blocks && !(b->blocks & (b->blocks - 1))) rows = b->m + 32 * __builtin_ctz(b->blocks); /* one colour */
+    else arc_bits_positions(b, tmp);
     int64_t u = INT64_MAX, l = INT64_MAX, d = INT64_MIN, r = INT64_MIN;
-    for (int i = 0; i < 32; i++)
-        if (rows[i]) {
-            if (u == INT64_MAX) u = i - ARC_BITS_OFF;
-            d = i - ARC_BITS_OFF, cols |= rows[i];
-        }
-    if (cols) l = __builtin_ctz(cols) - ARC_BITS_OFF, r = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
+    int top = 0, bot = 31;
+    while (top < 32 && !rows[top]) top++;
+    if (top < 32) {
+        while (!rows[bot]) bot--;
+        for (int i = top; i <= bot; i++) cols |= rows[i];
+        u = top - ARC_BITS_OFF, d = bot - ARC_BITS_OFF;
+        l = __builtin_ctz(cols) - ARC_BITS_OFF, r = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
+    }
     for (uint32_t k = 0; k < b->nout; k++) {
         int64_t i = arc_key_i(b->out[k]), j = arc_key_j(b->out[k]);
         u = i < u ? i : u, d = i > d ? i : d, l = j < l ? j : l, r = j > r ? j : r;
@@ -257,10 +263,15 @@ static int bset_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
     return 1;
 }
 
+static void bset_box(arc_bset *x, int64_t box[4]) {
+    if (!x->boxed) arc_bits_box(&x->b, x->box), x->boxed = 1;
+    memcpy(box, x->box, sizeof x->box);
+}
+
 static int bset_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
-    const arc_bits *b = &((arc_bset *)z)->b;
-    if (b->kind != ARC_BITS_CELLS || !s->n) return 0;
-    arc_bits_box(b, box);
+    arc_bset *x = (arc_bset *)z;
+    if (x->b.kind != ARC_BITS_CELLS || !s->n) return 0;
+    bset_box(x, box);
     return 1;
 }
 
@@ -273,6 +284,8 @@ const arc_bits *arc_bits_of(const tdm_arc_val *s) {
     if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->layout != bset_layout) return NULL;
     return &((arc_bset *)s->u.set.lazy)->b;
 }
+
+void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]) { bset_box((arc_bset *)s->u.set.lazy, box); }
 
 static int key_cmp(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -3,6 +3,7 @@
  *   - mostcommon/leastcommon on tuples of small ints read the set's layout as ascending order instead of
  *     building it: held to the set arc_set_from builds, walked slot by slot as the reference does;
  *   - the wide part of a deferred set (bits.c) is sorted by merging its runs: held to qsort + unique;
+ *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
  *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address:
  *     held to the ints put in, values outside the interned range included. */
 #include "arc_test_util.h"
@@ -103,6 +104,40 @@ static void test_wide_sort(void **state) {
     }
 }
 
+/* A deferred set's box (one colour, several, positions, wide keys), asked twice: the coordinates' extremes. */
+static void test_box_cache(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc3);
+    for (int it = 0; it < 3000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        arc_bits b;
+        assert_int_equal(arc_bits_init_wide(ta_rt, &b), 0);
+        int pos = tu_below(&r, 3) == 0, colours = (int)tu_range(&r, 1, 3), far = tu_below(&r, 3) == 0;
+        b.kind = pos ? ARC_BITS_POS : ARC_BITS_CELLS;
+        int64_t want[4] = {INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN};
+        int n = (int)tu_range(&r, 1, 40);
+        for (int k = 0; k < n; k++) {
+            int64_t c = pos ? 0 : tu_range(&r, 0, colours - 1) * 3, i = tu_range(&r, -2, 29), j = tu_range(&r, -2, 29);
+            if (far && tu_below(&r, 4) == 0) i = tu_range(&r, -44, 74), j = tu_range(&r, 30, 74);
+            assert_int_equal(arc_bits_put(&b, c, i, j), 0);
+            want[0] = i < want[0] ? i : want[0], want[1] = j < want[1] ? j : want[1];
+            want[2] = i > want[2] ? i : want[2], want[3] = j > want[3] ? j : want[3];
+        }
+        tdm_arc_val *s = arc_bits_set(ta_rt, &b, arc_p_merge, NULL, 0);
+        assert_non_null(s);
+        for (int again = 0; again < 2; again++) {
+            int64_t got[4] = {0, 0, 0, 0};
+            arc_bits_box_of(s, got);
+            assert_memory_equal(got, want, sizeof want);
+            uint32_t nn;
+            int64_t u, l, d, rr;
+            assert_int_equal(arc_patch_box(ta_rt, s, &nn, &u, &l, &d, &rr, "test"), 0);
+            assert_int_equal(nn, s->n);
+            assert_true(u == want[0] && l == want[1] && d == want[2] && rr == want[3]);
+        }
+    }
+}
+
 static void test_grid_round_trip(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(0xc2);
@@ -143,6 +178,6 @@ static void test_grid_round_trip(void **state) {
 int main(void) {
     tu_init_seed("test_arc_fast");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_common_random), cmocka_unit_test(test_wide_sort),
-                                       cmocka_unit_test(test_grid_round_trip)};
+                                       cmocka_unit_test(test_box_cache),                                        cmocka_unit_test(test_grid_round_trip)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
