@@ -1,7 +1,9 @@
 /* test_arc_fast.c: the shortcuts of the second round on solver calls (issue 5) against the general forms
  * they skip, on seeded random inputs:
- *   - mostcommon/leastcommon on tuples of small ints read the set's layout as ascending order instead of
- *     building it: held to the set arc_set_from builds, walked slot by slot as the reference does;
+ *   - mostcommon/leastcommon on tuples of small ints replay the probes of up to 4 keys, or read the layout
+ *     of more as ascending order, instead of building the set: held to the set arc_set_from builds, walked
+ *     slot by slot as the reference does;
+ *   - dedupe on ints 0..63 keeps first occurrences by a seen mask: held to tup.index(e) == i by ==;
  *   - the wide part of a deferred set (bits.c) is sorted by merging its runs: held to qsort + unique;
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
  *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address:
@@ -52,7 +54,7 @@ static void test_common_random(void **state) {
             if (v < 0 || v > 63) small = 0;
             else d += !seen[v]++, top = v > top ? (int)v : top;
         }
-        if (small && top <= (d <= 4 ? 7 : d <= 18 ? 31 : 127)) ascending++;
+        if (small && (d <= 4 || top <= (d <= 18 ? 31 : 127))) ascending++; /* replayed or ascending */
         else other++;
         for (int most = 0; most < 2; most++) {
             tdm_arc_val *a[1] = {t};
@@ -62,6 +64,33 @@ static void test_common_random(void **state) {
         }
     }
     assert_true(ascending > 500 && other > 500); /* both paths ran */
+}
+
+/* dedupe on ints 0..63 by a seen mask: held to tup.index(e) == i by ==, items of other kinds mixed in. */
+static void test_dedupe_random(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc4);
+    for (int it = 0; it < 3000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        uint32_t n = (uint32_t)tu_range(&r, 0, 30);
+        int mode = (int)tu_below(&r, 4);
+        tdm_arc_val *t = arc_tuple(ta_rt, n);
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t v = tu_range(&r, 0, mode == 1 ? 63 : 9);
+            t->u.items[k] = v < 2 && tu_below(&r, 3) == 0 ? arc_bool((int)v) : arc_int(ta_rt, v);
+            if (mode == 2 && tu_below(&r, 8) == 0) t->u.items[k] = arc_int(ta_rt, tu_range(&r, 60, 70));
+            if (mode == 3 && tu_below(&r, 8) == 0) t->u.items[k] = arc_ipair(ta_rt, v, 1);
+        }
+        tdm_arc_val *a[1] = {t}, *got = arc_p_dedupe(ta_rt, a);
+        assert_non_null(got);
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t p = 0;
+            while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
+            if (p == k) assert_ptr_equal(got->u.items[m++], t->u.items[k]);
+        }
+        assert_int_equal(got->n, m);
+    }
 }
 
 static int u64_cmp(const void *a, const void *b) {
@@ -177,7 +206,8 @@ static void test_grid_round_trip(void **state) {
 
 int main(void) {
     tu_init_seed("test_arc_fast");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_common_random), cmocka_unit_test(test_wide_sort),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_common_random), cmocka_unit_test(test_dedupe_random),
+                                       cmocka_unit_test(test_wide_sort),
                                        cmocka_unit_test(test_box_cache),                                        cmocka_unit_test(test_grid_round_trip)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
