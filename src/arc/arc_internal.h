@@ -426,6 +426,7 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out);
 /* After a failed call on a line: rewrites rt's error as tdm_arc_program_run reports it ("line N: text:
  * why") and returns its status (TDM_E_ARC_RAISE or TDM_E_NOMEM), also set as the thread's last error. */
 int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text);
+typedef struct arc_cells_slab arc_cells_slab;
 /* A batch's results and statistics (batch.c's runner and exec.c's executor fill it). */
 struct tdm_arc_batch {
     tdm_arc_result *res;
@@ -435,12 +436,14 @@ struct tdm_arc_batch {
     const char *backend;                /* where batched primitives ran: "cpu" or the device's name */
     double seconds;
     int threads;
+    arc_cells_slab *slabs; /* tdm_arc_batch_run: the blocks that hold every result's cells (batch.c) */
 };
 /* A batch of n zeroed results (backend "cpu"); NULL when out of memory. */
 tdm_arc_batch *arc_batch_alloc(size_t n);
 /* Copies a program's result into r as tdm_arc_batch_run gives it (cells of a grid of ints, else repr):
- * 0, or -1 when memory ran out (r->status says TDM_E_NOMEM when laying out a lazy set failed). */
-int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r);
+ * 0, or -1 when memory ran out (r->status says TDM_E_NOMEM when laying out a lazy set failed). The cells
+ * come from *slab's blocks (which the caller gives the batch) when slab is not NULL, else from tdm_malloc. */
+int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, arc_cells_slab **slab);
 /* Sets r to a failed call's status and rt's (or the thread's last) error: 0, or -1 out of memory. */
 int arc_result_error(tdm_arc_rt *rt, int status, tdm_arc_result *r);
 

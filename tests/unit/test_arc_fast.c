@@ -7,7 +7,8 @@
  *   - the wide part of a deferred set (bits.c) is sorted by merging its runs: held to qsort + unique;
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
  *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address:
- *     held to the ints put in, values outside the interned range included. */
+ *     held to the ints put in, values outside the interned range included;
+ *   - tdm_arc_batch_run copies results into per-thread slabs: every cell of many results held to its grid. */
 #include "arc_test_util.h"
 
 #include <stdlib.h>
@@ -204,10 +205,58 @@ static void test_grid_round_trip(void **state) {
     assert_int_not_equal(tdm_arc_grid_read(ta_parse("((1, (2,)),)"), &hh, &ww, out, 4), TDM_OK);
 }
 
+/* tdm_arc_batch_run's result cells in per-thread slabs: enough calls to fill several, results that are
+ * not grids and calls that raise among them, on 1 and 2 threads; each grid checked cell by cell. */
+static void test_batch_slabs(void **state) {
+    (void)state;
+    static const char *progs = "def solve_up(I):\n    O = upscale(I, THREE)\n    return O\n"
+                               "def solve_pal(I):\n    O = palette(I)\n    return O\n"
+                               "def solve_bad(I):\n    O = crop(I, ORIGIN, FIVE)\n    return O\n";
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(progs, strlen(progs), "t", &p), TDM_OK);
+    tu_rng r = tu_rng_for(0xc5);
+    enum { N = 400 };
+    static int cells[N][100];
+    static tdm_arc_call_ref calls[N];
+    for (int c = 0; c < N; c++) {
+        int h = (int)tu_range(&r, 1, 10), w = (int)tu_range(&r, 1, 10);
+        for (int k = 0; k < h * w; k++) cells[c][k] = (int)tu_below(&r, 10);
+        calls[c].prog = tu_below(&r, 8) == 0 ? (size_t)tu_range(&r, 1, 2) : 0;
+        calls[c].grid = (tdm_arc_grid_ref){h, w, cells[c]};
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        tdm_arc_batch *b;
+        assert_int_equal(tdm_arc_batch_run(p, calls, N, threads, 0, &b), TDM_OK);
+        for (int c = 0; c < N; c++) {
+            const tdm_arc_result *x = tdm_arc_batch_result(b, (size_t)c);
+            int h = calls[c].grid.h, w = calls[c].grid.w;
+            if (calls[c].prog == 1) {
+                assert_int_equal(x->status, TDM_OK);
+                assert_null(x->cells);
+                assert_non_null(x->repr);
+                continue;
+            }
+            if (calls[c].prog == 2) { /* crop's second argument is a pair: FIVE is an int */
+                assert_int_not_equal(x->status, TDM_OK);
+                assert_null(x->cells);
+                continue;
+            }
+            assert_int_equal(x->status, TDM_OK);
+            assert_int_equal(x->h, 3 * h);
+            assert_int_equal(x->w, 3 * w);
+            for (int i = 0; i < 3 * h; i++)
+                for (int j = 0; j < 3 * w; j++) assert_int_equal(x->cells[i * 3 * w + j], cells[c][(i / 3) * w + j / 3]);
+        }
+        tdm_arc_batch_free(b);
+    }
+    tdm_arc_programs_free(p);
+}
+
 int main(void) {
     tu_init_seed("test_arc_fast");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_common_random), cmocka_unit_test(test_dedupe_random),
                                        cmocka_unit_test(test_wide_sort),
-                                       cmocka_unit_test(test_box_cache),                                        cmocka_unit_test(test_grid_round_trip)};
+                                       cmocka_unit_test(test_box_cache), cmocka_unit_test(test_batch_slabs),
+                                                                              cmocka_unit_test(test_grid_round_trip)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
