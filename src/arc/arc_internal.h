@@ -94,7 +94,17 @@ struct tdm_arc_rt {
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
-void *arc_alloc(tdm_arc_rt *rt, size_t bytes);
+/* Another chunk, then bytes (a multiple of 16) from it: arc_alloc's rare path. */
+void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes);
+/* bytes from the arena, 16-aligned; NULL (with rt's error set) when memory runs out. Inline: a solver call
+ * makes a few hundred values, and the call cost as much as the bump. */
+static inline void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
+    bytes = (bytes + 15) & ~(size_t)15;
+    if ((size_t)(rt->end - rt->cur) < bytes) return arc_alloc_slow(rt, bytes);
+    void *p = rt->cur;
+    rt->cur += bytes;
+    return p;
+}
 /* Records a Python-raises error (first one wins) and returns NULL so primitives can `return arc_fail(...)`. */
 void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* returns -1 */
@@ -330,6 +340,8 @@ int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 /* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */
 void arc_bits_box(const arc_bits *b, int64_t box[4]);
+/* The same for a deferred set s (arc_bits_of(s) not NULL), computed once per set. */
+void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]);
 /* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
  * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
@@ -414,6 +426,7 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out);
 /* After a failed call on a line: rewrites rt's error as tdm_arc_program_run reports it ("line N: text:
  * why") and returns its status (TDM_E_ARC_RAISE or TDM_E_NOMEM), also set as the thread's last error. */
 int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text);
+typedef struct arc_cells_slab arc_cells_slab;
 /* A batch's results and statistics (batch.c's runner and exec.c's executor fill it). */
 struct tdm_arc_batch {
     tdm_arc_result *res;
@@ -423,12 +436,14 @@ struct tdm_arc_batch {
     const char *backend;                /* where batched primitives ran: "cpu" or the device's name */
     double seconds;
     int threads;
+    arc_cells_slab *slabs; /* tdm_arc_batch_run: the blocks that hold every result's cells (batch.c) */
 };
 /* A batch of n zeroed results (backend "cpu"); NULL when out of memory. */
 tdm_arc_batch *arc_batch_alloc(size_t n);
 /* Copies a program's result into r as tdm_arc_batch_run gives it (cells of a grid of ints, else repr):
- * 0, or -1 when memory ran out (r->status says TDM_E_NOMEM when laying out a lazy set failed). */
-int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r);
+ * 0, or -1 when memory ran out (r->status says TDM_E_NOMEM when laying out a lazy set failed). The cells
+ * come from *slab's blocks (which the caller gives the batch) when slab is not NULL, else from tdm_malloc. */
+int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, arc_cells_slab **slab);
 /* Sets r to a failed call's status and rt's (or the thread's last) error: 0, or -1 out of memory. */
 int arc_result_error(tdm_arc_rt *rt, int status, tdm_arc_result *r);
 

@@ -1,7 +1,7 @@
 /* batch.c: many programs over many grids in one call (tdm_arc_batch_run). The CPU backend spreads the
  * (program, grid) calls over OpenMP threads with one runtime per thread, resets the runtime after each call
- * (so memory stays bounded by the largest call) and copies each result out as ints, or as its repr when it
- * is not a grid. Results never depend on the thread count: every call is independent and deterministic.
+ * (so memory stays bounded by the largest call) and copies each result out as ints (into slabs each thread
+ * takes from, so a call costs no malloc), or as its repr when it is not a grid. Results never depend on the thread count: every call is independent and deterministic.
  * The batched executor (exec.c) fills the same results, on the CPU or on a GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include "arc_internal.h"
@@ -30,20 +30,54 @@ int arc_result_error(tdm_arc_rt *rt, int status, tdm_arc_result *r) {
     return (r->error = dup_str(tdm_arc_rt_error(rt)[0] ? tdm_arc_rt_error(rt) : tdm_last_error())) ? 0 : -1;
 }
 
-int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r) {
+/* A block of result cells that many results share (tdm_arc_batch_run's threads each fill their own). */
+struct arc_cells_slab {
+    arc_cells_slab *next;
+    size_t size, used; /* ints */
+    int data[];
+};
+
+/* under glibc's mmap threshold (128 KiB): the heap reuses the blocks batch after batch, where fresh mmaps
+ * would fault their pages in on every run */
+#define SLAB_INTS ((size_t)16 * 1024 - 8)
+
+/* n ints from *slab's head, a fresh head when it is full: NULL out of memory. */
+static int *slab_take(arc_cells_slab **slab, size_t n) {
+    arc_cells_slab *s = *slab;
+    if (!s || s->size - s->used < n) {
+        size_t size = n > SLAB_INTS ? n : SLAB_INTS;
+        if (!(s = tdm_malloc(sizeof *s + size * sizeof *s->data))) return NULL;
+        s->next = *slab, s->size = size, s->used = 0;
+        *slab = s;
+    }
+    int *p = s->data + s->used;
+    s->used += n;
+    return p;
+}
+
+static void slabs_free(arc_cells_slab *s) {
+    while (s) {
+        arc_cells_slab *next = s->next;
+        tdm_free(s);
+        s = next;
+    }
+}
+
+int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, arc_cells_slab **slab) {
     r->status = TDM_OK, r->h = r->w = -1;
     int h, w;
     if (arc_is_tuple(out)) {
         /* room for the cells the shape promises, then one pass that checks the grid and copies it */
         const tdm_arc_val *r0 = out->n ? out->u.items[0] : NULL;
         size_t cap = r0 && arc_is_tuple(r0) ? (size_t)out->n * r0->n : 0;
-        if (!(r->cells = tdm_malloc((cap ? cap : 1) * sizeof *r->cells))) return -1;
-        if (tdm_arc_grid_read(out, &h, &w, r->cells, cap) == TDM_OK) {
-            r->h = h, r->w = w;
+        int *cells = slab ? slab_take(slab, cap ? cap : 1) : tdm_malloc((cap ? cap : 1) * sizeof *r->cells);
+        if (!cells) return -1;
+        if (tdm_arc_grid_read(out, &h, &w, cells, cap) == TDM_OK) {
+            r->h = h, r->w = w, r->cells = cells;
             return 0;
         }
-        tdm_free(r->cells);
-        r->cells = NULL;
+        if (slab) (*slab)->used -= cap ? cap : 1; /* the last taken: given back */
+        else tdm_free(cells);
     }
     r->repr = repr_of(out);
     if (rt->failed && rt->status == TDM_E_NOMEM) { /* laying out a lazy frozenset of the result failed */
@@ -55,14 +89,15 @@ int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r) {
 }
 
 /* One call; fills r. Returns 0, or -1 when memory ran out copying the result. */
-static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_grid_ref *g, tdm_arc_result *r) {
+static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_grid_ref *g, tdm_arc_result *r,
+                   arc_cells_slab **slab) {
     tdm_arc_rt_reset(rt);
     tdm_arc_val *in;
     const tdm_arc_val *out;
     int st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &in);
     if (!st) st = tdm_arc_program_run(rt, p, k, in, &out);
     if (st) return arc_result_error(rt, st, r);
-    return arc_result_fill(rt, out, r);
+    return arc_result_fill(rt, out, r, slab);
 }
 
 int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int threads, int stats,
@@ -86,11 +121,20 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
 #pragma omp parallel num_threads(threads) reduction(| : failed)
     {
         tdm_arc_rt *rt = NULL;
+        arc_cells_slab *slab = NULL; /* this thread's result cells: one malloc per 16 Ki ints, not per call */
         if (tdm_arc_rt_new(&rt)) failed = 1;
         if (rt && stats) tdm_arc_rt_stats_enable(rt, 1);
 #pragma omp for schedule(dynamic, 4)
         for (size_t c = 0; c < n; c++)
-            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c])) failed = 1;
+            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+        if (slab) {
+#pragma omp critical(tdm_arc_batch_slabs)
+            {
+                arc_cells_slab *last = slab;
+                while (last->next) last = last->next;
+                last->next = b->slabs, b->slabs = slab;
+            }
+        }
         if (rt && stats && rt->stats) {
 #pragma omp critical(tdm_arc_batch_stats)
             for (int id = 0; id < ARC_NPRIM; id++) b->stats[id].calls += rt->stats[id].calls, b->stats[id].ns += rt->stats[id].ns;
@@ -120,11 +164,12 @@ tdm_arc_batch *arc_batch_alloc(size_t n) {
 void tdm_arc_batch_free(tdm_arc_batch *b) {
     if (!b) return;
     for (size_t c = 0; b->res && c < b->n; c++) {
-        tdm_free(b->res[c].cells);
+        if (!b->slabs) tdm_free(b->res[c].cells); /* else they lie in the slabs */
         tdm_free(b->res[c].repr);
         tdm_free(b->res[c].error);
     }
     tdm_free(b->res);
+    slabs_free(b->slabs);
     tdm_free(b);
 }
 

@@ -19,6 +19,8 @@ typedef struct {
     arc_prim_fn eager;
     tdm_arc_val *arg[3];
     arc_bits b;
+    int boxed;       /* box holds b's box (arc_bits_box_of): vline, hline, shape, ... ask one set again */
+    int64_t box[4];
 } arc_bset;
 
 static inline int popc(uint32_t v) {
@@ -40,14 +42,20 @@ int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b) {
     return 0;
 }
 
+/* Room for m more wide keys (doubling): 0, or -1 out of memory. */
+static int reserve(arc_bits *b, uint32_t m) {
+    if (b->nout + m <= b->cap) return 0;
+    uint32_t cap = b->cap ? 2 * b->cap : 64;
+    while (cap < b->nout + m) cap *= 2;
+    uint64_t *o = arc_alloc(b->rt, cap * sizeof *o);
+    if (!o) return -1;
+    if (b->nout) memcpy(o, b->out, b->nout * sizeof *o);
+    b->out = o, b->cap = cap;
+    return 0;
+}
+
 static int push_key(arc_bits *b, uint64_t k) {
-    if (b->nout == b->cap) {
-        uint32_t cap = b->cap ? 2 * b->cap : 64;
-        uint64_t *o = arc_alloc(b->rt, cap * sizeof *o);
-        if (!o) return -1;
-        if (b->nout) memcpy(o, b->out, b->nout * sizeof *o);
-        b->out = o, b->cap = cap;
-    }
+    if (b->nout == b->cap && reserve(b, 1)) return -1;
     b->out[b->nout++] = k;
     return 0;
 }
@@ -123,8 +131,10 @@ static int or_bits(arc_bits *b, const arc_bits *src) {
         const uint32_t *s = src->m + 32 * c;
         for (int i = 0; i < 32; i++) d[i] |= s[i];
     }
-    for (uint32_t k = 0; k < src->nout; k++)
-        if (push_key(b, src->out[k])) return -1;
+    if (!src->nout) return 1;
+    if (reserve(b, src->nout)) return -1;
+    memcpy(b->out + b->nout, src->out, src->nout * sizeof *src->out); /* a sorted run: arc_bits_set merges */
+    b->nout += src->nout;
     return 1;
 }
 
@@ -166,15 +176,19 @@ void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
 }
 
 void arc_bits_box(const arc_bits *b, int64_t box[4]) {
-    uint32_t rows[32], cols = 0;
-    arc_bits_positions(b, rows);
+    uint32_t tmp[32], cols = 0;
+    const uint32_t *rows = tmp;
+    if (b->blocks && !(b->blocks & (b->blocks - 1))) rows = b->m + 32 * __builtin_ctz(b->blocks); /* one colour */
+    else arc_bits_positions(b, tmp);
     int64_t u = INT64_MAX, l = INT64_MAX, d = INT64_MIN, r = INT64_MIN;
-    for (int i = 0; i < 32; i++)
-        if (rows[i]) {
-            if (u == INT64_MAX) u = i - ARC_BITS_OFF;
-            d = i - ARC_BITS_OFF, cols |= rows[i];
-        }
-    if (cols) l = __builtin_ctz(cols) - ARC_BITS_OFF, r = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
+    int top = 0, bot = 31;
+    while (top < 32 && !rows[top]) top++;
+    if (top < 32) {
+        while (!rows[bot]) bot--;
+        for (int i = top; i <= bot; i++) cols |= rows[i];
+        u = top - ARC_BITS_OFF, d = bot - ARC_BITS_OFF;
+        l = __builtin_ctz(cols) - ARC_BITS_OFF, r = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
+    }
     for (uint32_t k = 0; k < b->nout; k++) {
         int64_t i = arc_key_i(b->out[k]), j = arc_key_j(b->out[k]);
         u = i < u ? i : u, d = i > d ? i : d, l = j < l ? j : l, r = j > r ? j : r;
@@ -249,10 +263,15 @@ static int bset_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
     return 1;
 }
 
+static void bset_box(arc_bset *x, int64_t box[4]) {
+    if (!x->boxed) arc_bits_box(&x->b, x->box), x->boxed = 1;
+    memcpy(box, x->box, sizeof x->box);
+}
+
 static int bset_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
-    const arc_bits *b = &((arc_bset *)z)->b;
-    if (b->kind != ARC_BITS_CELLS || !s->n) return 0;
-    arc_bits_box(b, box);
+    arc_bset *x = (arc_bset *)z;
+    if (x->b.kind != ARC_BITS_CELLS || !s->n) return 0;
+    bset_box(x, box);
     return 1;
 }
 
@@ -266,9 +285,54 @@ const arc_bits *arc_bits_of(const tdm_arc_val *s) {
     return &((arc_bset *)s->u.set.lazy)->b;
 }
 
+void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]) { bset_box((arc_bset *)s->u.set.lazy, box); }
+
 static int key_cmp(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* Sorts keys a[0..n) ascending. The wide part is mostly a few sorted runs (each merged set's list, or a
+ * line's keys one way or the other), so the runs are found, the descending ones reversed, and the runs
+ * merged pairwise; many short runs, or no scratch memory, go to qsort. */
+static void sort_keys(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
+    uint32_t nruns = 0, *run = arc_alloc(rt, (size_t)(n + 1) * sizeof *run);
+    uint64_t *tmp = arc_alloc(rt, (size_t)n * sizeof *tmp);
+    if (!run || !tmp) goto fallback;
+    for (uint32_t k = 0; k < n;) {
+        uint32_t e = k + 1;
+        if (e < n && a[e] < a[k]) { /* strictly descending: reversed, it stays a stable ascending run */
+            while (e < n && a[e] < a[e - 1]) e++;
+            for (uint32_t x = k, y = e - 1; x < y; x++, y--) {
+                uint64_t t = a[x];
+                a[x] = a[y], a[y] = t;
+            }
+        } else {
+            while (e < n && a[e] >= a[e - 1]) e++;
+        }
+        run[nruns++] = k, k = e;
+        if (nruns > 16 && nruns * 4 > n) goto fallback;
+    }
+    run[nruns] = n;
+    uint64_t *src = a, *dst = tmp;
+    while (nruns > 1) {
+        uint32_t m = 0;
+        for (uint32_t r = 0; r < nruns; r += 2, m++) {
+            /* runs r and r + 1 (run[nruns] is n: a last odd run is copied) */
+            uint32_t lo = run[r], mid = run[r + 1], hi = r + 2 <= nruns ? run[r + 2] : n, x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
+            while (x < mid) dst[o++] = src[x++];
+            while (y < hi) dst[o++] = src[y++];
+            run[m] = lo;
+        }
+        run[m] = n, nruns = m;
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+    return;
+fallback:
+    qsort(a, n, sizeof *a, key_cmp);
 }
 
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
@@ -288,7 +352,7 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
         int sorted = 1;
         for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
         if (!sorted) {
-            qsort(b->out, b->nout, sizeof *b->out, key_cmp);
+            sort_keys(rt, b->out, b->nout);
             uint32_t m = 1;
             for (uint32_t k = 1; k < b->nout; k++)
                 if (b->out[k] != b->out[m - 1]) b->out[m++] = b->out[k];

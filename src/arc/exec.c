@@ -306,7 +306,7 @@ static int finish(chunk *c) {
 #pragma omp parallel num_threads(c->nrt) reduction(| : nomem)
     for (int t = omp_get_thread_num(); t < c->nrt; t += omp_get_num_threads())
         for (size_t l = lane_lo(c, t); l < lane_lo(c, t + 1); l++)
-            if (want[l] && arc_result_fill(c->rt[t], res->host[l], &c->b->res[c->call[l]])) nomem = 1;
+            if (want[l] && arc_result_fill(c->rt[t], res->host[l], &c->b->res[c->call[l]], NULL)) nomem = 1;
     return nomem ? tdm_error(TDM_E_NOMEM, "batch: out of memory copying results") : TDM_OK;
 }
 

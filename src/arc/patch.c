@@ -174,7 +174,7 @@ int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, i
     int64_t b[4];
     const arc_bits *bits = arc_bits_of(patch);
     if (bits) {
-        if ((*n = patch->n)) arc_bits_box(bits, b), *u = b[0], *l = b[1], *d = b[2], *r = b[3];
+        if ((*n = patch->n)) arc_bits_box_of(patch, b), *u = b[0], *l = b[1], *d = b[2], *r = b[3];
         return 0;
     }
     if (arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, b)) {

@@ -105,8 +105,14 @@ tdm_arc_val *arc_p_dedupe(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_tuple(t)) return arc_fail(rt, "dedupe: '%s' object has no attribute 'index'", arc_type_name(t));
     tdm_arc_val **v = buf(rt, t->n);
     ARC_TRY(v);
-    uint32_t m = 0;
-    for (uint32_t k = 0; k < t->n; k++) {
+    uint32_t m = 0, k = 0;
+    /* ints 0..63 (colours, mostly): tup.index(e) == i exactly at the first item of each value (True == 1) */
+    for (uint64_t seen = 0; k < t->n; k++) {
+        tdm_arc_val *x = t->u.items[k];
+        if (!arc_is_int(x) || x->u.i < 0 || x->u.i > 63) break;
+        if (!(seen >> x->u.i & 1)) seen |= 1ull << x->u.i, v[m++] = x;
+    }
+    for (; k < t->n; k++) { /* from the first other item on, by == against every earlier item */
         uint32_t p = 0;
         while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
         if (p == k) v[m++] = t->u.items[k];
@@ -251,20 +257,51 @@ static tdm_arc_val *argext(tdm_arc_rt *rt, tdm_arc_val **a, int gt, const char *
 tdm_arc_val *arc_p_argmax(tdm_arc_rt *rt, tdm_arc_val **a) { return argext(rt, a, 1, "argmax"); }
 tdm_arc_val *arc_p_argmin(tdm_arc_rt *rt, tdm_arc_val **a) { return argext(rt, a, 0, "argmin"); }
 
+/* The last slot of the table set() builds from d distinct ints (spec §4.5: 8 slots, growth to 4 x used at
+ * 60% fill): 7 up to 4 keys, 31 up to 18, then 127 (64 keys at most here). */
+static uint32_t small_set_mask(uint32_t d) { return d <= 4 ? 7 : d <= 18 ? 31 : 127; }
+
 /* max(set(container), key=container.count): ties follow the layout of the set of distinct elements. */
 static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char *who) {
     if (!arc_is_tuple(t)) return arc_fail(rt, "%s: '%s' object has no attribute 'count'", who, arc_type_name(t));
     if (!t->n) return arc_fail(rt, "%s: %s() arg is an empty sequence", who, most ? "max" : "min");
-    tdm_arc_val *d = arc_set_from(rt, t->u.items, t->n);
-    ARC_TRY(d);
-    tdm_arc_val *best = NULL;
-    uint32_t bestc = 0, small[64], is_small = 1;
+    tdm_arc_val *best = NULL, *first[64];
+    uint32_t bestc = 0, small[64], is_small = 1, distinct = 0, top = 0, seq[64];
     /* items that are all ints in 0..63 (colours, mostly) are counted in one pass; else by == per key */
     memset(small, 0, sizeof small);
     for (uint32_t k = 0; k < t->n && is_small; k++) {
         tdm_arc_val *x = t->u.items[k];
-        if ((is_small = arc_is_int(x) && x->u.i >= 0 && x->u.i < 64)) small[x->u.i]++;
+        if ((is_small = arc_is_int(x) && x->u.i >= 0 && x->u.i < 64)) {
+            uint32_t v = (uint32_t)x->u.i;
+            if (!small[v]++) first[v] = x, seq[distinct++] = v; /* the set keeps the first of equal keys (True before 1) */
+            top = v > top ? v : top;
+        }
     }
+    if (is_small && distinct <= 4) {
+        /* up to 4 keys stay in the first 8 slots: CPython's probes replayed on ints (hash = value; no linear
+           run fits in 8 slots, so each miss perturbs) */
+        int8_t slot[8];
+        memset(slot, -1, sizeof slot);
+        for (uint32_t k = 0; k < distinct; k++) {
+            uint32_t v = seq[k], i = v & 7, perturb = v;
+            while (slot[i] >= 0) perturb >>= 5, i = (i * 5 + 1 + perturb) & 7;
+            slot[i] = (int8_t)v;
+        }
+        for (int i = 0; i < 8; i++) {
+            int v = slot[i];
+            if (v >= 0 && (!best || (most ? small[v] > bestc : small[v] < bestc))) best = first[v], bestc = small[v];
+        }
+        return best;
+    }
+    if (is_small && top <= small_set_mask(distinct)) {
+        /* an int's hash is itself: when every key's home slot is inside the final table none of them ever
+           probes (a resize reinserts into home slots too), so the layout is ascending order */
+        for (uint32_t v = 0; v <= top; v++)
+            if (small[v] && (!best || (most ? small[v] > bestc : small[v] < bestc))) best = first[v], bestc = small[v];
+        return best;
+    }
+    tdm_arc_val *d = arc_set_from(rt, t->u.items, t->n);
+    ARC_TRY(d);
     arc_slot *tab = arc_set_slots(d);
     for (uint32_t s = 0; s <= d->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;

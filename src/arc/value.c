@@ -21,9 +21,8 @@ struct arc_chunk {
 /* Memory a runtime keeps across resets; more than this (one huge call) is given back at the next reset. */
 #define ARC_KEEP_BYTES ((size_t)64 << 20)
 
-void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
-    bytes = (bytes + 15) & ~(size_t)15;
-    if ((size_t)(rt->end - rt->cur) < bytes) {
+void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes) {
+    {
         /* the next kept chunk if it is large enough, else a fresh one linked after the current one */
         arc_chunk *c = rt->chunk ? rt->chunk->next : rt->chunks;
         if (!c || c->size < bytes) {
@@ -546,15 +545,27 @@ void tdm_arc_val_print(FILE *out, const tdm_arc_val *v) {
 
 int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {
     if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
-    tdm_arc_val *g = arc_tuple(rt, (uint32_t)h);
-    for (int i = 0; g && i < h; i++) {
-        tdm_arc_val *r = arc_tuple(rt, (uint32_t)w);
-        if (!r) g = NULL;
-        for (int j = 0; r && j < w; j++)
-            if (!(r->u.items[j] = arc_int(rt, cells[(size_t)i * w + j]))) g = NULL, r = NULL;
-        if (g) g->u.items[i] = r;
-    }
+    /* one block: the grid's tuple and its items, then each row's tuple and items (what arc_tuple makes, h + 1
+       times); every call starts with this, so it is one allocation and a straight copy */
+    size_t row = sizeof(tdm_arc_val) + (size_t)w * sizeof(tdm_arc_val *);
+    tdm_arc_val *g = arc_alloc(rt, sizeof *g + (size_t)h * (sizeof(tdm_arc_val *) + row));
     if (!g) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
+    memset(g, 0, sizeof *g);
+    g->kind = TDM_ARC_TUPLE, g->n = (uint32_t)h, g->u.items = (tdm_arc_val **)(g + 1);
+    char *at = (char *)(g->u.items + h);
+    for (int i = 0; i < h; i++, at += row) {
+        tdm_arc_val *r = (tdm_arc_val *)at;
+        memset(r, 0, sizeof *r);
+        r->kind = TDM_ARC_TUPLE, r->n = (uint32_t)w, r->u.items = (tdm_arc_val **)(r + 1);
+        const int *c = cells + (size_t)i * w;
+        for (int j = 0; j < w; j++) {
+            int v = c[j];
+            if (v >= ARC_INT_LO && v <= ARC_INT_HI) r->u.items[j] = &arc_small_ints[v - ARC_INT_LO];
+            else if (!(r->u.items[j] = arc_int_alloc(rt, v)))
+                return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
+        }
+        g->u.items[i] = r;
+    }
     *out = g;
     return TDM_OK;
 }
@@ -568,6 +579,12 @@ int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t c
         if (!arc_is_tuple(r) || (int)r->n != ww) return tdm_error(TDM_E_INVAL, "not a grid: row %d differs", i);
         for (int j = 0; j < ww; j++) {
             const tdm_arc_val *c = r->u.items[j];
+            /* an interned int is told by its address (most cells are) */
+            uintptr_t d = (uintptr_t)c - (uintptr_t)arc_small_ints;
+            if (d < sizeof arc_small_ints) {
+                if (cells && (size_t)hh * ww <= cap) cells[(size_t)i * ww + j] = (int)(d / sizeof *c) + ARC_INT_LO;
+                continue;
+            }
             if (!arc_is_int(c) || c->u.i < INT32_MIN || c->u.i > INT32_MAX)
                 return tdm_error(TDM_E_INVAL, "not a grid: cell (%d, %d) is not an int", i, j);
             if (cells && (size_t)hh * ww <= cap) cells[(size_t)i * ww + j] = (int)c->u.i;

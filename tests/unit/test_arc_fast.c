@@ -1,0 +1,262 @@
+/* test_arc_fast.c: the shortcuts of the second round on solver calls (issue 5) against the general forms
+ * they skip, on seeded random inputs:
+ *   - mostcommon/leastcommon on tuples of small ints replay the probes of up to 4 keys, or read the layout
+ *     of more as ascending order, instead of building the set: held to the set arc_set_from builds, walked
+ *     slot by slot as the reference does;
+ *   - dedupe on ints 0..63 keeps first occurrences by a seen mask: held to tup.index(e) == i by ==;
+ *   - the wide part of a deferred set (bits.c) is sorted by merging its runs: held to qsort + unique;
+ *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
+ *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address:
+ *     held to the ints put in, values outside the interned range included;
+ *   - tdm_arc_batch_run copies results into per-thread slabs: every cell of many results held to its grid. */
+#include "arc_test_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* max/min(set(t), key=t.count) the long way: the laid-out set's slots in order, counts by ==. */
+static tdm_arc_val *common_ref(tdm_arc_rt *rt, tdm_arc_val *t, int most) {
+    tdm_arc_val *d = arc_set_from(rt, t->u.items, t->n), *best = NULL;
+    assert_non_null(d);
+    arc_slot *tab = arc_set_slots(d);
+    uint32_t bestc = 0;
+    for (uint32_t s = 0; s <= d->u.set.mask; s++) {
+        tdm_arc_val *key = tab[s].key;
+        if (!key || key == ARC_DUMMY) continue;
+        uint32_t c = 0;
+        for (uint32_t k = 0; k < t->n; k++) c += (uint32_t)arc_eq(t->u.items[k], key);
+        if (!best || (most ? c > bestc : c < bestc)) best = key, bestc = c;
+    }
+    return best;
+}
+
+static void test_common_random(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc0);
+    int ascending = 0, other = 0;
+    for (int it = 0; it < 4000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        uint32_t n = (uint32_t)tu_range(&r, 1, 40);
+        /* value ranges: colours, ints up to 63 (past the first table: probes), a few distinct large ones,
+           True/False among them, and now and then an int outside 0..63 (the general path) */
+        int mode = (int)tu_below(&r, 5), distinct = (int)tu_range(&r, 1, 24);
+        int64_t pick[24];
+        for (int k = 0; k < distinct; k++) pick[k] = tu_range(&r, 0, mode == 1 ? 63 : 9);
+        tdm_arc_val *t = arc_tuple(ta_rt, n);
+        assert_non_null(t);
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t v = mode == 0 ? tu_range(&r, 0, 9) : pick[tu_below(&r, (uint64_t)distinct)];
+            t->u.items[k] = mode == 2 && v < 2 && tu_below(&r, 2) ? arc_bool((int)v) : arc_int(ta_rt, v);
+            if (mode == 3 && tu_below(&r, 30) == 0) t->u.items[k] = arc_int(ta_rt, tu_range(&r, -3, 70));
+        }
+        int top = 0, seen[64] = {0}, d = 0, small = 1;
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t v = t->u.items[k]->u.i;
+            if (v < 0 || v > 63) small = 0;
+            else d += !seen[v]++, top = v > top ? (int)v : top;
+        }
+        if (small && (d <= 4 || top <= (d <= 18 ? 31 : 127))) ascending++; /* replayed or ascending */
+        else other++;
+        for (int most = 0; most < 2; most++) {
+            tdm_arc_val *a[1] = {t};
+            tdm_arc_val *got = most ? arc_p_mostcommon(ta_rt, a) : arc_p_leastcommon(ta_rt, a);
+            assert_non_null(got);
+            assert_ptr_equal(got, common_ref(ta_rt, t, most)); /* the same element: True stays True */
+        }
+    }
+    assert_true(ascending > 500 && other > 500); /* both paths ran */
+}
+
+/* dedupe on ints 0..63 by a seen mask: held to tup.index(e) == i by ==, items of other kinds mixed in. */
+static void test_dedupe_random(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc4);
+    for (int it = 0; it < 3000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        uint32_t n = (uint32_t)tu_range(&r, 0, 30);
+        int mode = (int)tu_below(&r, 4);
+        tdm_arc_val *t = arc_tuple(ta_rt, n);
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t v = tu_range(&r, 0, mode == 1 ? 63 : 9);
+            t->u.items[k] = v < 2 && tu_below(&r, 3) == 0 ? arc_bool((int)v) : arc_int(ta_rt, v);
+            if (mode == 2 && tu_below(&r, 8) == 0) t->u.items[k] = arc_int(ta_rt, tu_range(&r, 60, 70));
+            if (mode == 3 && tu_below(&r, 8) == 0) t->u.items[k] = arc_ipair(ta_rt, v, 1);
+        }
+        tdm_arc_val *a[1] = {t}, *got = arc_p_dedupe(ta_rt, a);
+        assert_non_null(got);
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t p = 0;
+            while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
+            if (p == k) assert_ptr_equal(got->u.items[m++], t->u.items[k]);
+        }
+        assert_int_equal(got->n, m);
+    }
+}
+
+static int u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_wide_sort(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc1);
+    for (int it = 0; it < 3000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        arc_bits b;
+        assert_int_equal(arc_bits_init_wide(ta_rt, &b), 0);
+        b.kind = ARC_BITS_CELLS;
+        uint64_t want[600];
+        uint32_t nw = 0;
+        /* runs as merges and lines make them: ascending, descending, repeated keys, or random order */
+        int runs = (int)tu_range(&r, 1, 12);
+        for (int q = 0; q < runs; q++) {
+            int len = (int)tu_range(&r, 1, 45), how = (int)tu_below(&r, 4), c = (int)tu_range(&r, 0, 9);
+            int64_t i = tu_range(&r, -44, 74), j = tu_range(&r, 31 + len, 80 + len); /* j - k stays past the masks */
+            for (int k = 0; k < len; k++) {
+                int64_t ii = how == 3 ? tu_range(&r, -44, 74) : i, jj = how == 0 ? j + k : how == 1 ? j - k : how == 2 ? j + k / 2 : tu_range(&r, 31, 74);
+                assert_int_equal(arc_bits_put(&b, c, ii, jj), 0);
+                want[nw++] = arc_bits_key(c, ii, jj);
+            }
+        }
+        qsort(want, nw, sizeof *want, u64_cmp);
+        uint32_t m = 1;
+        for (uint32_t k = 1; k < nw; k++)
+            if (want[k] != want[m - 1]) want[m++] = want[k];
+        tdm_arc_val *s = arc_bits_set(ta_rt, &b, arc_p_merge, NULL, 0);
+        assert_non_null(s);
+        const arc_bits *got = arc_bits_of(s);
+        assert_non_null(got);
+        assert_int_equal(got->nout, m);
+        assert_int_equal(s->n, m);
+        assert_memory_equal(got->out, want, m * sizeof *want);
+    }
+}
+
+/* A deferred set's box (one colour, several, positions, wide keys), asked twice: the coordinates' extremes. */
+static void test_box_cache(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc3);
+    for (int it = 0; it < 3000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        arc_bits b;
+        assert_int_equal(arc_bits_init_wide(ta_rt, &b), 0);
+        int pos = tu_below(&r, 3) == 0, colours = (int)tu_range(&r, 1, 3), far = tu_below(&r, 3) == 0;
+        b.kind = pos ? ARC_BITS_POS : ARC_BITS_CELLS;
+        int64_t want[4] = {INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN};
+        int n = (int)tu_range(&r, 1, 40);
+        for (int k = 0; k < n; k++) {
+            int64_t c = pos ? 0 : tu_range(&r, 0, colours - 1) * 3, i = tu_range(&r, -2, 29), j = tu_range(&r, -2, 29);
+            if (far && tu_below(&r, 4) == 0) i = tu_range(&r, -44, 74), j = tu_range(&r, 30, 74);
+            assert_int_equal(arc_bits_put(&b, c, i, j), 0);
+            want[0] = i < want[0] ? i : want[0], want[1] = j < want[1] ? j : want[1];
+            want[2] = i > want[2] ? i : want[2], want[3] = j > want[3] ? j : want[3];
+        }
+        tdm_arc_val *s = arc_bits_set(ta_rt, &b, arc_p_merge, NULL, 0);
+        assert_non_null(s);
+        for (int again = 0; again < 2; again++) {
+            int64_t got[4] = {0, 0, 0, 0};
+            arc_bits_box_of(s, got);
+            assert_memory_equal(got, want, sizeof want);
+            uint32_t nn;
+            int64_t u, l, d, rr;
+            assert_int_equal(arc_patch_box(ta_rt, s, &nn, &u, &l, &d, &rr, "test"), 0);
+            assert_int_equal(nn, s->n);
+            assert_true(u == want[0] && l == want[1] && d == want[2] && rr == want[3]);
+        }
+    }
+}
+
+static void test_grid_round_trip(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc2);
+    static int cells[30 * 30], back[30 * 30];
+    for (int it = 0; it < 2000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        int h = (int)tu_range(&r, 0, 30), w = (int)tu_range(&r, 0, 30), wide = tu_below(&r, 4) == 0;
+        for (int k = 0; k < h * w; k++) cells[k] = wide ? (int)tu_range(&r, -2000, 2000) : (int)tu_range(&r, 0, 9);
+        tdm_arc_val *g;
+        assert_int_equal(tdm_arc_grid_new(ta_rt, h, w, cells, &g), TDM_OK);
+        assert_int_equal(g->n, (uint32_t)h);
+        for (int i = 0; i < h; i++) {
+            assert_int_equal(g->u.items[i]->kind, TDM_ARC_TUPLE);
+            assert_int_equal(g->u.items[i]->n, (uint32_t)w);
+            for (int j = 0; j < w; j++) {
+                tdm_arc_val *c = g->u.items[i]->u.items[j];
+                assert_int_equal(c->kind, TDM_ARC_INT);
+                assert_int_equal(c->u.i, cells[i * w + j]);
+                assert_int_equal(arc_hash(c), arc_int_hash(cells[i * w + j]));
+            }
+        }
+        int hh = -1, ww = -1;
+        memset(back, 0x55, sizeof back);
+        assert_int_equal(tdm_arc_grid_read(g, &hh, &ww, back, sizeof back / sizeof *back), TDM_OK);
+        assert_int_equal(hh, h);
+        assert_int_equal(ww, h ? w : 0);
+        if (h) assert_memory_equal(back, cells, (size_t)h * w * sizeof *cells);
+    }
+    /* a bool cell reads as its int; a tuple cell is no grid */
+    tdm_arc_val *g = ta_parse("((True, 2), (3, 4))");
+    int out[4], hh, ww;
+    assert_int_equal(tdm_arc_grid_read(g, &hh, &ww, out, 4), TDM_OK);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[3], 4);
+    assert_int_not_equal(tdm_arc_grid_read(ta_parse("((1, (2,)),)"), &hh, &ww, out, 4), TDM_OK);
+}
+
+/* tdm_arc_batch_run's result cells in per-thread slabs: enough calls to fill several, results that are
+ * not grids and calls that raise among them, on 1 and 2 threads; each grid checked cell by cell. */
+static void test_batch_slabs(void **state) {
+    (void)state;
+    static const char *progs = "def solve_up(I):\n    O = upscale(I, THREE)\n    return O\n"
+                               "def solve_pal(I):\n    O = palette(I)\n    return O\n"
+                               "def solve_bad(I):\n    O = crop(I, ORIGIN, FIVE)\n    return O\n";
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(progs, strlen(progs), "t", &p), TDM_OK);
+    tu_rng r = tu_rng_for(0xc5);
+    enum { N = 400 };
+    static int cells[N][100];
+    static tdm_arc_call_ref calls[N];
+    for (int c = 0; c < N; c++) {
+        int h = (int)tu_range(&r, 1, 10), w = (int)tu_range(&r, 1, 10);
+        for (int k = 0; k < h * w; k++) cells[c][k] = (int)tu_below(&r, 10);
+        calls[c].prog = tu_below(&r, 8) == 0 ? (size_t)tu_range(&r, 1, 2) : 0;
+        calls[c].grid = (tdm_arc_grid_ref){h, w, cells[c]};
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        tdm_arc_batch *b;
+        assert_int_equal(tdm_arc_batch_run(p, calls, N, threads, 0, &b), TDM_OK);
+        for (int c = 0; c < N; c++) {
+            const tdm_arc_result *x = tdm_arc_batch_result(b, (size_t)c);
+            int h = calls[c].grid.h, w = calls[c].grid.w;
+            if (calls[c].prog == 1) {
+                assert_int_equal(x->status, TDM_OK);
+                assert_null(x->cells);
+                assert_non_null(x->repr);
+                continue;
+            }
+            if (calls[c].prog == 2) { /* crop's second argument is a pair: FIVE is an int */
+                assert_int_not_equal(x->status, TDM_OK);
+                assert_null(x->cells);
+                continue;
+            }
+            assert_int_equal(x->status, TDM_OK);
+            assert_int_equal(x->h, 3 * h);
+            assert_int_equal(x->w, 3 * w);
+            for (int i = 0; i < 3 * h; i++)
+                for (int j = 0; j < 3 * w; j++) assert_int_equal(x->cells[i * 3 * w + j], cells[c][(i / 3) * w + j / 3]);
+        }
+        tdm_arc_batch_free(b);
+    }
+    tdm_arc_programs_free(p);
+}
+
+int main(void) {
+    tu_init_seed("test_arc_fast");
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_common_random), cmocka_unit_test(test_dedupe_random),
+                                       cmocka_unit_test(test_wide_sort),
+                                       cmocka_unit_test(test_box_cache), cmocka_unit_test(test_batch_slabs),
+                                                                              cmocka_unit_test(test_grid_round_trip)};
+    return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
+}
