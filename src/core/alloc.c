@@ -1,16 +1,57 @@
 /* alloc.c: allocation accounting. Each block carries a small header with its size so that the library
- * can report how much host memory it holds (current, peak) without trusting callers to pass sizes. */
+ * can report how much host memory it holds (current, peak) without trusting callers to pass sizes.
+ *
+ * Large blocks (16 MB and up: a query's answer of a million hits and more) are kept when freed, up to
+ * four of them and 512 MB in all, and handed to the next large tdm_malloc they fit (at most 1.5 times its
+ * size): glibc returns such blocks to the system at every free, and the next answer then faulted each of
+ * its pages in again, which cost as much as computing it (bench/RESULTS.md, sixth session). Kept blocks
+ * count as freed in the statistics. */
 #include "tandem/tandem.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 16 bytes keep the user pointer aligned for any scalar type. */
+/* 16 bytes keep the user pointer aligned for any scalar type: the block's size as the caller sees it and
+ * its room (what malloc gave: more when a kept block serves a smaller request). */
 typedef union {
-    size_t size;
+    struct {
+        size_t size, cap;
+    } s;
     max_align_t align;
 } header;
+
+#define KEEP_MIN ((size_t)16 << 20)
+#define KEEP_SLOTS 4
+#define KEEP_BYTES ((size_t)512 << 20)
+static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
+static header *kept[KEEP_SLOTS];
+static size_t kept_bytes;
+
+/* A kept block with room for bytes and at most half as much again, the smallest such; NULL if none. */
+static header *take_kept(size_t bytes) {
+    header *best = NULL;
+    int at = -1;
+    pthread_mutex_lock(&keep_mu);
+    for (int i = 0; i < KEEP_SLOTS; i++) {
+        header *h = kept[i];
+        if (h && h->s.cap >= bytes && h->s.cap - bytes <= bytes / 2 && (!best || h->s.cap < best->s.cap)) best = h, at = i;
+    }
+    if (best) kept[at] = NULL, kept_bytes -= best->s.cap;
+    pthread_mutex_unlock(&keep_mu);
+    return best;
+}
+
+/* Keeps a freed large block when a slot and the byte budget allow; returns whether it did. */
+static int keep(header *h) {
+    int done = 0;
+    pthread_mutex_lock(&keep_mu);
+    for (int i = 0; i < KEEP_SLOTS && !done; i++)
+        if (!kept[i] && kept_bytes + h->s.cap <= KEEP_BYTES) kept[i] = h, kept_bytes += h->s.cap, done = 1;
+    pthread_mutex_unlock(&keep_mu);
+    return done;
+}
 
 static atomic_uint_fast64_t cur_bytes, peak_bytes, n_allocs, n_live;
 
@@ -25,7 +66,7 @@ static void account_add(size_t bytes) {
 static void *track(header *h, size_t bytes) {
     if (!h)
         return NULL;
-    h->size = bytes;
+    h->s.size = bytes;
     account_add(bytes);
     atomic_fetch_add(&n_allocs, 1);
     atomic_fetch_add(&n_live, 1);
@@ -35,7 +76,10 @@ static void *track(header *h, size_t bytes) {
 void *tdm_malloc(size_t bytes) {
     if (bytes > SIZE_MAX - sizeof(header))
         return NULL;
-    return track(malloc(sizeof(header) + bytes), bytes);
+    header *h = bytes >= KEEP_MIN ? take_kept(bytes) : NULL;
+    if (!h && (h = malloc(sizeof(header) + bytes)))
+        h->s.cap = bytes;
+    return track(h, bytes);
 }
 
 void *tdm_calloc(size_t count, size_t size) {
@@ -44,8 +88,12 @@ void *tdm_calloc(size_t count, size_t size) {
     size_t bytes = count * size;
     if (bytes > SIZE_MAX - sizeof(header))
         return NULL;
-    /* calloc, not malloc + memset: large blocks arrive as zero pages that cost only when touched. */
-    return track(calloc(1, sizeof(header) + bytes), bytes);
+    /* calloc, not malloc + memset: large blocks arrive as zero pages that cost only when touched (so a
+     * kept block, which would need clearing, never serves it). */
+    header *h = calloc(1, sizeof(header) + bytes);
+    if (h)
+        h->s.cap = bytes;
+    return track(h, bytes);
 }
 
 void *tdm_realloc(void *ptr, size_t bytes) {
@@ -54,11 +102,11 @@ void *tdm_realloc(void *ptr, size_t bytes) {
     if (bytes > SIZE_MAX - sizeof(header))
         return NULL;
     header *old = (header *)ptr - 1;
-    size_t old_size = old->size;
+    size_t old_size = old->s.size;
     header *h = realloc(old, sizeof(header) + bytes);
     if (!h)
         return NULL;
-    h->size = bytes;
+    h->s.size = h->s.cap = bytes;
     if (bytes >= old_size)
         account_add(bytes - old_size);
     else
@@ -70,8 +118,10 @@ void tdm_free(void *ptr) {
     if (!ptr)
         return;
     header *h = (header *)ptr - 1;
-    atomic_fetch_sub(&cur_bytes, h->size);
+    atomic_fetch_sub(&cur_bytes, h->s.size);
     atomic_fetch_sub(&n_live, 1);
+    if (h->s.cap >= KEEP_MIN && keep(h))
+        return;
     free(h);
 }
 

@@ -247,6 +247,45 @@ static void test_alloc_accounting(void **state) {
     assert_int_equal(s.live, base.live);
     assert_int_equal(s.allocations, base.allocations + 1);
 
+    /* Large blocks are kept when freed and serve the next large request they fit (at most 1.5 times its
+     * size), counted as freed meanwhile; calloc and small requests never get one. */
+    const size_t big = (size_t)20 << 20;
+    stats(&base);
+    unsigned char *b1 = tdm_malloc(big);
+    assert_non_null(b1);
+    memset(b1, 0xA5, big);
+    tdm_free(b1);
+    stats(&s);
+    assert_int_equal(s.current_bytes, base.current_bytes);
+    assert_int_equal(s.live, base.live);
+    unsigned char *z = tdm_calloc(big, 1); /* zeroed, whatever is kept */
+    assert_non_null(z);
+    for (size_t i = 0; i < big; i += 4093) tu_check(z[i] == 0, "calloc byte %zu not zero", i);
+    unsigned char *b2 = tdm_malloc(big - 4096); /* fits the kept block */
+    tu_check(b2 == b1, "a freed 20 MB block did not serve the next 20 MB request");
+    unsigned char *b3 = tdm_malloc(big / 2); /* below the 16 MB that blocks must have to be kept */
+    assert_non_null(b3);
+    memset(b2, 1, big - 4096), memset(b3, 2, big / 2);
+    stats(&s);
+    assert_int_equal(s.current_bytes, base.current_bytes + big + (big - 4096) + big / 2);
+    assert_int_equal(s.live, base.live + 3);
+    unsigned char *b4 = tdm_realloc(b2, big + 100); /* a kept block grows like any other */
+    assert_non_null(b4);
+    for (size_t i = 0; i < big - 4096; i += 4093) tu_check(b4[i] == 1, "realloc lost byte %zu", i);
+    tdm_free(b4), tdm_free(b3), tdm_free(z);
+    unsigned char *c40 = tdm_malloc(2 * big); /* now kept: 40 MB (and z's and b4's 20 MB ones) */
+    assert_non_null(c40);
+    uintptr_t at40 = (uintptr_t)c40;
+    tdm_free(c40);
+    unsigned char *c17 = tdm_malloc(big - (big >> 3)), *c30 = tdm_malloc(big + big / 2);
+    assert_non_null(c17), assert_non_null(c30);
+    tu_check((uintptr_t)c17 != at40, "a 40 MB block served a 17.5 MB request (more than 1.5 times its size)");
+    tu_check((uintptr_t)c30 == at40, "the kept 40 MB block did not serve a 30 MB request");
+    tdm_free(c17), tdm_free(c30);
+    stats(&s);
+    assert_int_equal(s.current_bytes, base.current_bytes);
+    assert_int_equal(s.live, base.live);
+
     /* strndup copies len bytes (NULs included) and terminates. */
     char *d = tdm_strndup("ab\0cdef", 5);
     assert_non_null(d);
