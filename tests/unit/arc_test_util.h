@@ -15,12 +15,12 @@
 
 static tdm_arc_rt *ta_rt;
 
-static int ta_setup(void **state) {
+static inline int ta_setup(void **state) {
     (void)state;
     return tdm_arc_rt_new(&ta_rt);
 }
 
-static int ta_teardown(void **state) {
+static inline int ta_teardown(void **state) {
     (void)state;
     tdm_arc_rt_free(ta_rt);
     ta_rt = NULL;

@@ -10,6 +10,7 @@
  * (200 by default). */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "arc_sets_gen.h"
+#include "arc_test_util.h" /* ta_repr */
 
 #include "arc/arc_internal.h"
 
@@ -43,15 +44,6 @@ static int same(tdm_arc_val *a, tdm_arc_val *b) {
     }
     default: return 0;
     }
-}
-
-static char *repr(const tdm_arc_val *v) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    tdm_arc_val_print(f, v);
-    fclose(f);
-    return buf;
 }
 
 static arc_col new_col(void) {
@@ -88,7 +80,7 @@ static int check(int op, const arc_col *a0, const arc_col *a1, const arc_col *a2
     tdm_arc_val *got = arc_lane_decode(rt, info->out, out->cells, out->hw, out->iv);
     assert_non_null(got);
     if (!same(got, want)) {
-        char *g = repr(got), *w = repr(want), *x0 = repr(args[0]);
+        char *g = ta_repr(got), *w = ta_repr(want), *x0 = ta_repr(args[0]);
         print_error("%s (form %d) of %.300s\n  gives %.500s\n  the interpreter %.500s\n", name, op, x0, g, w);
         free(g), free(w), free(x0);
         fail();
