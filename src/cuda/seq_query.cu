@@ -711,11 +711,20 @@ static int reserve_rows(tdm_seq_dstore *d, unsigned long long cap) {
     return rc;
 }
 
+/* After a launch: its error, then the counters back (the stream synchronised). */
+static int counters_after(tdm_seq_dstore *d, unsigned long long *counters, const char *what) {
+    CK(cudaGetLastError(), what);
+    CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
+    CK(cudaStreamSynchronize(d->stream), what);
+    return TDM_OK;
+}
+
 /* One scoring pass; grows the output and runs again when more rows passed than it had room for. A
  * difflib threshold query with a one-word STM and no summaries runs in two (lcs_need_kernel lists the
  * candidates in alt_id, difflib_cand_kernel scores them). */
 static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned long long *counters) {
     const int two = W == 1 && p->mode == MODE_NEED && p->metric == TDM_SEQ_DIFFLIB && !p->blocks;
+    int rc;
     for (;;) {
         CK(cudaMemsetAsync(d->cnt.p, 0, 4 * sizeof(unsigned long long), d->stream), "clearing counters");
         p->out_id = (uint32_t *)d->out_id.p;
@@ -724,35 +733,26 @@ static int run_pass(tdm_seq_dstore *d, qparams *p, int W, int blocks, unsigned l
         if (two) {
             p->cand = (uint32_t *)d->alt_id.p;
             lcs_need_kernel<<<blocks, BLOCK, 0, d->stream>>>(*p);
-            CK(cudaGetLastError(), "launching the LCS bound pass");
-            CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
-            CK(cudaStreamSynchronize(d->stream), "LCS bound pass");
-            if (counters[0] > d->out_cap) {
-                int rc = reserve_rows(d, counters[0]);
-                if (rc) return rc;
-                continue;
+        } else {
+            if (p->blocks) {
+                if ((rc = tdm_cuda_dbuf_reserve(d, &d->out_blk, d->out_cap * sizeof(tdm_seq_hit_blocks), "block summaries")))
+                    return rc;
+                p->out_blk = (tdm_seq_hit_blocks *)d->out_blk.p;
             }
-            p->ncand = counters[0];
-            CK(cudaMemsetAsync(d->cnt.p, 0, sizeof(unsigned long long), d->stream), "clearing the row count");
-            difflib_cand_kernel<<<blocks, BLOCK, 0, d->stream>>>(*p);
-            CK(cudaGetLastError(), "launching the matching-block pass");
-            CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
-            CK(cudaStreamSynchronize(d->stream), "matching-block pass");
-            counters[3] = p->ncand; /* the exact value was computed for every candidate */
-            return TDM_OK;
+            launch(W, blocks, *p, d->stream);
         }
-        if (p->blocks) {
-            int rc = tdm_cuda_dbuf_reserve(d, &d->out_blk, d->out_cap * sizeof(tdm_seq_hit_blocks), "block summaries");
-            if (rc) return rc;
-            p->out_blk = (tdm_seq_hit_blocks *)d->out_blk.p;
+        if ((rc = counters_after(d, counters, two ? "LCS bound pass" : "scoring kernel"))) return rc;
+        if (counters[0] > d->out_cap) { /* rows (or candidates) past the output: grow it, run again */
+            if ((rc = reserve_rows(d, counters[0]))) return rc;
+            continue;
         }
-        launch(W, blocks, *p, d->stream);
-        CK(cudaGetLastError(), "launching the scoring kernel");
-        CK(cudaMemcpyAsync(counters, d->cnt.p, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, d->stream), "reading counters");
-        CK(cudaStreamSynchronize(d->stream), "scoring kernel");
-        if (counters[0] <= d->out_cap) return TDM_OK;
-        int rc = reserve_rows(d, counters[0]);
-        if (rc) return rc;
+        if (!two) return TDM_OK;
+        p->ncand = counters[0];
+        CK(cudaMemsetAsync(d->cnt.p, 0, sizeof(unsigned long long), d->stream), "clearing the row count");
+        difflib_cand_kernel<<<blocks, BLOCK, 0, d->stream>>>(*p);
+        if ((rc = counters_after(d, counters, "matching-block pass"))) return rc;
+        counters[3] = p->ncand; /* the exact value was computed for every candidate */
+        return TDM_OK;
     }
 }
 

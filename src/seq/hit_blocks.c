@@ -129,12 +129,9 @@ int tdm_seq_hits_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, int auto
 int tdm_seq_result_add_blocks(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_seq_query_opts *o,
                               tdm_seq_result *r) {
     double t0 = tdm_now_ms();
-    if (!r->blocks || r->cap < r->n) { /* a reused result's array has cap rows */
-        tdm_free(r->blocks);
-        if (r->cap < r->n) r->cap = r->n;
-        if (!(r->blocks = tdm_malloc((r->cap ? r->cap : 1) * sizeof *r->blocks)))
-            return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory for %zu block summaries", r->n);
-    }
+    /* a reused result's array has cap rows (every query path sets cap >= n) */
+    if (!r->blocks && !(r->blocks = tdm_malloc((r->cap ? r->cap : 1) * sizeof *r->blocks)))
+        return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory for %zu block summaries", r->n);
     int rc = tdm_seq_hits_blocks(s, stm, o->autojunk, r->hits, r->n, o->threads, r->blocks);
     if (rc) return rc;
     r->stats.blocks_ms += tdm_now_ms() - t0;
