@@ -89,6 +89,9 @@ static inline int passes(tdm_seq_metric metric, size_t count, size_t m, size_t n
 /* Ids per BLOCK unit: its one-byte counters stay in the first-level cache while the postings are added. */
 #define BLOCK_IDS 16384
 #define NEVER UINT32_MAX /* need[] of a length that cannot pass */
+/* Positions visit_grouped scores per call of tdm_seq_lcs_many: their patterns (about 330 KB of symbols
+ * at KATO's mean length) stay in the second-level cache while the groups read them out of order. */
+#define GROUP_SPAN 4096
 
 typedef struct {
     uint32_t bucket, begin, end;
@@ -114,6 +117,8 @@ typedef struct {
     double *rankval;     /* the value of each rank, and how many; NULL when hits are sorted instead */
     uint32_t nrank;
     int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
+    tdm_seq_lcs_many_in many; /* lcs thresholds of one word with map8: patterns scored in groups (visit_grouped); */
+                              /* many.mask1 NULL otherwise */
 } prepared;
 
 typedef struct {
@@ -130,6 +135,9 @@ typedef struct {
     tdm_seq_rank_hit *rh; /* ranked placement: hits by rank, in visit order, and the current chunk's */
     size_t nrh, cap_rh;   /* count of hits per rank */
     uint32_t *hist;
+    uint32_t *gids;              /* visit_grouped: the ids scored, their counts, each position's verdict */
+    uint8_t *gcnt, *gtag;
+    tdm_seq_lcs_many_scratch gs;
     tdm_seq_query_stats st;
     int err;
 } scratch;
@@ -308,6 +316,40 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
     return keep_count(p, sc, id, count, n);
 }
 
+/* visit_need for positions begin..end of a chunk's ids (ids NULL: the ids begin..end) when the query
+ * scores in groups (p->many): the ids the length table keeps are scored together by tdm_seq_lcs_many,
+ * span by span, then kept in id order. u: a BLOCK's walked counts (from its first id block_lo), else NULL.
+ * The LCS is computed outright, as cheap as the count bound would be, so no pattern is counted as
+ * pruned by that bound. Returns -1 on allocation failure. */
+static int visit_grouped(const prepared *p, scratch *sc, const uint32_t *ids, uint32_t begin, uint32_t end, const uint8_t *u,
+                         uint32_t block_lo) {
+    const uint64_t *off = p->s->off;
+    for (uint32_t b = begin; b < end; b += GROUP_SPAN) {
+        uint32_t e = end - b > GROUP_SPAN ? b + GROUP_SPAN : end;
+        size_t ns = 0;
+        for (uint32_t i = b; i < e; i++) {
+            uint32_t id = ids ? ids[i] : i;
+            size_t n = (size_t)(off[id + 1] - off[id]);
+            uint8_t tag = 2;
+            if (n >= p->n_need || p->need[n] == NEVER) tag = 0, sc->st.length_pruned++;
+            else if (u && p->one_exact && u[id - block_lo] == 1) tag = 1; /* as in scan_range */
+            else sc->gids[ns++] = id;
+            sc->gtag[i - b] = tag;
+        }
+        if (tdm_seq_lcs_many(&p->many, sc->gids, ns, sc->gcnt, &sc->gs)) return -1;
+        size_t j = 0;
+        for (uint32_t i = b; i < e; i++) {
+            uint8_t tag = sc->gtag[i - b];
+            if (!tag) continue;
+            uint32_t id = ids ? ids[i] : i;
+            size_t n = (size_t)(off[id + 1] - off[id]), count = tag == 1 ? 1 : sc->gcnt[j++];
+            sc->st.scored++;
+            if (count >= p->need[n] && keep_count(p, sc, id, count, n)) return -1;
+        }
+    }
+    return 0;
+}
+
 /* Every other query: the char metric (lengths in code points), top-k (a moving bar: the k-th best
  * similarity so far in this thread) and unfiltered scoring. Returns -1 on allocation failure. */
 static int visit_any(const prepared *p, scratch *sc, uint32_t id) {
@@ -358,6 +400,10 @@ static void scratch_free(scratch *sc) {
     tdm_free(sc->blk);
     tdm_free(sc->hits);
     tdm_free(sc->rh);
+    tdm_free(sc->gids);
+    tdm_seq_lcs_many_free(&sc->gs);
+    tdm_free(sc->gcnt);
+    tdm_free(sc->gtag);
     tdm_seq_matcher_free(sc->matcher);
 }
 
@@ -367,6 +413,8 @@ static int scratch_init(const prepared *p, scratch *sc) {
     sc->V = tdm_malloc(p->q.words * sizeof *sc->V);
     if (!sc->cnt || !sc->V) return -1;
     if (p->walk.usable && (!(sc->u = tdm_malloc(BLOCK_IDS)) || !(sc->blk = tdm_malloc(BLOCK_IDS * sizeof *sc->blk)))) return -1;
+    if (p->many.mask1 && (!(sc->gids = tdm_malloc(GROUP_SPAN * sizeof *sc->gids)) || !(sc->gcnt = tdm_malloc(GROUP_SPAN)) || !(sc->gtag = tdm_malloc(GROUP_SPAN))))
+        return -1;
     if (p->o->metric == TDM_SEQ_DIFFLIB) {
         if (tdm_seq_matcher_new(&sc->matcher)) return -1;
         if (!p->o->stm_first && tdm_seq_matcher_set_b(sc->matcher, p->stm->ids, p->stm->n, p->o->autojunk)) return -1;
@@ -404,6 +452,7 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->sim);
     tdm_free(p->rank);
     tdm_free(p->rankval);
+    tdm_free((void *)p->many.mask1);
     tdm_seq_walk_clear(&p->walk);
     tdm_seq_lcsq_clear(&p->q);
 }
@@ -501,6 +550,12 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
     }
     if (tdm_seq_need_table(s, p->m, o, &p->need, &p->n_need)) return -1;
+    if (o->metric == TDM_SEQ_LCS && p->q.words == 1 && p->map8) { /* the grouped scoring of visit_grouped */
+        uint64_t *mask1 = tdm_calloc(256, sizeof *mask1);
+        if (!mask1) return -1;
+        for (uint32_t k = 0; k < ns; k++) mask1[k + 1] = p->q.masks[k];
+        p->many = (tdm_seq_lcs_many_in){s->arena, s->off, p->map8, mask1, p->m >= 64 ? ~0ull : (1ull << p->m) - 1};
+    }
     if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE && !(p->sim = tdm_seq_sim_table(o->metric, p->m, p->n_need)))
         return -1; /* the values a hit can take, once each */
     uint64_t kept = 0, kept_sym = 0;
@@ -651,6 +706,10 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                     size_t nb = tdm_seq_walk_block(s, &p.walk, begin, end - begin, me->u, me->blk);
                     me->st.index_pruned += end - begin - nb;
                     begin = 0, end = (uint32_t)nb;
+                }
+                if (p.many.mask1 && !sparse && !failed) {
+                    if (visit_grouped(&p, me, ids, begin, end, unit == BLOCK ? me->u : NULL, block_lo)) me->err = 1;
+                    begin = end; /* done */
                 }
                 for (uint32_t i = begin; i < end && !me->err && !failed; i++) {
                     if (unit == BLOCK && p.one_exact && me->u[ids[i] - block_lo] == 1) {

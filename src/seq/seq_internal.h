@@ -174,6 +174,27 @@ int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, uint3
  * id's walked count (u[id - lo], 255 = 255 or more). Returns how many. */
 size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t lo, uint32_t n, uint8_t *u, uint32_t *out);
 
+/* The LCS of a one-word query (|q| <= 64) against many patterns at once (lcs_groups.c): map8 maps a
+ * vocabulary id to its slot + 1 in the query (0 = absent), mask1[s] is the match mask of slot s - 1
+ * (mask1[0] = 0, 256 entries), live the query's bits. */
+typedef struct {
+    const uint32_t *arena;
+    const uint64_t *off;
+    const uint8_t *map8;
+    const uint64_t *mask1;
+    uint64_t live;
+} tdm_seq_lcs_many_in;
+#define TDM_SEQ_GROUP_MAX 64 /* longest pattern length grouped; longer ones go one by one */
+/* Scratch of tdm_seq_lcs_many, grown as needed: zero it before the first call, free with _free. */
+typedef struct {
+    uint32_t *ord, *row;
+    uint8_t *buf;
+    size_t cap_ord, cap_row, cap_buf;
+} tdm_seq_lcs_many_scratch;
+/* cnt[i] = the LCS of the query and pattern ids[i], for i < n. Returns 0, or -1 without memory. */
+int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t n, uint8_t *cnt, tdm_seq_lcs_many_scratch *sc);
+void tdm_seq_lcs_many_free(tdm_seq_lcs_many_scratch *sc);
+
 /* lcs threshold queries stms[0..n) (options checked, each fitting the lanes: tdm_seq_lanes_fit) answered
  * together in groups of sixteen lanes over the whole store (query_lanes.c); *out[i] answers stms[i]
  * exactly as tdm_seq_query would (its statistics describe the lanes' work). Status; on error the caller

@@ -8,6 +8,7 @@
 #include "unit_common.h"
 
 #include "tandem/seq.h"
+#include "seq/seq_internal.h"
 
 /* The textbook dynamic program, two rows. */
 static size_t ref_lcs(const uint32_t *a, size_t na, const uint32_t *b, size_t nb) {
@@ -297,11 +298,67 @@ static void test_char_lcs_random(void **state) {
     tdm_seq_vocab_free(v);
 }
 
+/* tdm_seq_lcs_many (the grouped scoring of large lcs threshold queries) against the dynamic program:
+ * random stores of patterns 0..100 long (longer than a group, 64, included) over small and large
+ * alphabets, queries of 0..64 symbols with some unknown, and id lists that are dense (a whole range:
+ * one loop maps the stretch), sparse (every few ids: rows per pattern), in one length only, or single. */
+static void test_lcs_many_against_dp(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(7);
+    enum { NP = 600, VOCAB = 300 };
+    uint64_t *off = malloc((NP + 1) * sizeof *off);
+    uint32_t *arena = malloc(NP * 100 * sizeof *arena), *ids = malloc(NP * sizeof *ids), q[64];
+    uint8_t *cnt = malloc(NP), *map = malloc(VOCAB + 4);
+    int modes[4] = {0};
+    for (int iter = 0; iter < 60; iter++) {
+        uint32_t k = iter % 3 == 0 ? 3 : iter % 3 == 1 ? 20 : VOCAB; /* alphabet size */
+        off[0] = 0;
+        for (size_t p = 0; p < NP; p++) {
+            size_t len = tu_below(&r, 8) == 0 ? 65 + tu_below(&r, 36) : tu_below(&r, 65);
+            for (size_t t = 0; t < len; t++) arena[off[p] + t] = (uint32_t)tu_below(&r, k);
+            off[p + 1] = off[p] + len;
+        }
+        size_t m = iter % 5 == 0 ? 64 : tu_below(&r, 65);
+        for (size_t i = 0; i < m; i++) q[i] = tu_below(&r, 10) == 0 ? TDM_SEQ_UNKNOWN : (uint32_t)tu_below(&r, k);
+        tdm_seq_lcsq lq;
+        assert_int_equal(tdm_seq_lcsq_build(&lq, q, m, 1), TDM_OK);
+        uint64_t mask1[256] = {0};
+        memset(map, 0, VOCAB + 4);
+        for (uint32_t sym = 0; sym < VOCAB; sym++) {
+            int64_t sl = tdm_seq_valset_find(&lq.set, sym);
+            if (sl >= 0) map[sym] = (uint8_t)(sl + 1), mask1[sl + 1] = lq.masks[sl];
+        }
+        tdm_seq_lcs_many_in in = {arena, off, map, mask1, m >= 64 ? ~0ull : (1ull << m) - 1};
+        tdm_seq_lcs_many_scratch sc = {0};
+        for (int mode = 0; mode < 4; mode++) {
+            size_t n = 0, lo = tu_below(&r, NP / 2), want_len = tu_below(&r, 30);
+            for (size_t p = lo; p < NP; p++) {
+                if (mode == 0) ids[n++] = (uint32_t)p;
+                else if (mode == 1 && tu_below(&r, 5) == 0) ids[n++] = (uint32_t)p;
+                else if (mode == 2 && off[p + 1] - off[p] == want_len) ids[n++] = (uint32_t)p;
+                else if (mode == 3 && n == 0) ids[n++] = (uint32_t)p;
+            }
+            modes[mode] += n > 0;
+            memset(cnt, 0xAB, NP);
+            assert_int_equal(tdm_seq_lcs_many(&in, ids, n, cnt, &sc), 0);
+            for (size_t i = 0; i < n; i++) {
+                size_t len = off[ids[i] + 1] - off[ids[i]], want = ref_lcs(q, m, arena + off[ids[i]], len);
+                tu_check(cnt[i] == want, "iter %d mode %d: id %u (length %zu), |q| %zu: %u, want %zu", iter, mode, ids[i], len, m, cnt[i], want);
+            }
+        }
+        tdm_seq_lcs_many_free(&sc);
+        tdm_seq_lcsq_clear(&lq);
+    }
+    for (int mode = 0; mode < 4; mode++) tu_check(modes[mode] > 20, "mode %d ran %d times", mode, modes[mode]);
+    free(off), free(arena), free(ids), free(cnt), free(map);
+}
+
 int main(void) {
     tu_init_seed("test_lcs");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lcs_random_against_dp),
         cmocka_unit_test(test_lcs_structured),
+        cmocka_unit_test(test_lcs_many_against_dp),
         cmocka_unit_test(test_lcs_ratio_bits),
         cmocka_unit_test(test_char_and_difflib_ratio_bits),
         cmocka_unit_test(test_char_lcs_spec_examples),

@@ -1,0 +1,128 @@
+/* lcs_groups.c: the LCS of a one-word query (at most 64 symbols) against many stored patterns in one
+ * call. One pattern's bit-parallel step is a chain of three dependent operations per symbol, which leaves
+ * most of a core idle; here the patterns are grouped by length and four of a length step together, four
+ * independent chains, and each symbol goes from the store through the query's byte map to its match mask
+ * with no list of common slots in between (an absent symbol's mask is 0, a step that changes nothing). */
+#include "seq/seq_internal.h"
+
+#include <string.h>
+
+static inline uint8_t popcount_live(uint64_t v, uint64_t live) {
+    uint64_t x = ~v & live;
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (uint8_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* One pattern of n symbols, from the store. */
+static uint8_t lcs_ids(const tdm_seq_lcs_many_in *in, const uint32_t *a, size_t n) {
+    const uint8_t *map = in->map8;
+    const uint64_t *mask = in->mask1;
+    uint64_t v = ~0ull;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u = v & mask[map[a[t]]];
+        v = (v + u) | (v - u);
+    }
+    return popcount_live(v, in->live);
+}
+
+/* One pattern given as its n slot bytes. */
+static inline uint8_t lcs_bytes(const uint64_t *mask, uint64_t live, const uint8_t *b, size_t n) {
+    uint64_t v = ~0ull;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u = v & mask[b[t]];
+        v = (v + u) | (v - u);
+    }
+    return popcount_live(v, live);
+}
+
+/* Four patterns of the same length n, given as their slot bytes, stepped together. */
+static inline void lcs_four(const uint64_t *mask, uint64_t live, const uint8_t *b0, const uint8_t *b1, const uint8_t *b2,
+                            const uint8_t *b3, size_t n, uint8_t *c0, uint8_t *c1, uint8_t *c2, uint8_t *c3) {
+    uint64_t v0 = ~0ull, v1 = ~0ull, v2 = ~0ull, v3 = ~0ull;
+    for (size_t t = 0; t < n; t++) {
+        uint64_t u0 = v0 & mask[b0[t]], u1 = v1 & mask[b1[t]];
+        uint64_t u2 = v2 & mask[b2[t]], u3 = v3 & mask[b3[t]];
+        v0 = (v0 + u0) | (v0 - u0);
+        v1 = (v1 + u1) | (v1 - u1);
+        v2 = (v2 + u2) | (v2 - u2);
+        v3 = (v3 + u3) | (v3 - u3);
+    }
+    *c0 = popcount_live(v0, live), *c1 = popcount_live(v1, live);
+    *c2 = popcount_live(v2, live), *c3 = popcount_live(v3, live);
+}
+
+#define LONG (TDM_SEQ_GROUP_MAX + 1) /* the class of patterns too long to group */
+
+void tdm_seq_lcs_many_free(tdm_seq_lcs_many_scratch *sc) {
+    tdm_free(sc->ord);
+    tdm_free(sc->row);
+    tdm_free(sc->buf);
+    memset(sc, 0, sizeof *sc);
+}
+
+int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t n, uint8_t *cnt, tdm_seq_lcs_many_scratch *sc) {
+    if (!n) return 0;
+    const uint32_t *arena = in->arena;
+    const uint64_t *off = in->off;
+    const uint8_t *restrict map = in->map8;
+    /* Pass 1, over the offsets: how many patterns of each length, and how many symbols are grouped. */
+    uint32_t count[LONG + 1] = {0}, pos[LONG + 1];
+    uint64_t grouped = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t len = off[ids[i] + 1] - off[ids[i]];
+        count[len <= TDM_SEQ_GROUP_MAX ? len : LONG]++;
+        grouped += len <= TDM_SEQ_GROUP_MAX ? len : 0;
+    }
+    uint32_t at = 0;
+    for (size_t l = 0; l <= LONG; l++) pos[l] = at, at += count[l];
+    /* Dense ids (their symbols at least half of the stretch of store they span): the whole stretch is
+     * mapped in one loop, with no branch per pattern; otherwise each grouped pattern's symbols are mapped
+     * on their own. Either way each pattern gets a row of slot bytes. */
+    uint64_t lo = off[ids[0]], span = off[ids[n - 1] + 1] - lo;
+    int dense = ids[n - 1] >= ids[0] && span <= 2 * grouped;
+    size_t bytes = dense ? span : grouped;
+    if ((n > sc->cap_ord && (tdm_grow((void **)&sc->ord, &sc->cap_ord, n, sizeof *sc->ord) ||
+                             tdm_grow((void **)&sc->row, &sc->cap_row, n, sizeof *sc->row))) ||
+        (bytes + 1 > sc->cap_buf && tdm_grow((void **)&sc->buf, &sc->cap_buf, bytes + 1, 1)))
+        return -1;
+    uint8_t *restrict buf = sc->buf;
+    if (dense) {
+        const uint32_t *restrict a = arena + lo;
+        for (uint64_t x = 0; x < span; x++) buf[x] = map[a[x]];
+    }
+    /* Pass 2, in id order: each position's place in its length group, and its row. */
+    uint32_t fill[LONG + 1];
+    memcpy(fill, pos, sizeof fill);
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t o = off[ids[i]], len = off[ids[i] + 1] - o;
+        size_t l = len <= TDM_SEQ_GROUP_MAX ? len : LONG;
+        uint32_t k = fill[l]++;
+        sc->ord[k] = (uint32_t)i;
+        if (l == LONG) continue;
+        if (dense) {
+            sc->row[k] = (uint32_t)(o - lo);
+        } else {
+            const uint32_t *restrict a = arena + o;
+            for (size_t t = 0; t < l; t++) buf[used + t] = map[a[t]];
+            sc->row[k] = (uint32_t)used;
+            used += l;
+        }
+    }
+    /* Pass 3, group by group: four patterns of a length at a time, a loop whose length never changes. */
+    const uint32_t *ord = sc->ord, *row = sc->row;
+    for (size_t l = 0; l <= TDM_SEQ_GROUP_MAX; l++) {
+        uint32_t j = pos[l], end = pos[l] + count[l];
+        for (; j + 4 <= end; j += 4)
+            lcs_four(in->mask1, in->live, buf + row[j], buf + row[j + 1], buf + row[j + 2], buf + row[j + 3], l, &cnt[ord[j]],
+                     &cnt[ord[j + 1]], &cnt[ord[j + 2]], &cnt[ord[j + 3]]);
+        for (; j < end; j++) cnt[ord[j]] = lcs_bytes(in->mask1, in->live, buf + row[j], l);
+    }
+    for (uint32_t j = pos[LONG]; j < pos[LONG] + count[LONG]; j++) {
+        uint32_t id = ids[ord[j]];
+        cnt[ord[j]] = lcs_ids(in, arena + off[id], (size_t)(off[id + 1] - off[id]));
+    }
+    return 0;
+}
