@@ -85,10 +85,11 @@ LANES_CLONES static void lanes_lcs(const uint64_t *restrict masks, const uint32_
     for (int q = 0; q < LANES; q++) lcs[q] = (uint32_t)__builtin_popcountll(~v[q] & live[q]);
 }
 
-/* Scans ids lo..hi-1 into each lane's hits (id, rank of its similarity), in id order. The lanes' cursors,
- * hit arrays and rank tables are held in locals (the stores into the hit arrays would otherwise force
- * every one of them back to memory per lane and pattern); the per-rank counts are taken afterwards
- * (count_ranks), over the passing hits only. */
+/* Scans ids lo..hi-1 into each lane's hits in id order, each with (length << 7 | LCS) where its rank
+ * goes: the ranks are looked up afterwards (count_ranks), lane by lane, where a lane's table stays in the
+ * first-level cache (sixteen lanes' tables, read per pattern here, would not). The lanes' cursors and hit
+ * arrays are held in locals (the stores into the hit arrays would otherwise force every one of them back
+ * to memory per lane and pattern). */
 static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t hi) {
     const tdm_seq_store *s = g->s;
     uint32_t lcs[LANES];
@@ -100,9 +101,8 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
             return;
         }
     tdm_seq_rank_hit *hp[LANES];
-    const uint32_t *rk[LANES];
-    size_t nh[LANES], row[LANES];
-    for (size_t q = 0; q < nl; q++) hp[q] = ls->hits[q], nh[q] = ls->nhits[q], rk[q] = g->rank[q], row[q] = g->m[q] + 1;
+    size_t nh[LANES];
+    for (size_t q = 0; q < nl; q++) hp[q] = ls->hits[q], nh[q] = ls->nhits[q];
     for (uint32_t id = lo; id < hi; id++) {
         const uint32_t *P = s->arena + s->off[id];
         size_t n = (size_t)(s->off[id + 1] - s->off[id]);
@@ -121,19 +121,25 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
         lanes_lcs(g->masks, ls->slots, k, g->live, lcs);
         for (size_t q = 0; q < nl; q++) { /* branch-free: write every lane's row, keep those that pass */
             uint32_t L = lcs[q];
-            hp[q][nh[q]] = (tdm_seq_rank_hit){id, rk[q][n * row[q] + L]};
+            hp[q][nh[q]] = (tdm_seq_rank_hit){id, (uint32_t)(n << 7 | L)};
             nh[q] += L >= nd[q];
         }
     }
     for (size_t q = 0; q < nl; q++) ls->nhits[q] = nh[q];
 }
 
-/* A range's hits per rank, from its hit lists. */
+/* A range's hits: each (length, LCS) pair turned into its rank, and the hits per rank counted. */
 static void count_ranks(const group *g, lane_scratch *ls) {
     for (size_t q = 0; q < g->nlanes; q++) {
         uint32_t *hist = ls->hist[q];
-        const tdm_seq_rank_hit *h = ls->hits[q];
-        for (size_t i = 0; i < ls->nhits[q]; i++) hist[h[i].rank]++;
+        const uint32_t *rk = g->rank[q];
+        size_t row = g->m[q] + 1;
+        tdm_seq_rank_hit *h = ls->hits[q];
+        for (size_t i = 0; i < ls->nhits[q]; i++) {
+            uint32_t r = rk[(h[i].rank >> 7) * row + (h[i].rank & 127)];
+            h[i].rank = r;
+            hist[r]++;
+        }
     }
 }
 
