@@ -53,6 +53,17 @@ static inline void lcs_four(const uint64_t *mask, uint64_t live, const uint8_t *
     *c2 = popcount_live(v2, live), *c3 = popcount_live(v3, live);
 }
 
+/* out[x] = map[a[x]] for x < n: a loop of its own, so that its pointers stay in registers. */
+__attribute__((noinline)) static void map_bytes(const uint32_t *restrict a, uint64_t n, const uint8_t *restrict map,
+                                                uint8_t *restrict out) {
+    uint64_t x = 0;
+    for (; x + 4 <= n; x += 4) {
+        uint8_t b0 = map[a[x]], b1 = map[a[x + 1]], b2 = map[a[x + 2]], b3 = map[a[x + 3]];
+        out[x] = b0, out[x + 1] = b1, out[x + 2] = b2, out[x + 3] = b3;
+    }
+    for (; x < n; x++) out[x] = map[a[x]];
+}
+
 #define LONG (TDM_SEQ_GROUP_MAX + 1) /* the class of patterns too long to group */
 
 void tdm_seq_lcs_many_free(tdm_seq_lcs_many_scratch *sc) {
@@ -88,10 +99,7 @@ int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t 
         (bytes + 1 > sc->cap_buf && tdm_grow((void **)&sc->buf, &sc->cap_buf, bytes + 1, 1)))
         return -1;
     uint8_t *restrict buf = sc->buf;
-    if (dense) {
-        const uint32_t *restrict a = arena + lo;
-        for (uint64_t x = 0; x < span; x++) buf[x] = map[a[x]];
-    }
+    if (dense) map_bytes(arena + lo, span, map, buf);
     /* Pass 2, in id order: each position's place in its length group, and its row. */
     uint32_t fill[LONG + 1];
     memcpy(fill, pos, sizeof fill);
