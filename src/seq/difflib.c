@@ -141,6 +141,22 @@ typedef struct {
     uint32_t alo, ahi, blo, bhi, elo, ehi;
 } erange;
 
+/* The matches of a range with no run of two, counted as tdm_seq_difflib_count_rows explains: each row
+ * takes its lowest bit above the last one taken. */
+static size_t chain(const uint64_t *rows, uint32_t elo, uint32_t ehi, uint64_t in_range) {
+    uint64_t above = in_range;
+    size_t count = 0;
+    for (uint32_t e = elo; e < ehi; e++) {
+        uint64_t m = rows[e] & above;
+        if (m) {
+            unsigned j = (unsigned)__builtin_ctzll(m);
+            above = j == 63 ? 0 : (~0ull << (j + 1)) & in_range;
+            count++;
+        }
+    }
+    return count;
+}
+
 /* get_matching_blocks for |b| <= 64 over the listed rows (see tdm_seq_difflib_count_rows), bit-parallel:
  * bit j of D_k(i) says that a run of equal elements of length >= k ends at (i, j) inside the rectangle:
  * D_1(i) = positions of a[i] in b[blo..bhi), and D_k(i) = D_1(i) & (D_{k-1}(i-1) << 1). CPython's
@@ -190,6 +206,10 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
             nprev = ncur;
         }
         if (!best) continue;
+        if (best == 1 && !out) { /* no run of two in this range: the rest of it is a chain (see below) */
+            if ((total += chain(rows, r.elo, r.ehi, in_range)) >= cap) return total;
+            continue;
+        }
         uint32_t bi = end_i - best + 1, bj = end_j - best + 1, el = r.elo, er;
         if (out) out[(*nout)++] = (tdm_seq_block){bi, bj, best};
         if ((total += best) >= cap) return total; /* the rest of the work list cannot add to it */
