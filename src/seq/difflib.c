@@ -226,23 +226,33 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
  * every range has length 1, and the block search reduces to a chain: the first row with a bit in range
  * takes its lowest bit j, the range to its left (earlier rows, which have no bit in range) finds nothing,
  * and the range to its right is the later rows above column j. That chain is counted in one pass, which
- * hands over to the block search at the first run of two it meets. */
-size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap) {
+ * gives up at the first run of two it meets. */
+int tdm_seq_difflib_chain(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t *count) {
     uint64_t above = ~0ull, prev = 0; /* the columns the chain may still take; the previous row's bits */
     uint32_t prev_pos = UINT32_MAX - 1;
-    size_t count = 0;
+    size_t c = 0;
     for (size_t e = 0; e < ne; e++) {
         uint64_t r = rows[e];
-        if (pos[e] == prev_pos + 1 && (r & (prev << 1))) return rows_blocks(pos, rows, ne, na, nb, cap, NULL, NULL);
+        if (pos[e] == prev_pos + 1 && (r & (prev << 1))) return 0;
         uint64_t m = r & above;
         if (m) {
             unsigned j = (unsigned)__builtin_ctzll(m);
             above = j == 63 ? 0 : ~0ull << (j + 1);
-            count++;
+            c++;
         }
         prev = r, prev_pos = pos[e];
     }
-    return count;
+    *count = c;
+    return 1;
+}
+
+size_t tdm_seq_difflib_count_search(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap) {
+    return rows_blocks(pos, rows, ne, na, nb, cap, NULL, NULL);
+}
+
+size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap) {
+    size_t count;
+    return tdm_seq_difflib_chain(pos, rows, ne, &count) ? count : rows_blocks(pos, rows, ne, na, nb, cap, NULL, NULL);
 }
 
 /* difflib's find_longest_match(alo, ahi, blo, bhi) with no junk. Hot: the generation counter and the

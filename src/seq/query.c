@@ -117,8 +117,9 @@ typedef struct {
     double *rankval;     /* the value of each rank, and how many; NULL when hits are sorted instead */
     uint32_t nrank;
     int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
-    tdm_seq_lcs_many_in many; /* lcs thresholds of one word with map8: patterns scored in groups (visit_grouped); */
-                              /* many.mask1 NULL otherwise */
+    uint64_t *mask1;          /* threshold queries of one word with map8: q.masks by slot + 1 (mask1[0] = 0) */
+    tdm_seq_lcs_many_in many; /* lcs among them: patterns scored in groups (visit_grouped); many.mask1 NULL */
+                              /* otherwise */
 } prepared;
 
 typedef struct {
@@ -214,7 +215,7 @@ static int expand(const prepared *p, scratch *sc, const uint32_t *P, size_t n, c
 }
 
 /* Maps the pattern's elements that occur in the query to their slots, in order, and returns the multiset
- * overlap bound (with cnt NULL, the weaker k: an lcs query of one word computes the exact LCS in about
+ * overlap bound (with cnt NULL, the weaker k: a query of one word computes the exact LCS in about
  * the time the multiset count takes); with pos, also their positions in the pattern (difflib's rows). The symbol-map loops are
  * branch-free: every element is written and the cursor advances only for a hit. cnt is all zero on entry
  * and on return. */
@@ -298,7 +299,7 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
     if ((n + 1 > sc->cap_slots && tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) ||
         (p->rowmask && n + 1 > sc->cap_apos && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
         return -1;
-    size_t k, overlap = collect(p, P, n, sc->slots, p->rowmask ? sc->apos : NULL, p->o->metric == TDM_SEQ_LCS && p->q.words == 1 ? NULL : sc->cnt, &k);
+    size_t k, overlap = collect(p, P, n, sc->slots, p->rowmask ? sc->apos : NULL, p->q.words == 1 ? NULL : sc->cnt, &k);
     if (overlap < need) {
         sc->st.multiset_pruned++;
         return 0;
@@ -310,6 +311,58 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
             return 0;
         }
         if (difflib_count(p, sc, P, n, count, k, &count)) return -1;
+    }
+    sc->st.scored++;
+    if (count < need) return 0;
+    return keep_count(p, sc, id, count, n);
+}
+
+/* visit_need for difflib with the STM as b, of one word, and map8 (p->rowmask, p->mask1): the pattern's
+ * elements found in the STM become the block search's rows in the same pass that maps them (their
+ * masks and positions), and the plain count of them is the first bound. The rows then give difflib's
+ * count outright when they hold no run of two (tdm_seq_difflib_chain); only otherwise is the LCS
+ * computed, as the bound before the block search and the point where it may stop. Returns -1 on
+ * allocation failure. */
+static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
+    const tdm_seq_store *s = p->s;
+    uint64_t o0 = s->off[id];
+    size_t n = (size_t)(s->off[id + 1] - o0);
+    uint32_t need = n < p->n_need ? p->need[n] : NEVER;
+    if (need == NEVER) {
+        sc->st.length_pruned++;
+        return 0;
+    }
+    if ((n + 1 > sc->cap_arow && tdm_grow((void **)&sc->arow, &sc->cap_arow, n + 1, sizeof *sc->arow)) ||
+        (n + 1 > sc->cap_apos && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
+        return -1;
+    const uint32_t *restrict P = s->arena + o0;
+    const uint8_t *restrict map = p->map8;
+    const uint64_t *restrict mask1 = p->mask1;
+    uint64_t *restrict rows = sc->arow;
+    uint32_t *restrict pos = sc->apos;
+    size_t k = 0;
+    for (size_t t = 0; t < n; t++) { /* branch-free, as collect */
+        uint8_t sl = map[P[t]];
+        rows[k] = mask1[sl], pos[k] = (uint32_t)t;
+        k += sl != 0;
+    }
+    if (k < need) {
+        sc->st.multiset_pruned++;
+        return 0;
+    }
+    size_t count;
+    if (!tdm_seq_difflib_chain(pos, rows, k, &count)) {
+        uint64_t v = ~0ull;
+        for (size_t e = 0; e < k; e++) {
+            uint64_t u = v & rows[e];
+            v = (v + u) | (v - u);
+        }
+        size_t lcs = (size_t)__builtin_popcountll(~v & (p->m >= 64 ? ~0ull : (1ull << p->m) - 1));
+        if (lcs < need) {
+            sc->st.lcs_pruned++;
+            return 0;
+        }
+        count = tdm_seq_difflib_count_search(pos, rows, k, n, p->stm->n, lcs);
     }
     sc->st.scored++;
     if (count < need) return 0;
@@ -452,7 +505,7 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->sim);
     tdm_free(p->rank);
     tdm_free(p->rankval);
-    tdm_free((void *)p->many.mask1);
+    tdm_free(p->mask1);
     tdm_seq_walk_clear(&p->walk);
     tdm_seq_lcsq_clear(&p->q);
 }
@@ -550,11 +603,11 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         return add_chunks(pl, NO_BUCKET, p->lo, p->hi);
     }
     if (tdm_seq_need_table(s, p->m, o, &p->need, &p->n_need)) return -1;
-    if (o->metric == TDM_SEQ_LCS && p->q.words == 1 && p->map8) { /* the grouped scoring of visit_grouped */
-        uint64_t *mask1 = tdm_calloc(256, sizeof *mask1);
-        if (!mask1) return -1;
-        for (uint32_t k = 0; k < ns; k++) mask1[k + 1] = p->q.masks[k];
-        p->many = (tdm_seq_lcs_many_in){s->arena, s->off, p->map8, mask1, p->m >= 64 ? ~0ull : (1ull << p->m) - 1};
+    if (p->q.words == 1 && p->map8) { /* visit_grouped (lcs) and visit_rows (difflib) read masks by map8 */
+        if (!(p->mask1 = tdm_calloc(256, sizeof *p->mask1))) return -1;
+        for (uint32_t k = 0; k < ns; k++) p->mask1[k + 1] = p->q.masks[k];
+        if (o->metric == TDM_SEQ_LCS)
+            p->many = (tdm_seq_lcs_many_in){s->arena, s->off, p->map8, p->mask1, p->m >= 64 ? ~0ull : (1ull << p->m) - 1};
     }
     if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE && !(p->sim = tdm_seq_sim_table(o->metric, p->m, p->n_need)))
         return -1; /* the values a hit can take, once each */
@@ -684,7 +737,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
             ck = NULL, hist = NULL;
         }
     }
-    int (*visit)(const prepared *, scratch *, uint32_t) = p.need ? visit_need : visit_any;
+    int (*visit)(const prepared *, scratch *, uint32_t) = !p.need ? visit_any : p.rowmask && p.mask1 ? visit_rows : visit_need;
     /* Visiting few, scattered ids: fetch ahead in software (dense id lists stream well without it). */
     int sparse = pl.cand && pl.ncand * 4 < s->count;
     if (sc) {

@@ -148,6 +148,10 @@ int tdm_seq_need_table(const tdm_seq_store *s, size_t m, const tdm_seq_query_opt
  * positions in b (of nb) holding a[pos[e]]; ne entries. cap is an upper bound of the count known to the
  * caller (the LCS length, or SIZE_MAX): the search stops when the count reaches it. */
 size_t tdm_seq_difflib_count_rows(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap);
+/* The same count when the rows hold no run of two (1, *count set; then no LCS is needed), else 0. */
+int tdm_seq_difflib_chain(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t *count);
+/* The count by the block search alone (what count_rows falls back to after the chain). */
+size_t tdm_seq_difflib_count_search(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t na, size_t nb, size_t cap);
 /* The matching-block summary (seq.h, tdm_seq_hit_blocks) of a (na elements) against b (nb <= 64, so no
  * junk: autojunk needs 200) from the same row list: what tdm_seq_matcher_summary gives (difflib.c). */
 void tdm_seq_rows_summary(const uint32_t *pos, const uint64_t *rows, size_t ne, const uint32_t *a, size_t na, size_t nb,
