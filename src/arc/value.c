@@ -27,11 +27,15 @@ void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes) {
         arc_chunk *c = rt->chunk ? rt->chunk->next : rt->chunks;
         if (!c || c->size < bytes) {
             size_t size = bytes > ARC_CHUNK_MIN ? bytes : ARC_CHUNK_MIN;
-            arc_chunk *n = tdm_malloc(sizeof *n + size);
+            int over = rt->bytes > rt->max_bytes || size > rt->max_bytes - rt->bytes;
+            arc_chunk *n = over ? NULL : tdm_malloc(sizeof *n + size);
             if (!n) {
                 if (!rt->failed) {
                     rt->failed = 1, rt->status = TDM_E_NOMEM;
-                    snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
+                    if (over)
+                        snprintf(rt->err, sizeof rt->err, "out of memory (%zu more bytes would pass the port's "
+                                 "limit of %zu MiB for one run's values)", bytes, rt->max_bytes >> 20);
+                    else snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
                 }
                 return NULL;
             }
@@ -47,6 +51,25 @@ void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes) {
     void *p = rt->cur;
     rt->cur += bytes;
     return p;
+}
+
+int arc_grid_limit(tdm_arc_rt *rt, const char *who, const char *what, int64_t h, int64_t w) {
+    int64_t cells;
+    if (h < 0) h = 0;
+    if (w < 0) w = 0;
+    if (__builtin_mul_overflow(h, w > 0 ? w : 1, &cells))
+        return arc_failf(rt, "%s: a %lldx%lld %s is more than the port allows (at most %d cells)", who,
+                         (long long)h, (long long)w, what, ARC_MAX_CELLS);
+    if (cells > ARC_MAX_CELLS)
+        return arc_failf(rt, "%s: a %lldx%lld %s (%lld cells) is more than the port allows (at most %d cells)",
+                         who, (long long)h, (long long)w, what, (long long)cells, ARC_MAX_CELLS);
+    return 0;
+}
+
+int arc_elems_limit(tdm_arc_rt *rt, const char *who, uint64_t n) {
+    if (n <= ARC_MAX_CELLS) return 0;
+    return arc_failf(rt, "%s: %llu elements is more than the port allows (at most %d)", who,
+                     (unsigned long long)n, ARC_MAX_CELLS);
 }
 
 static void vfail(tdm_arc_rt *rt, const char *fmt, va_list ap) {
@@ -75,6 +98,7 @@ int tdm_arc_rt_new(tdm_arc_rt **out) {
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_arc_rt_new: out is NULL");
     tdm_arc_rt *rt = tdm_calloc(1, sizeof *rt);
     if (!rt) return tdm_error(TDM_E_NOMEM, "tdm_arc_rt_new: no memory");
+    rt->max_bytes = ARC_RT_MAX_BYTES;
     *out = rt;
     return TDM_OK;
 }
