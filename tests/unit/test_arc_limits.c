@@ -76,38 +76,18 @@ static tdm_arc_val *range_tuple(uint32_t n) {
     return t;
 }
 
-/* Runs the straight-line body on g: 0 and the repr of O in *repr, or the run's status. */
-static int run(const tdm_arc_val *g, const char *body, char **repr) {
-    char src[2048];
-    size_t n = (size_t)snprintf(src, sizeof src, "def solve_t(I):\n");
-    for (const char *p = body; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        n += (size_t)snprintf(src + n, sizeof src - n, "    %.*s\n", (int)len, p);
-        p += len + (e != NULL);
-    }
-    n += (size_t)snprintf(src + n, sizeof src - n, "    return O\n");
-    tdm_arc_programs *p = NULL;
-    assert_int_equal(tdm_arc_programs_parse(src, n, "test", &p), TDM_OK);
-    const tdm_arc_val *out;
-    int rc = tdm_arc_program_run(ta_rt, p, 0, g, &out);
-    tdm_arc_programs_free(p);
-    *repr = rc ? NULL : ta_repr(out);
-    return rc;
-}
-
 static void test_fuzz_seed_12(void **state) {
     (void)state;
     tdm_arc_val *g = grid(19, 29, 3);
     FAILS("a 10469x15979 grid (167284151 cells) is more than the port allows", "upscale", V(g), L("551"));
     /* the whole program: the call fails and says where; nothing gigantic is built */
-    char *out;
-    g = grid(19, 29, 3);
-    assert_int_equal(run(g, "x1 = colorcount(I, THREE)\nx2 = upscale(I, x1)\nx3 = asindices(x2)\nO = size(x3)", &out),
-                     TDM_E_ARC_RAISE);
+    int st;
+    char *out = ta_prog_val(g, "x1 = colorcount(I, THREE)\nx2 = upscale(I, x1)\nx3 = asindices(x2)\nO = size(x3)", &st);
+    assert_int_equal(st, TDM_E_ARC_RAISE);
     assert_non_null(strstr(tdm_last_error(), "line 3: x2 = upscale(I, x1): upscale: a 10469x15979 grid"));
-    g = grid(19, 29, 3);
-    assert_int_equal(run(g, "x1 = upscale(I, THREE)\nx2 = asindices(x1)\nO = size(x2)", &out), TDM_OK);
+    free(out);
+    out = ta_prog_val(g, "x1 = upscale(I, THREE)\nx2 = asindices(x1)\nO = size(x2)", &st);
+    assert_int_equal(st, TDM_OK);
     assert_string_equal(out, "4959");
     free(out);
 }
@@ -158,16 +138,17 @@ static void test_run_memory_cap(void **state) {
     tdm_arc_rt_free(ta_rt); /* a fresh runtime: the limit counts the chunks one keeps */
     assert_int_equal(tdm_arc_rt_new(&ta_rt), TDM_OK);
     ta_rt->max_bytes = (size_t)16 << 20;
-    char *out;
-    tdm_arc_val *g = grid(100, 100, 4);
-    assert_int_equal(run(g, "x1 = hconcat(I, I)\nx2 = hconcat(x1, x1)\nx3 = hconcat(x2, x2)\nx4 = hconcat(x3, x3)\n"
-                            "x5 = hconcat(x4, x4)\nx6 = hconcat(x5, x5)\nx7 = hconcat(x6, x6)\nO = shape(x7)", &out),
-                     TDM_E_NOMEM);
+    int st;
+    char *out = ta_prog_val(grid(100, 100, 4), "x1 = hconcat(I, I)\nx2 = hconcat(x1, x1)\nx3 = hconcat(x2, x2)\n"
+                            "x4 = hconcat(x3, x3)\nx5 = hconcat(x4, x4)\nx6 = hconcat(x5, x5)\nx7 = hconcat(x6, x6)\n"
+                            "O = shape(x7)", &st);
+    assert_int_equal(st, TDM_E_NOMEM);
     assert_non_null(strstr(tdm_last_error(), "= hconcat("));
     assert_non_null(strstr(tdm_last_error(), "limit of 16 MiB for one run's values"));
+    free(out);
     tdm_arc_rt_reset(ta_rt);
-    g = grid(100, 100, 4);
-    assert_int_equal(run(g, "x1 = hconcat(I, I)\nx2 = hconcat(x1, x1)\nO = shape(x2)", &out), TDM_OK);
+    out = ta_prog_val(grid(100, 100, 4), "x1 = hconcat(I, I)\nx2 = hconcat(x1, x1)\nO = shape(x2)", &st);
+    assert_int_equal(st, TDM_OK);
     assert_string_equal(out, "(100, 400)");
     free(out);
     ta_rt->max_bytes = ARC_RT_MAX_BYTES;
