@@ -12,7 +12,13 @@
  *
  * Errors: a primitive call that raises in Python fails with TDM_E_ARC_RAISE and a message (tdm_last_error
  * and tdm_arc_rt_error); running out of memory gives TDM_E_NOMEM. Programs that do not parse give
- * TDM_E_PARSE with "file:line:col: message 'token'". */
+ * TDM_E_PARSE with "file:line:col: message 'token'".
+ *
+ * Size limits (values Python would build but only a runaway program asks for, docs/arc.md): a primitive
+ * whose result would pass 4,000,000 cells or elements (canvas, upscale, hupscale, vupscale, backdrop,
+ * product, repeat, interval) fails with TDM_E_ARC_RAISE naming itself and the size; and a runtime holds at
+ * most 1 GiB of values between resets, past which the call that asked fails with TDM_E_NOMEM (reset the
+ * runtime between programs, as tdm_arc_batch_run does after every call). */
 #ifndef TANDEM_ARC_H
 #define TANDEM_ARC_H
 

@@ -88,6 +88,7 @@ struct tdm_arc_rt {
     int depth;       /* nesting of function calls, bounded like CPython's recursion limit */
     int serial;      /* closure serial numbers: deterministic hashes for function values */
     size_t bytes;    /* bytes in chunks */
+    size_t max_bytes; /* bytes may not pass it (ARC_RT_MAX_BYTES; tests set less) */
     char err[256];
     tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
     int eager;       /* no deferred layouts (bits.c): every set is laid out when made (tests compare) */
@@ -105,6 +106,21 @@ static inline void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
     rt->cur += bytes;
     return p;
 }
+/* What one run's values may take in all (its arena chunks, tdm_arc_rt.max_bytes): a run that would pass it
+ * fails the call that asked with TDM_E_NOMEM, so a runaway program (a chain of concatenations, say) cannot
+ * exhaust the machine. Python would build such values too; no solver comes near (docs/arc.md, deliberate
+ * differences). */
+#define ARC_RT_MAX_BYTES ((size_t)1 << 30)
+/* The most cells (grids) or elements (tuples, sets) a primitive that multiplies its input's size
+ * (canvas, upscale, hupscale, vupscale, backdrop, product, repeat, interval) may build. */
+#define ARC_MAX_CELLS 4000000
+/* 0 when h rows of w cells (a grid, or what = "box", a bounding box) are within ARC_MAX_CELLS (rows count
+ * as one cell at least, so that many empty rows are bounded too); else -1 with `who: a HxW grid (N cells) is
+ * more than the port allows (...)`. Negative h or w count as 0. */
+int arc_grid_limit(tdm_arc_rt *rt, const char *who, const char *what, int64_t h, int64_t w);
+/* 0 when a container of n elements is within ARC_MAX_CELLS; else -1 with `who: N elements is more than the
+ * port allows (...)`. */
+int arc_elems_limit(tdm_arc_rt *rt, const char *who, uint64_t n);
 /* Records a Python-raises error (first one wins) and returns NULL so primitives can `return arc_fail(...)`. */
 void *arc_fail(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int arc_failf(tdm_arc_rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* returns -1 */

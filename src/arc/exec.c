@@ -386,7 +386,10 @@ static int exec_on(const xdev *x, const tdm_arc_programs *p, const tdm_arc_call_
     size_t np = tdm_arc_programs_count(p), *start = tdm_calloc(np + 1, sizeof *start), *idx = tdm_malloc((n ? n : 1) * sizeof *idx);
     tdm_arc_rt **rt = tdm_calloc((size_t)x->threads, sizeof *rt);
     int rc = start && idx && rt ? TDM_OK : tdm_error(TDM_E_NOMEM, "batch: out of memory");
-    for (int t = 0; !rc && t < x->threads; t++) rc = tdm_arc_rt_new(&rt[t]);
+    /* a runtime here holds the values of a whole chunk of lanes (up to 32,768 calls), so the byte limit of
+       one interpreter run does not apply; the primitives' own size limits do */
+    for (int t = 0; !rc && t < x->threads; t++)
+        if (!(rc = tdm_arc_rt_new(&rt[t]))) rt[t]->max_bytes = SIZE_MAX;
     if (!rc) {
         for (size_t k = 0; k < n; k++) start[calls[k].prog + 1]++;
         for (size_t q = 0; q < np; q++) start[q + 1] += start[q];

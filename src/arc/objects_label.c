@@ -115,7 +115,7 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
         if (!uni) x->chg[i] = full & ~eq_mask(r, r - 1);
         uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
         prefix_counts(s, cur);
-        for (int t = 0; t < 32; t++) par[nr + (uint32_t)t] = (int16_t)(nr + (uint32_t)t);
+        for (uint32_t t = 0, k = cur[31]; t < k; t++) par[nr + t] = (int16_t)(nr + t); /* the row's runs, alone */
         if (i) {
             /* a pair (run above, run here) per segment of shared columns: where the segment begins or a
                run begins inside it (then the run above begins there too); when diagonal, the corners: a

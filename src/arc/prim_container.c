@@ -159,7 +159,7 @@ tdm_arc_val *arc_p_repeat(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t n;
     ARC_TRYI(arc_get_int(rt, a[1], &n, "repeat"));
     if (n < 0) n = 0;
-    if (n > 100000000) return arc_fail(rt, "repeat: %lld copies is more than the port allows", (long long)n);
+    ARC_TRYI(arc_elems_limit(rt, "repeat", (uint64_t)n));
     tdm_arc_val *t = arc_tuple(rt, (uint32_t)n);
     ARC_TRY(t);
     for (int64_t k = 0; k < n; k++) t->u.items[k] = a[0];
@@ -379,13 +379,16 @@ tdm_arc_val *arc_p_interval(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(arc_get_int(rt, a[1], &stop, "interval"));
     ARC_TRYI(arc_get_int(rt, a[2], &step, "interval"));
     if (!step) return arc_fail(rt, "interval: range() arg 3 must not be zero");
-    int64_t n = 0;
-    if (step > 0 && start < stop) n = (stop - start + step - 1) / step;
-    if (step < 0 && start > stop) n = (start - stop + (-step) - 1) / (-step);
-    if (n > 100000000) return arc_fail(rt, "interval: %lld elements is more than the port allows", (long long)n);
+    /* len(range(start, stop, step)) in unsigned arithmetic, which cannot overflow for 64-bit bounds */
+    uint64_t span = 0, st = step > 0 ? (uint64_t)step : -(uint64_t)step, un;
+    if (step > 0 && start < stop) span = (uint64_t)stop - (uint64_t)start;
+    if (step < 0 && start > stop) span = (uint64_t)start - (uint64_t)stop;
+    un = span / st + (span % st != 0);
+    ARC_TRYI(arc_elems_limit(rt, "interval", un));
+    int64_t n = (int64_t)un;
     tdm_arc_val *t = arc_tuple(rt, (uint32_t)n);
     ARC_TRY(t);
-    for (int64_t k = 0; k < n; k++) ARC_TRY(t->u.items[k] = arc_int(rt, start + k * step));
+    for (int64_t k = 0; k < n; k++) ARC_TRY(t->u.items[k] = arc_int(rt, (int64_t)((uint64_t)start + (uint64_t)k * (uint64_t)step)));
     return t;
 }
 
@@ -393,6 +396,7 @@ tdm_arc_val *arc_p_product(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_list la, lb;
     ARC_TRYI(arc_elems(rt, a[0], &la, "product"));
     ARC_TRYI(arc_elems(rt, a[1], &lb, "product"));
+    ARC_TRYI(arc_elems_limit(rt, "product", (uint64_t)la.n * lb.n));
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
     for (uint32_t y = 0; y < lb.n; y++)

@@ -176,9 +176,13 @@ static tdm_arc_val *scale(tdm_arc_rt *rt, tdm_arc_val **a, int hor, int ver, con
     int64_t f;
     ARC_TRYI(need_grid(rt, a[0], who));
     ARC_TRYI(arc_get_int(rt, a[1], &f, who));
-    if (f > 1000) return arc_fail(rt, "%s: factor %lld is more than the port allows", who, (long long)f);
     tdm_arc_val *g = a[0];
-    int64_t rep = ver ? (f > 0 ? f : 0) : 1;
+    int64_t rep = ver ? (f > 0 ? f : 0) : 1, fh = hor ? (f > 0 ? f : 0) : 1, w = 0, rows, cols;
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->u.items[i]->n > w) w = g->u.items[i]->n;
+    if (__builtin_mul_overflow((int64_t)g->n, rep, &rows)) rows = INT64_MAX;
+    if (__builtin_mul_overflow(w, fh, &cols)) cols = INT64_MAX;
+    ARC_TRYI(arc_grid_limit(rt, who, "grid", rows, cols));
     tdm_arc_val *out = arc_tuple(rt, (uint32_t)(g->n * rep));
     ARC_TRY(out);
     for (uint32_t i = 0; i < g->n; i++) {
@@ -199,7 +203,10 @@ tdm_arc_val *arc_p_upscale(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(kind);
     if (kind == 2) return arc_set_new(rt);
     ARC_TRYI(arc_get_int(rt, a[1], &f, "upscale"));
-    if (f > 100) return arc_fail(rt, "upscale: factor %lld is more than the port allows", (long long)f);
+    int64_t cells;
+    if (f > 0 && (__builtin_mul_overflow(f, f, &cells) || __builtin_mul_overflow(cells, (int64_t)a[0]->n, &cells)))
+        cells = INT64_MAX;
+    ARC_TRYI(arc_elems_limit(rt, "upscale", f > 0 ? (uint64_t)cells : 0));
     tdm_arc_val *ul = arc_p_ulcorner(rt, a);
     ARC_TRY(ul);
     int64_t ai = ul->u.items[0]->u.i, aj = ul->u.items[1]->u.i;

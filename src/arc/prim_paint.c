@@ -16,7 +16,8 @@ tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(arc_get_int(rt, d->u.items[1], &w, "canvas"));
     if (h < 0) h = 0;
     if (w < 0) w = 0;
-    if (h * w > 4000000 || h > 4000000 || w > 4000000) return arc_fail(rt, "canvas: %lldx%lld is more than the port allows", (long long)h, (long long)w);
+    if (!h) w = 0; /* () whatever the width: no row is built */
+    ARC_TRYI(arc_grid_limit(rt, "canvas", "grid", h, w));
     tdm_arc_val *row = arc_tuple(rt, (uint32_t)w), *g = arc_tuple(rt, (uint32_t)h);
     ARC_TRY(row && g);
     for (int64_t j = 0; j < w; j++) row->u.items[j] = a[0];

@@ -282,7 +282,7 @@ static tdm_arc_val *backdrop(tdm_arc_rt *rt, tdm_arc_val *patch) {
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
     if (!n) return s;
-    if ((d - u + 1) * (r - l + 1) > 4000000) return arc_fail(rt, "backdrop: bounding box too large for the port");
+    ARC_TRYI(arc_grid_limit(rt, "backdrop", "box", d - u + 1, r - l + 1));
     for (int64_t i = u; i <= d; i++)
         for (int64_t j = l; j <= r; j++)
             if (arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;

@@ -7,6 +7,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+/* the grid conversions' vector forms do arithmetic on 64-bit addresses */
+#if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
+#define ARC_VEC_ADDR 1
+#include <emmintrin.h>
+#endif
 
 /* ---- arena ------------------------------------------------------------------------------------------- */
 
@@ -27,11 +32,15 @@ void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes) {
         arc_chunk *c = rt->chunk ? rt->chunk->next : rt->chunks;
         if (!c || c->size < bytes) {
             size_t size = bytes > ARC_CHUNK_MIN ? bytes : ARC_CHUNK_MIN;
-            arc_chunk *n = tdm_malloc(sizeof *n + size);
+            int over = rt->bytes > rt->max_bytes || size > rt->max_bytes - rt->bytes;
+            arc_chunk *n = over ? NULL : tdm_malloc(sizeof *n + size);
             if (!n) {
                 if (!rt->failed) {
                     rt->failed = 1, rt->status = TDM_E_NOMEM;
-                    snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
+                    if (over)
+                        snprintf(rt->err, sizeof rt->err, "out of memory (%zu more bytes would pass the port's "
+                                 "limit of %zu MiB for one run's values)", bytes, rt->max_bytes >> 20);
+                    else snprintf(rt->err, sizeof rt->err, "out of memory (%zu bytes)", bytes);
                 }
                 return NULL;
             }
@@ -47,6 +56,25 @@ void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes) {
     void *p = rt->cur;
     rt->cur += bytes;
     return p;
+}
+
+int arc_grid_limit(tdm_arc_rt *rt, const char *who, const char *what, int64_t h, int64_t w) {
+    int64_t cells;
+    if (h < 0) h = 0;
+    if (w < 0) w = 0;
+    if (__builtin_mul_overflow(h, w > 0 ? w : 1, &cells))
+        return arc_failf(rt, "%s: a %lldx%lld %s is more than the port allows (at most %d cells)", who,
+                         (long long)h, (long long)w, what, ARC_MAX_CELLS);
+    if (cells > ARC_MAX_CELLS)
+        return arc_failf(rt, "%s: a %lldx%lld %s (%lld cells) is more than the port allows (at most %d cells)",
+                         who, (long long)h, (long long)w, what, (long long)cells, ARC_MAX_CELLS);
+    return 0;
+}
+
+int arc_elems_limit(tdm_arc_rt *rt, const char *who, uint64_t n) {
+    if (n <= ARC_MAX_CELLS) return 0;
+    return arc_failf(rt, "%s: %llu elements is more than the port allows (at most %d)", who,
+                     (unsigned long long)n, ARC_MAX_CELLS);
 }
 
 static void vfail(tdm_arc_rt *rt, const char *fmt, va_list ap) {
@@ -75,6 +103,7 @@ int tdm_arc_rt_new(tdm_arc_rt **out) {
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_arc_rt_new: out is NULL");
     tdm_arc_rt *rt = tdm_calloc(1, sizeof *rt);
     if (!rt) return tdm_error(TDM_E_NOMEM, "tdm_arc_rt_new: no memory");
+    rt->max_bytes = ARC_RT_MAX_BYTES;
     *out = rt;
     return TDM_OK;
 }
@@ -543,6 +572,81 @@ void tdm_arc_val_print(FILE *out, const tdm_arc_val *v) {
     }
 }
 
+/* Grid rows <-> interned ints. Every call converts its input grid and its result, most cells are interned
+ * colours, and a cell's value is its address: &arc_small_ints[v - ARC_INT_LO]. So both directions are
+ * vector arithmetic on addresses (four cells at a time with SSE2), after one check that they all are. */
+#define SMALL_N (ARC_INT_HI - ARC_INT_LO + 1)
+
+/* 1 when every one of n ints is in ARC_INT_LO..ARC_INT_HI. */
+static int all_small(const int *c, size_t n) {
+    size_t k = 0;
+    int ok = 1;
+#if defined(ARC_VEC_ADDR)
+    /* (v - LO) as unsigned < SMALL_N: signed compare after moving the range to start at INT32_MIN */
+    const __m128i shift = _mm_set1_epi32((int)((unsigned)INT32_MIN - (unsigned)ARC_INT_LO)),
+                  top = _mm_set1_epi32((int)((unsigned)INT32_MIN + SMALL_N));
+    __m128i in = _mm_set1_epi32(-1);
+    for (; k + 4 <= n; k += 4)
+        in = _mm_and_si128(in, _mm_cmplt_epi32(_mm_add_epi32(_mm_loadu_si128((const __m128i *)(c + k)), shift), top));
+    ok = _mm_movemask_epi8(in) == 0xffff;
+#endif
+    for (; k < n; k++) ok &= (unsigned)(c[k] - ARC_INT_LO) < SMALL_N;
+    return ok;
+}
+
+/* out[j] = the interned int c[j], for n ints all in range (all_small). */
+static void small_row(tdm_arc_val **out, const int *c, size_t n) {
+    size_t j = 0;
+#if defined(ARC_VEC_ADDR)
+    const __m128i lo = _mm_set1_epi32(ARC_INT_LO), size = _mm_set1_epi64x((int64_t)sizeof(tdm_arc_val)),
+                  base = _mm_set1_epi64x((int64_t)(uintptr_t)arc_small_ints), zero = _mm_setzero_si128();
+    for (; j + 4 <= n; j += 4) {
+        __m128i v = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(c + j)), lo); /* 0..SMALL_N-1 */
+        __m128i a = _mm_add_epi64(_mm_mul_epu32(_mm_unpacklo_epi32(v, zero), size), base);
+        __m128i b = _mm_add_epi64(_mm_mul_epu32(_mm_unpackhi_epi32(v, zero), size), base);
+        _mm_storeu_si128((__m128i *)(out + j), a);
+        _mm_storeu_si128((__m128i *)(out + j + 2), b);
+    }
+#endif
+    for (; j < n; j++) out[j] = &arc_small_ints[c[j] - ARC_INT_LO];
+}
+
+/* c[j] = the value of out[j] for n cells that are all interned ints: 1, or 0 when one is not (c partly
+ * written). */
+static int small_read(int *c, tdm_arc_val *const *cells, size_t n) {
+    const uintptr_t base = (uintptr_t)arc_small_ints;
+    size_t j = 0;
+    uintptr_t bad = 0;
+#if defined(ARC_VEC_ADDR)
+    _Static_assert(sizeof(tdm_arc_val) == 48 && sizeof arc_small_ints < ((size_t)1 << 31), "small_read's arithmetic");
+    /* offsets d = address - base: interned when the high half is 0 and the low half below the array's size;
+       then d / 48 = (d >> 4) / 3, an exact division: (d >> 4) * 0xaaaaaaab mod 2^32 */
+    const __m128i vb = _mm_set1_epi64x((int64_t)base), sign = _mm_set1_epi32(INT32_MIN),
+                  top = _mm_set1_epi32((int)((uint32_t)sizeof arc_small_ints ^ (uint32_t)INT32_MIN)),
+                  inv3 = _mm_set1_epi64x(0xaaaaaaabll), lo = _mm_set1_epi32(ARC_INT_LO);
+    __m128i in = _mm_set1_epi32(-1);
+    for (; j + 4 <= n; j += 4) {
+        __m128i d0 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j)), vb);
+        __m128i d1 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j + 2)), vb);
+        __m128i low = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(2, 0, 2, 0)));
+        __m128i high = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(3, 1, 3, 1)));
+        in = _mm_and_si128(in, _mm_and_si128(_mm_cmpeq_epi32(high, _mm_setzero_si128()),
+                                             _mm_cmplt_epi32(_mm_xor_si128(low, sign), top)));
+        __m128i k0 = _mm_mul_epu32(_mm_srli_epi64(d0, 4), inv3), k1 = _mm_mul_epu32(_mm_srli_epi64(d1, 4), inv3);
+        __m128i k = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(k0), _mm_castsi128_ps(k1), _MM_SHUFFLE(2, 0, 2, 0)));
+        _mm_storeu_si128((__m128i *)(c + j), _mm_add_epi32(k, lo));
+    }
+    bad = _mm_movemask_epi8(in) != 0xffff;
+#endif
+    /* an address is interned when its offset is below the array's size (unsigned: below base wraps) */
+    for (; j < n; j++) {
+        uintptr_t d = (uintptr_t)cells[j] - base;
+        bad |= d >= sizeof arc_small_ints;
+        c[j] = (int)(d / sizeof(tdm_arc_val)) + ARC_INT_LO;
+    }
+    return !bad;
+}
+
 int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {
     if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
     /* one block: the grid's tuple and its items, then each row's tuple and items (what arc_tuple makes, h + 1
@@ -553,18 +657,23 @@ int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val
     memset(g, 0, sizeof *g);
     g->kind = TDM_ARC_TUPLE, g->n = (uint32_t)h, g->u.items = (tdm_arc_val **)(g + 1);
     char *at = (char *)(g->u.items + h);
+    int small = all_small(cells, (size_t)h * (size_t)w);
     for (int i = 0; i < h; i++, at += row) {
         tdm_arc_val *r = (tdm_arc_val *)at;
         memset(r, 0, sizeof *r);
         r->kind = TDM_ARC_TUPLE, r->n = (uint32_t)w, r->u.items = (tdm_arc_val **)(r + 1);
+        g->u.items[i] = r;
         const int *c = cells + (size_t)i * w;
+        if (small) {
+            small_row(r->u.items, c, (size_t)w);
+            continue;
+        }
         for (int j = 0; j < w; j++) {
             int v = c[j];
             if (v >= ARC_INT_LO && v <= ARC_INT_HI) r->u.items[j] = &arc_small_ints[v - ARC_INT_LO];
             else if (!(r->u.items[j] = arc_int_alloc(rt, v)))
                 return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
         }
-        g->u.items[i] = r;
     }
     *out = g;
     return TDM_OK;
@@ -577,6 +686,7 @@ int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t c
     for (int i = 0; i < hh; i++) {
         const tdm_arc_val *r = v->u.items[i];
         if (!arc_is_tuple(r) || (int)r->n != ww) return tdm_error(TDM_E_INVAL, "not a grid: row %d differs", i);
+        if (cells && (size_t)hh * ww <= cap && small_read(cells + (size_t)i * ww, r->u.items, (size_t)ww)) continue;
         for (int j = 0; j < ww; j++) {
             const tdm_arc_val *c = r->u.items[j];
             /* an interned int is told by its address (most cells are) */

@@ -148,9 +148,9 @@ static inline char *ta_callv(const char *name, const char **args) {
         free(ta_got_);                                                                                     \
     } while (0)
 
-/* Runs the straight-line body (lines separated by \n, the last assigning O) on the grid literal; returns
- * the repr of O or "ERROR" (a parse error or a raising call). */
-static inline char *ta_prog(const char *grid, const char *body) {
+/* Runs the straight-line body (lines separated by \n, the last assigning O) on the grid value; returns the
+ * repr of O or "ERROR" (a parse error or a failing call), and the run's status in *status when not NULL. */
+static inline char *ta_prog_val(const tdm_arc_val *grid, const char *body, int *status) {
     char src[4096];
     size_t n = (size_t)snprintf(src, sizeof src, "def solve_t(I):\n    ");
     for (const char *p = body; *p && n < sizeof src - 64; p++) {
@@ -159,12 +159,16 @@ static inline char *ta_prog(const char *grid, const char *body) {
     }
     n += (size_t)snprintf(src + n, sizeof src - n, "\n    return O\n");
     tdm_arc_programs *p = NULL;
-    if (tdm_arc_programs_parse(src, n, "test", &p)) return strdup("ERROR");
+    int rc = tdm_arc_programs_parse(src, n, "test", &p);
     const tdm_arc_val *out;
-    int rc = tdm_arc_program_run(ta_rt, p, 0, ta_parse(grid), &out);
+    if (!rc) rc = tdm_arc_program_run(ta_rt, p, 0, grid, &out);
     tdm_arc_programs_free(p);
+    if (status) *status = rc;
     return rc ? strdup("ERROR") : ta_repr(out);
 }
+
+/* ta_prog_val on a grid literal. */
+static inline char *ta_prog(const char *grid, const char *body) { return ta_prog_val(ta_parse(grid), body, NULL); }
 
 #define TA_PROG(want, grid, body)                                                                          \
     do {                                                                                                   \

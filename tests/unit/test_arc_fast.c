@@ -6,8 +6,9 @@
  *   - dedupe on ints 0..63 keeps first occurrences by a seen mask: held to tup.index(e) == i by ==;
  *   - the wide part of a deferred set (bits.c) is sorted by merging its runs: held to qsort + unique;
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
- *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address:
- *     held to the ints put in, values outside the interned range included;
+ *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address,
+ *     both by vector arithmetic on addresses when every cell is interned: held to the ints put in (and
+ *     to the interned values), values at and just outside the interned range's ends included;
  *   - tdm_arc_batch_run copies results into per-thread slabs: every cell of many results held to its grid. */
 #include "arc_test_util.h"
 
@@ -174,8 +175,14 @@ static void test_grid_round_trip(void **state) {
     static int cells[30 * 30], back[30 * 30];
     for (int it = 0; it < 2000; it++) {
         tdm_arc_rt_reset(ta_rt);
-        int h = (int)tu_range(&r, 0, 30), w = (int)tu_range(&r, 0, 30), wide = tu_below(&r, 4) == 0;
-        for (int k = 0; k < h * w; k++) cells[k] = wide ? (int)tu_range(&r, -2000, 2000) : (int)tu_range(&r, 0, 9);
+        /* colours; any ints; the whole interned range (the vector path, its edges); that range and one cell
+           just outside it (the vector path's check must send the grid down the general one) */
+        int h = (int)tu_range(&r, 0, 30), w = (int)tu_range(&r, 0, 30), kind = (int)tu_below(&r, 4);
+        for (int k = 0; k < h * w; k++)
+            cells[k] = kind == 0 ? (int)tu_range(&r, 0, 9) : kind == 1 ? (int)tu_range(&r, -2000, 2000)
+                     : tu_below(&r, 8) == 0 ? (tu_below(&r, 2) ? ARC_INT_LO : ARC_INT_HI)
+                                            : (int)tu_range(&r, ARC_INT_LO, ARC_INT_HI);
+        if (kind == 3 && h > 0 && w > 0) cells[tu_below(&r, (uint64_t)(h * w))] = tu_below(&r, 2) ? ARC_INT_LO - 1 : ARC_INT_HI + 1;
         tdm_arc_val *g;
         assert_int_equal(tdm_arc_grid_new(ta_rt, h, w, cells, &g), TDM_OK);
         assert_int_equal(g->n, (uint32_t)h);
@@ -186,6 +193,7 @@ static void test_grid_round_trip(void **state) {
                 tdm_arc_val *c = g->u.items[i]->u.items[j];
                 assert_int_equal(c->kind, TDM_ARC_INT);
                 assert_int_equal(c->u.i, cells[i * w + j]);
+                assert_ptr_equal(c->u.i >= ARC_INT_LO && c->u.i <= ARC_INT_HI ? arc_int(ta_rt, c->u.i) : c, c);
                 assert_int_equal(arc_hash(c), arc_int_hash(cells[i * w + j]));
             }
         }
@@ -196,6 +204,24 @@ static void test_grid_round_trip(void **state) {
         assert_int_equal(ww, h ? w : 0);
         if (h) assert_memory_equal(back, cells, (size_t)h * w * sizeof *cells);
     }
+    /* ints that are not interned at addresses near the interned ones (a static value and one from the
+       heap, whose offsets from the interned array fit in 32 bits where arena blocks' may not): read by
+       value, in every position of a row that the vector path reads four cells at a time */
+    static tdm_arc_val near = {.kind = TDM_ARC_INT, .u.i = 7000};
+    tdm_arc_val *heap = calloc(1, sizeof *heap);
+    assert_non_null(heap);
+    heap->kind = TDM_ARC_INT, heap->u.i = -7000;
+    for (int pos = 0; pos < 9; pos++)
+        for (int which = 0; which < 2; which++) {
+            tdm_arc_val *row = arc_tuple(ta_rt, 9), *grid = arc_tuple(ta_rt, 1);
+            for (int j = 0; j < 9; j++) row->u.items[j] = arc_int(ta_rt, j);
+            row->u.items[pos] = which ? heap : &near;
+            grid->u.items[0] = row;
+            int vals[9], hh, ww;
+            assert_int_equal(tdm_arc_grid_read(grid, &hh, &ww, vals, 9), TDM_OK);
+            for (int j = 0; j < 9; j++) assert_int_equal(vals[j], j == pos ? (which ? -7000 : 7000) : j);
+        }
+    free(heap);
     /* a bool cell reads as its int; a tuple cell is no grid */
     tdm_arc_val *g = ta_parse("((True, 2), (3, 4))");
     int out[4], hh, ww;
