@@ -234,12 +234,10 @@ int tdm_seq_difflib_chain(const uint32_t *pos, const uint64_t *rows, size_t ne, 
     for (size_t e = 0; e < ne; e++) {
         uint64_t r = rows[e];
         if (pos[e] == prev_pos + 1 && (r & (prev << 1))) return 0;
-        uint64_t m = r & above;
-        if (m) {
-            unsigned j = (unsigned)__builtin_ctzll(m);
-            above = j == 63 ? 0 : ~0ull << (j + 1);
-            c++;
-        }
+        /* branch-free: the lowest bit of m, and every bit above it */
+        uint64_t m = r & above, low = m & (0 - m), took = 0 - (uint64_t)(m != 0);
+        above = ((0 - (low << 1)) & took) | (above & ~took);
+        c += m != 0;
         prev = r, prev_pos = pos[e];
     }
     *count = c;
