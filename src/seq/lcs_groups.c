@@ -80,19 +80,20 @@ int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t 
     const uint8_t *restrict map = in->map8;
     /* Pass 1, over the offsets: how many patterns of each length, and how many symbols are grouped. */
     uint32_t count[LONG + 1] = {0}, pos[LONG + 1];
-    uint64_t grouped = 0;
+    uint64_t grouped = 0, lo = UINT64_MAX, hi = 0; /* the stretch of store the ids span, in any order */
     for (size_t i = 0; i < n; i++) {
-        uint64_t len = off[ids[i] + 1] - off[ids[i]];
+        uint64_t o = off[ids[i]], len = off[ids[i] + 1] - o;
         count[len <= TDM_SEQ_GROUP_MAX ? len : LONG]++;
         grouped += len <= TDM_SEQ_GROUP_MAX ? len : 0;
+        lo = o < lo ? o : lo, hi = o + len > hi ? o + len : hi;
     }
     uint32_t at = 0;
     for (size_t l = 0; l <= LONG; l++) pos[l] = at, at += count[l];
     /* Dense ids (their symbols at least half of the stretch of store they span): the whole stretch is
      * mapped in one loop, with no branch per pattern; otherwise each grouped pattern's symbols are mapped
      * on their own. Either way each pattern gets a row of slot bytes. */
-    uint64_t lo = off[ids[0]], span = off[ids[n - 1] + 1] - lo;
-    int dense = ids[n - 1] >= ids[0] && span <= 2 * grouped;
+    uint64_t span = hi - lo;
+    int dense = span <= 2 * grouped;
     size_t bytes = dense ? span : grouped;
     if ((n > sc->cap_ord && (tdm_grow((void **)&sc->ord, &sc->cap_ord, n, sizeof *sc->ord) ||
                              tdm_grow((void **)&sc->row, &sc->cap_row, n, sizeof *sc->row))) ||

@@ -195,7 +195,8 @@ typedef struct {
     uint8_t *buf;
     size_t cap_ord, cap_row, cap_buf;
 } tdm_seq_lcs_many_scratch;
-/* cnt[i] = the LCS of the query and pattern ids[i], for i < n. Returns 0, or -1 without memory. */
+/* cnt[i] = the LCS of the query and pattern ids[i], for i < n (ids in any order). Returns 0, or -1
+ * without memory. */
 int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t n, uint8_t *cnt, tdm_seq_lcs_many_scratch *sc);
 void tdm_seq_lcs_many_free(tdm_seq_lcs_many_scratch *sc);
 

@@ -300,8 +300,9 @@ static void test_char_lcs_random(void **state) {
 
 /* tdm_seq_lcs_many (the grouped scoring of large lcs threshold queries) against the dynamic program:
  * random stores of patterns 0..100 long (longer than a group, 64, included) over small and large
- * alphabets, queries of 0..64 symbols with some unknown, and id lists that are dense (a whole range:
- * one loop maps the stretch), sparse (every few ids: rows per pattern), in one length only, or single. */
+ * alphabets, queries of 0..64 symbols with some unknown, and id lists that are dense (a whole range, in
+ * order or reversed: one loop maps the stretch), sparse (every few ids: rows per pattern), of one length,
+ * or single. */
 static void test_lcs_many_against_dp(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(7);
@@ -338,6 +339,11 @@ static void test_lcs_many_against_dp(void **state) {
                 else if (mode == 2 && off[p + 1] - off[p] == want_len) ids[n++] = (uint32_t)p;
                 else if (mode == 3 && n == 0) ids[n++] = (uint32_t)p;
             }
+            if (mode == 0 && iter % 2) /* any order: reversed */
+                for (size_t i = 0; i < n / 2; i++) {
+                    uint32_t t = ids[i];
+                    ids[i] = ids[n - 1 - i], ids[n - 1 - i] = t;
+                }
             modes[mode] += n > 0;
             memset(cnt, 0xAB, NP);
             assert_int_equal(tdm_seq_lcs_many(&in, ids, n, cnt, &sc), 0);
