@@ -284,18 +284,21 @@ static int difflib_count(const prepared *p, scratch *sc, const uint32_t *P, size
     return tdm_seq_matcher_blocks(sc->matcher, P, np, &bl, &nbl, count);
 }
 
+/* The count pattern id needs (its length in *n), or NEVER when its length cannot pass (counted). */
+static inline uint32_t length_need(const prepared *p, scratch *sc, uint32_t id, size_t *n) {
+    *n = (size_t)(p->s->off[id + 1] - p->s->off[id]);
+    uint32_t need = *n < p->n_need ? p->need[*n] : NEVER;
+    if (need == NEVER) sc->st.length_pruned++;
+    return need;
+}
+
 /* Threshold query with prefilters on a token metric: every test is an integer compare against the
  * count the pattern's length needs. Returns -1 on allocation failure. */
 static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
-    const tdm_seq_store *s = p->s;
-    uint64_t o0 = s->off[id];
-    size_t n = (size_t)(s->off[id + 1] - o0);
-    uint32_t need = n < p->n_need ? p->need[n] : NEVER;
-    if (need == NEVER) {
-        sc->st.length_pruned++;
-        return 0;
-    }
-    const uint32_t *P = s->arena + o0;
+    size_t n;
+    uint32_t need = length_need(p, sc, id, &n);
+    if (need == NEVER) return 0;
+    const uint32_t *P = p->s->arena + p->s->off[id];
     if ((n + 1 > sc->cap_slots && tdm_grow((void **)&sc->slots, &sc->cap_slots, n + 1, sizeof *sc->slots)) ||
         (p->rowmask && n + 1 > sc->cap_apos && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
         return -1;
@@ -324,18 +327,13 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
  * computed, as the bound before the block search and the point where it may stop. Returns -1 on
  * allocation failure. */
 static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
-    const tdm_seq_store *s = p->s;
-    uint64_t o0 = s->off[id];
-    size_t n = (size_t)(s->off[id + 1] - o0);
-    uint32_t need = n < p->n_need ? p->need[n] : NEVER;
-    if (need == NEVER) {
-        sc->st.length_pruned++;
-        return 0;
-    }
+    size_t n;
+    uint32_t need = length_need(p, sc, id, &n);
+    if (need == NEVER) return 0;
     if ((n + 1 > sc->cap_arow && tdm_grow((void **)&sc->arow, &sc->cap_arow, n + 1, sizeof *sc->arow)) ||
         (n + 1 > sc->cap_apos && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
         return -1;
-    const uint32_t *restrict P = s->arena + o0;
+    const uint32_t *restrict P = p->s->arena + p->s->off[id];
     const uint8_t *restrict map = p->map8;
     const uint64_t *restrict mask1 = p->mask1;
     uint64_t *restrict rows = sc->arow;
