@@ -7,14 +7,6 @@
 
 #include <string.h>
 
-static inline uint8_t popcount_live(uint64_t v, uint64_t live) {
-    uint64_t x = ~v & live;
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (uint8_t)((x * 0x0101010101010101ull) >> 56);
-}
-
 /* One pattern of n symbols, from the store. */
 static uint8_t lcs_ids(const tdm_seq_lcs_many_in *in, const uint32_t *a, size_t n) {
     const uint8_t *map = in->map8;
@@ -24,7 +16,7 @@ static uint8_t lcs_ids(const tdm_seq_lcs_many_in *in, const uint32_t *a, size_t 
         uint64_t u = v & mask[map[a[t]]];
         v = (v + u) | (v - u);
     }
-    return popcount_live(v, in->live);
+    return (uint8_t)tdm_seq_lcs_of(v, in->live);
 }
 
 /* One pattern given as its n slot bytes. */
@@ -34,7 +26,7 @@ static inline uint8_t lcs_bytes(const uint64_t *mask, uint64_t live, const uint8
         uint64_t u = v & mask[b[t]];
         v = (v + u) | (v - u);
     }
-    return popcount_live(v, live);
+    return (uint8_t)tdm_seq_lcs_of(v, live);
 }
 
 /* Four patterns of the same length n, given as their slot bytes, stepped together. */
@@ -49,8 +41,8 @@ static inline void lcs_four(const uint64_t *mask, uint64_t live, const uint8_t *
         v2 = (v2 + u2) | (v2 - u2);
         v3 = (v3 + u3) | (v3 - u3);
     }
-    *c0 = popcount_live(v0, live), *c1 = popcount_live(v1, live);
-    *c2 = popcount_live(v2, live), *c3 = popcount_live(v3, live);
+    *c0 = (uint8_t)tdm_seq_lcs_of(v0, live), *c1 = (uint8_t)tdm_seq_lcs_of(v1, live);
+    *c2 = (uint8_t)tdm_seq_lcs_of(v2, live), *c3 = (uint8_t)tdm_seq_lcs_of(v3, live);
 }
 
 /* out[x] = map[a[x]] for x < n: a loop of its own, so that its pointers stay in registers. */

@@ -117,7 +117,8 @@ typedef struct {
     double *rankval;     /* the value of each rank, and how many; NULL when hits are sorted instead */
     uint32_t nrank;
     int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
-    uint64_t *mask1;          /* threshold queries of one word with map8: q.masks by slot + 1 (mask1[0] = 0) */
+    uint64_t *mask1;          /* threshold queries of one word with map8: q.masks by slot + 1 (mask1[0] = 0), */
+    uint64_t live;            /* and the query's bits */
     tdm_seq_lcs_many_in many; /* lcs among them: patterns scored in groups (visit_grouped); many.mask1 NULL */
                               /* otherwise */
 } prepared;
@@ -355,7 +356,7 @@ static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
             uint64_t u = v & rows[e];
             v = (v + u) | (v - u);
         }
-        size_t lcs = (size_t)__builtin_popcountll(~v & (p->m >= 64 ? ~0ull : (1ull << p->m) - 1));
+        size_t lcs = tdm_seq_lcs_of(v, p->live);
         if (lcs < need) {
             sc->st.lcs_pruned++;
             return 0;
@@ -604,8 +605,8 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     if (p->q.words == 1 && p->map8) { /* visit_grouped (lcs) and visit_rows (difflib) read masks by map8 */
         if (!(p->mask1 = tdm_calloc(256, sizeof *p->mask1))) return -1;
         for (uint32_t k = 0; k < ns; k++) p->mask1[k + 1] = p->q.masks[k];
-        if (o->metric == TDM_SEQ_LCS)
-            p->many = (tdm_seq_lcs_many_in){s->arena, s->off, p->map8, p->mask1, p->m >= 64 ? ~0ull : (1ull << p->m) - 1};
+        p->live = tdm_seq_live_bits(p->m);
+        if (o->metric == TDM_SEQ_LCS) p->many = (tdm_seq_lcs_many_in){s->arena, s->off, p->map8, p->mask1, p->live};
     }
     if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE && !(p->sim = tdm_seq_sim_table(o->metric, p->m, p->n_need)))
         return -1; /* the values a hit can take, once each */

@@ -175,7 +175,7 @@ static int group_init(group *g, const tdm_seq_store *s, const tdm_seq_stm *const
     for (size_t q = 0; q < nl; q++) {
         const tdm_seq_stm *stm = stms[q];
         g->m[q] = stm->n;
-        g->live[q] = stm->n >= 64 ? ~0ull : (1ull << stm->n) - 1;
+        g->live[q] = tdm_seq_live_bits(stm->n);
         size_t nn;
         if (tdm_seq_need_table(s, stm->n, o, &g->need[q], &nn) || rank_lane(g, q)) return -1;
         for (size_t n = 0; n < g->n_need; n++) {

@@ -109,8 +109,18 @@ void tdm_seq_lcsq_clear(tdm_seq_lcsq *q);
 /* LCS length of q and the text given as its slots (values absent from q omitted: they never match). V is
  * scratch of q->words entries. */
 size_t tdm_seq_lcsq_run(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n, uint64_t *V);
-/* tdm_seq_lcsq_run for q of one word (|q| <= 64), inline for the query loop, with a popcount that needs
- * no library call on the baseline x86-64 target. */
+/* The bits of a one-word query of m symbols (m <= 64). */
+static inline uint64_t tdm_seq_live_bits(size_t m) { return m >= 64 ? ~0ull : (1ull << m) - 1; }
+/* The LCS a one-word bit vector v holds over the query's live bits: its zero bits, counted with a popcount
+ * that needs no library call on the baseline x86-64 target. */
+static inline size_t tdm_seq_lcs_of(uint64_t v, uint64_t live) {
+    uint64_t x = ~v & live;
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (size_t)((x * 0x0101010101010101ull) >> 56);
+}
+/* tdm_seq_lcsq_run for q of one word (|q| <= 64), inline for the query loop. */
 static inline size_t tdm_seq_lcsq_word(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n) {
     const uint64_t *masks = q->masks;
     uint64_t v = ~0ull;
@@ -118,11 +128,7 @@ static inline size_t tdm_seq_lcsq_word(const tdm_seq_lcsq *q, const uint32_t *sl
         uint64_t u = v & masks[slots[k]];
         v = (v + u) | (v - u);
     }
-    uint64_t x = ~v & (q->len >= 64 ? ~0ull : ((1ull << q->len) - 1));
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return (size_t)((x * 0x0101010101010101ull) >> 56);
+    return tdm_seq_lcs_of(v, tdm_seq_live_bits(q->len));
 }
 
 /* The character metric's view of symbols: the code points of the symbols joined by single spaces. ids
