@@ -381,9 +381,9 @@ static int visit_grouped(const prepared *p, scratch *sc, const uint32_t *ids, ui
         size_t ns = 0;
         for (uint32_t i = b; i < e; i++) {
             uint32_t id = ids ? ids[i] : i;
-            size_t n = (size_t)(off[id + 1] - off[id]);
+            size_t n;
             uint8_t tag = 2;
-            if (n >= p->n_need || p->need[n] == NEVER) tag = 0, sc->st.length_pruned++;
+            if (length_need(p, sc, id, &n) == NEVER) tag = 0;
             else if (u && p->one_exact && u[id - block_lo] == 1) tag = 1; /* as in scan_range */
             else sc->gids[ns++] = id;
             sc->gtag[i - b] = tag;
