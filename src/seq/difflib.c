@@ -141,19 +141,20 @@ typedef struct {
     uint32_t alo, ahi, blo, bhi, elo, ehi;
 } erange;
 
-/* The matches of a range with no run of two, counted as tdm_seq_difflib_count_rows explains: each row
+/* One row of a chain: whether it takes a bit (its lowest one in *above), and then only the bits above
+ * that one stay in *above. Branch-free. */
+static inline int chain_take(uint64_t row, uint64_t *above) {
+    uint64_t m = row & *above, low = m & (0 - m), took = 0 - (uint64_t)(m != 0);
+    *above = ((0 - (low << 1)) & took) | (*above & ~took);
+    return m != 0;
+}
+
+/* The matches of a range with no run of two, counted as tdm_seq_difflib_chain explains: each row
  * takes its lowest bit above the last one taken. */
 static size_t chain(const uint64_t *rows, uint32_t elo, uint32_t ehi, uint64_t in_range) {
-    uint64_t above = in_range;
+    uint64_t above = ~0ull;
     size_t count = 0;
-    for (uint32_t e = elo; e < ehi; e++) {
-        uint64_t m = rows[e] & above;
-        if (m) {
-            unsigned j = (unsigned)__builtin_ctzll(m);
-            above = j == 63 ? 0 : (~0ull << (j + 1)) & in_range;
-            count++;
-        }
-    }
+    for (uint32_t e = elo; e < ehi; e++) count += chain_take(rows[e] & in_range, &above);
     return count;
 }
 
@@ -234,10 +235,7 @@ int tdm_seq_difflib_chain(const uint32_t *pos, const uint64_t *rows, size_t ne, 
     for (size_t e = 0; e < ne; e++) {
         uint64_t r = rows[e];
         if (pos[e] == prev_pos + 1 && (r & (prev << 1))) return 0;
-        /* branch-free: the lowest bit of m, and every bit above it */
-        uint64_t m = r & above, low = m & (0 - m), took = 0 - (uint64_t)(m != 0);
-        above = ((0 - (low << 1)) & took) | (above & ~took);
-        c += m != 0;
+        c += chain_take(r, &above);
         prev = r, prev_pos = pos[e];
     }
     *count = c;
