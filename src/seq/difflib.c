@@ -144,17 +144,25 @@ typedef struct {
 /* One row of a chain: whether it takes a bit (its lowest one in *above), and then only the bits above
  * that one stay in *above. Branch-free. */
 static inline int chain_take(uint64_t row, uint64_t *above) {
-    uint64_t m = row & *above, low = m & (0 - m), took = 0 - (uint64_t)(m != 0);
-    *above = ((0 - (low << 1)) & took) | (*above & ~took);
+    uint64_t m = row & *above, rest = m ^ (0 - m); /* rest: the bits above m's lowest one (0 when m is 0) */
+    *above = m ? rest : *above;                    /* a conditional move: the chain's latency is 4 steps */
     return m != 0;
 }
 
-/* The matches of a range with no run of two, counted as tdm_seq_difflib_chain explains: each row
- * takes its lowest bit above the last one taken. */
-static size_t chain(const uint64_t *rows, uint32_t elo, uint32_t ehi, uint64_t in_range) {
-    uint64_t above = ~0ull;
+/* The chain of rows elo..ehi-1 with their bits masked by in_range: its count (what tdm_seq_difflib_chain
+ * explains), and in *run whether two adjacent rows hold a run of two (then the count is not difflib's).
+ * Branch-free but for the loop: the adjacency test mispredicted often as a branch. */
+static size_t chain_run(const uint32_t *pos, const uint64_t *rows, uint32_t elo, uint32_t ehi, uint64_t in_range, int *run) {
+    uint64_t above = ~0ull, prev = 0, two = 0;
+    uint32_t prev_pos = UINT32_MAX - 1;
     size_t count = 0;
-    for (uint32_t e = elo; e < ehi; e++) count += chain_take(rows[e] & in_range, &above);
+    for (uint32_t e = elo; e < ehi; e++) {
+        uint64_t r = rows[e] & in_range;
+        two |= r & (prev << 1) & (0 - (uint64_t)(pos[e] == prev_pos + 1));
+        count += chain_take(r, &above);
+        prev = r, prev_pos = pos[e];
+    }
+    *run = two != 0;
     return count;
 }
 
@@ -177,6 +185,14 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
     while (nq) {
         erange r = queue[--nq];
         uint64_t in_range = (r.bhi == 64 ? ~0ull : (1ull << r.bhi) - 1) & ~((1ull << r.blo) - 1);
+        if (!out && (r.elo || r.ehi != ne)) { /* a range with no run of two is a chain (see below) */
+            int run;
+            size_t c = chain_run(pos, rows, r.elo, r.ehi, in_range, &run);
+            if (!run) {
+                if ((total += c) >= cap) return total;
+                continue;
+            }
+        }
         /* longest_bits over the listed rows only: a row that is not listed, or has no bit in range,
          * ends every run (level count 0). */
         uint32_t nprev = 0, best = 0, end_i = 0, end_j = 0, prev_pos = UINT32_MAX - 1, side = 0;
@@ -207,10 +223,6 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
             nprev = ncur;
         }
         if (!best) continue;
-        if (best == 1 && !out) { /* no run of two in this range: the rest of it is a chain (see below) */
-            if ((total += chain(rows, r.elo, r.ehi, in_range)) >= cap) return total;
-            continue;
-        }
         uint32_t bi = end_i - best + 1, bj = end_j - best + 1, el = r.elo, er;
         if (out) out[(*nout)++] = (tdm_seq_block){bi, bj, best};
         if ((total += best) >= cap) return total; /* the rest of the work list cannot add to it */
@@ -229,15 +241,9 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
  * and the range to its right is the later rows above column j. That chain is counted in one pass, which
  * gives up at the first run of two it meets. */
 int tdm_seq_difflib_chain(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t *count) {
-    uint64_t above = ~0ull, prev = 0; /* the columns the chain may still take; the previous row's bits */
-    uint32_t prev_pos = UINT32_MAX - 1;
-    size_t c = 0;
-    for (size_t e = 0; e < ne; e++) {
-        uint64_t r = rows[e];
-        if (pos[e] == prev_pos + 1 && (r & (prev << 1))) return 0;
-        c += chain_take(r, &above);
-        prev = r, prev_pos = pos[e];
-    }
+    int run;
+    size_t c = chain_run(pos, rows, 0, (uint32_t)ne, ~0ull, &run);
+    if (run) return 0;
     *count = c;
     return 1;
 }
