@@ -239,7 +239,7 @@ static size_t rows_blocks(const uint32_t *restrict pos, const uint64_t *restrict
  * every range has length 1, and the block search reduces to a chain: the first row with a bit in range
  * takes its lowest bit j, the range to its left (earlier rows, which have no bit in range) finds nothing,
  * and the range to its right is the later rows above column j. That chain is counted in one pass, which
- * gives up at the first run of two it meets. */
+ * also notes whether any run of two occurs (then its count is not difflib's). */
 int tdm_seq_difflib_chain(const uint32_t *pos, const uint64_t *rows, size_t ne, size_t *count) {
     int run;
     size_t c = chain_run(pos, rows, 0, (uint32_t)ne, ~0ull, &run);
