@@ -12,20 +12,14 @@ static uint8_t lcs_ids(const tdm_seq_lcs_many_in *in, const uint32_t *a, size_t 
     const uint8_t *map = in->map8;
     const uint64_t *mask = in->mask1;
     uint64_t v = ~0ull;
-    for (size_t t = 0; t < n; t++) {
-        uint64_t u = v & mask[map[a[t]]];
-        v = (v + u) | (v - u);
-    }
+    for (size_t t = 0; t < n; t++) v = tdm_seq_lcs_step(v, mask[map[a[t]]]);
     return (uint8_t)tdm_seq_lcs_of(v, in->live);
 }
 
 /* One pattern given as its n slot bytes. */
 static inline uint8_t lcs_bytes(const uint64_t *mask, uint64_t live, const uint8_t *b, size_t n) {
     uint64_t v = ~0ull;
-    for (size_t t = 0; t < n; t++) {
-        uint64_t u = v & mask[b[t]];
-        v = (v + u) | (v - u);
-    }
+    for (size_t t = 0; t < n; t++) v = tdm_seq_lcs_step(v, mask[b[t]]);
     return (uint8_t)tdm_seq_lcs_of(v, live);
 }
 
@@ -34,12 +28,8 @@ static inline void lcs_four(const uint64_t *mask, uint64_t live, const uint8_t *
                             const uint8_t *b3, size_t n, uint8_t *c0, uint8_t *c1, uint8_t *c2, uint8_t *c3) {
     uint64_t v0 = ~0ull, v1 = ~0ull, v2 = ~0ull, v3 = ~0ull;
     for (size_t t = 0; t < n; t++) {
-        uint64_t u0 = v0 & mask[b0[t]], u1 = v1 & mask[b1[t]];
-        uint64_t u2 = v2 & mask[b2[t]], u3 = v3 & mask[b3[t]];
-        v0 = (v0 + u0) | (v0 - u0);
-        v1 = (v1 + u1) | (v1 - u1);
-        v2 = (v2 + u2) | (v2 - u2);
-        v3 = (v3 + u3) | (v3 - u3);
+        v0 = tdm_seq_lcs_step(v0, mask[b0[t]]), v1 = tdm_seq_lcs_step(v1, mask[b1[t]]);
+        v2 = tdm_seq_lcs_step(v2, mask[b2[t]]), v3 = tdm_seq_lcs_step(v3, mask[b3[t]]);
     }
     *c0 = (uint8_t)tdm_seq_lcs_of(v0, live), *c1 = (uint8_t)tdm_seq_lcs_of(v1, live);
     *c2 = (uint8_t)tdm_seq_lcs_of(v2, live), *c3 = (uint8_t)tdm_seq_lcs_of(v3, live);

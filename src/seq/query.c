@@ -352,10 +352,7 @@ static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
     size_t count;
     if (!tdm_seq_difflib_chain(pos, rows, k, &count)) {
         uint64_t v = ~0ull;
-        for (size_t e = 0; e < k; e++) {
-            uint64_t u = v & rows[e];
-            v = (v + u) | (v - u);
-        }
+        for (size_t e = 0; e < k; e++) v = tdm_seq_lcs_step(v, rows[e]);
         size_t lcs = tdm_seq_lcs_of(v, p->live);
         if (lcs < need) {
             sc->st.lcs_pruned++;

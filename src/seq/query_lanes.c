@@ -21,6 +21,7 @@
 #define LANES 16
 #define LANE_BLOCK 4096 /* ids per scan step */
 #define NEVER UINT32_MAX
+#define LCS_BITS 7 /* a scanned hit's rank field holds length << LCS_BITS | LCS (LCS <= 64) */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* One machine-code copy for AVX-512 (the lanes fill two registers) and the baseline, picked at load time. */
@@ -77,15 +78,12 @@ LANES_CLONES static void lanes_lcs(const uint64_t *restrict masks, const uint32_
     for (int q = 0; q < LANES; q++) v[q] = ~0ull;
     for (size_t t = 0; t < k; t++) {
         const uint64_t *restrict M = masks + (size_t)slots[t] * LANES;
-        for (int q = 0; q < LANES; q++) {
-            uint64_t u = v[q] & M[q];
-            v[q] = (v[q] + u) | (v[q] - u);
-        }
+        for (int q = 0; q < LANES; q++) v[q] = tdm_seq_lcs_step(v[q], M[q]);
     }
     for (int q = 0; q < LANES; q++) lcs[q] = (uint32_t)__builtin_popcountll(~v[q] & live[q]);
 }
 
-/* Scans ids lo..hi-1 into each lane's hits in id order, each with (length << 7 | LCS) where its rank
+/* Scans ids lo..hi-1 into each lane's hits in id order, each with (length << LCS_BITS | LCS) where its rank
  * goes: the ranks are looked up afterwards (count_ranks), lane by lane, where a lane's table stays in the
  * first-level cache (sixteen lanes' tables, read per pattern here, would not). The lanes' cursors and hit
  * arrays are held in locals (the stores into the hit arrays would otherwise force every one of them back
@@ -121,7 +119,7 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
         lanes_lcs(g->masks, ls->slots, k, g->live, lcs);
         for (size_t q = 0; q < nl; q++) { /* branch-free: write every lane's row, keep those that pass */
             uint32_t L = lcs[q];
-            hp[q][nh[q]] = (tdm_seq_rank_hit){id, (uint32_t)(n << 7 | L)};
+            hp[q][nh[q]] = (tdm_seq_rank_hit){id, (uint32_t)(n << LCS_BITS | L)};
             nh[q] += L >= nd[q];
         }
     }
@@ -136,7 +134,7 @@ static void count_ranks(const group *g, lane_scratch *ls) {
         size_t row = g->m[q] + 1;
         tdm_seq_rank_hit *h = ls->hits[q];
         for (size_t i = 0; i < ls->nhits[q]; i++) {
-            uint32_t r = rk[(h[i].rank >> 7) * row + (h[i].rank & 127)];
+            uint32_t r = rk[(h[i].rank >> LCS_BITS) * row + (h[i].rank & ((1u << LCS_BITS) - 1))];
             h[i].rank = r;
             hist[r]++;
         }

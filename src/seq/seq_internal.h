@@ -120,14 +120,17 @@ static inline size_t tdm_seq_lcs_of(uint64_t v, uint64_t live) {
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
     return (size_t)((x * 0x0101010101010101ull) >> 56);
 }
+/* One step of the bit-parallel LCS of a one-word query: v (all ones at the start) after a text symbol
+ * whose positions in the query are the bits of match. */
+static inline uint64_t tdm_seq_lcs_step(uint64_t v, uint64_t match) {
+    uint64_t u = v & match;
+    return (v + u) | (v - u);
+}
 /* tdm_seq_lcsq_run for q of one word (|q| <= 64), inline for the query loop. */
 static inline size_t tdm_seq_lcsq_word(const tdm_seq_lcsq *q, const uint32_t *slots, size_t n) {
     const uint64_t *masks = q->masks;
     uint64_t v = ~0ull;
-    for (size_t k = 0; k < n; k++) {
-        uint64_t u = v & masks[slots[k]];
-        v = (v + u) | (v - u);
-    }
+    for (size_t k = 0; k < n; k++) v = tdm_seq_lcs_step(v, masks[slots[k]]);
     return tdm_seq_lcs_of(v, tdm_seq_live_bits(q->len));
 }
 
