@@ -2,8 +2,10 @@
  * joins two marks. Nothing here waits for the device: events come from a pool grown in chunks (creating an
  * event does not synchronise) and spans stay pending until the core's export or stop calls the flush
  * function registered with it. The flush synchronises once: it records an anchor event E0 after all pending
- * work, waits for it, reads the host clock T0, and maps each event E to T0 - elapsed(E, E0), so device
- * times land on the profiler's clock (to the events' ≈0.5 µs resolution plus the wait's wake-up latency).
+ * work and waits for it, then records E0 again on the idle stream between two host clock reads (polling,
+ * retried when the window is wide) to take its host time T0, and maps each event E to
+ * T0 - elapsed(E, E0), so device times land on the profiler's clock (to the events' ≈0.5 µs resolution
+ * plus half the window: at most 10 µs unless every try was descheduled).
  * The pool is then reused. When the pool is exhausted (65,536 events between two flushes) new marks are
  * refused and the spans they would have made are counted as dropped in the log. */
 #include "cuda/cuda_internal.cuh"
@@ -148,6 +150,28 @@ void tdm_cuda_prof_span(tdm_cuda_prof *p, tdm_cuda_mark from, tdm_cuda_mark to, 
     pthread_mutex_unlock(&p->mu);
 }
 
+/* Longest host-clock window accepted for the anchor, and how many tries it gets. */
+#define ANCHOR_WINDOW_NS 20000
+#define ANCHOR_TRIES 8
+
+/* The host time of the anchor, re-recorded on the idle stream: the device stamps it between a host clock
+ * read before the record and one after a polling wait sees it done, and the middle of that window is its
+ * time. A try in which the thread was descheduled (a window over ANCHOR_WINDOW_NS: a loaded machine once
+ * shifted every device span by 8 ms when the time was read after a blocking wait) is repeated, up to
+ * ANCHOR_TRIES times (the anchor holds the last try, so that one serves). *e: the first CUDA error, if any. */
+static uint64_t anchor_time(tdm_cuda_prof *p, cudaError_t *e) {
+    uint64_t mid = 0, width = UINT64_MAX;
+    for (int t = 0; t < ANCHOR_TRIES && *e == cudaSuccess && width > ANCHOR_WINDOW_NS; t++) {
+        uint64_t h1 = H->prof_now();
+        *e = cudaEventRecord(p->anchor, p->stream);
+        while (*e == cudaSuccess && (*e = cudaEventQuery(p->anchor)) == cudaErrorNotReady) *e = cudaSuccess;
+        uint64_t h2 = H->prof_now();
+        if (*e == cudaSuccess) mid = h1 + (h2 - h1) / 2, width = h2 - h1; /* the anchor now holds this try */
+    }
+    if (cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError(); /* the polls' "not yet" is no error */
+    return mid;
+}
+
 void tdm_cuda_prof_flush(void *user) {
     tdm_cuda_prof *p = (tdm_cuda_prof *)user;
     pthread_mutex_lock(&p->mu);
@@ -157,8 +181,8 @@ void tdm_cuda_prof_flush(void *user) {
     }
     cudaError_t e = cudaSetDevice(p->dev);
     if (e == cudaSuccess) e = cudaEventRecord(p->anchor, p->stream);
-    if (e == cudaSuccess) e = cudaEventSynchronize(p->anchor);
-    uint64_t t0 = H->prof_now();
+    if (e == cudaSuccess) e = cudaEventSynchronize(p->anchor); /* every pending event has happened */
+    uint64_t t0 = anchor_time(p, &e);
     for (int i = 0; i < p->np && e == cudaSuccess; i++) {
         const pending *s = &p->p[i];
         /* Both ends measured back from the anchor: the conversion is monotone, so spans that follow each
