@@ -4,7 +4,8 @@
  * the best wall time and the best process CPU time per query, with a digest of every answer (ids and
  * similarities) that two trees must share.
  *
- * usage: ab_seq_query s|b REPS THRESHOLD lcs|difflib      (TANDEM_AB_THREADS: query threads, default 2) */
+ * usage: ab_seq_query s|b REPS THRESHOLD lcs|difflib
+ * AB_THREADS: query threads (default 2); AB_QUERIES: STMs (default 16; the benchmark's batch is 200) */
 #define BENCH_NAME "ab_seq_query"
 #include "bench_common.h"
 #include "tandem/tandem.h"
@@ -23,8 +24,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     int batch = argv[1][0] == 'b', reps = atoi(argv[2]);
-    const char *th = getenv("TANDEM_AB_THREADS");
-    unsigned nq = 16, n = 1000000;
+    const char *th = getenv("AB_THREADS"), *nqs = getenv("AB_QUERIES");
+    unsigned nq = nqs ? (unsigned)atoi(nqs) : 16, n = 1000000;
+    if (nq < 1 || nq > 10000) {
+        fprintf(stderr, "ab_seq_query: AB_QUERIES must be 1..10000\n");
+        return 2;
+    }
     tdm_ctx *ctx;
     int rc = tdm_init(&ctx, NULL);
     if (rc) die("tdm_init", rc);

@@ -5,11 +5,12 @@
  * lane q holds query q's bit vector, and one union symbol brings one mask per lane (zero where the
  * symbol is not in that STM), so the step V = (V + (V & M)) | (V - (V & M)) is one vector operation.
  * Each lane computes exactly what tdm_seq_lcsq_run computes for its query alone. A lane's similarity is a
- * function of (pattern length, LCS), so it is looked up, together with its rank among the lane's
- * distinct values, in a table; threads take contiguous id ranges (a few per thread, dynamically), count
+ * function of (pattern length, LCS), so its rank among the lane's distinct values is looked up in a
+ * table as the hit is found; threads take contiguous id ranges (a few per thread, dynamically), count
  * each range's hits per rank, and then place them straight into the answer: rank ascending (similarity
  * descending), and ids ascending within a rank because ranges are placed in id order. Every result
- * equals tdm_seq_query's. */
+ * equals tdm_seq_query's. The lanes move more bytes than they compute (each hit is written, read back
+ * and placed), so a range's hit is one 32-bit word: its id's offset in the range and its rank. */
 #include "runtime/prof_internal.h"
 #include "seq/seq_internal.h"
 
@@ -21,17 +22,29 @@
 #define LANES 16
 #define LANE_BLOCK 4096 /* ids per scan step */
 #define NEVER UINT32_MAX
-#define LCS_BITS 7 /* a scanned hit's rank field holds length << LCS_BITS | LCS (LCS <= 64) */
+#define RANK_BITS 14 /* a range's hit: (id - the range's first id) << RANK_BITS | rank */
+#define RANGE_IDS (1u << (32 - RANK_BITS)) /* the most ids a range spans */
+_Static_assert(TDM_SEQ_LANES_TABLE <= 1u << RANK_BITS, "a lane's ranks fit RANK_BITS");
+_Static_assert(RANGE_IDS % LANE_BLOCK == 0, "ranges are whole blocks");
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 /* One machine-code copy for AVX-512 (the lanes fill two registers) and the baseline, picked at load time. */
 #define LANES_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
+#define LANES_AVX512 1
+#include <immintrin.h>
 #else
 #define LANES_CLONES
+#define LANES_AVX512 0
 #endif
+
+/* LCS lengths of a pattern (k union slots) in every lane, and the mask of the lanes that pass (LCS >= need;
+ * need is 255 where a lane cannot pass): lanes_lcs, or lanes_lcs_pop where the CPU has it. */
+typedef uint32_t lanes_fn(const uint64_t *restrict masks, const uint32_t *restrict slots, size_t k,
+                          const uint64_t *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs);
 
 typedef struct {
     const tdm_seq_store *s;
+    lanes_fn *lcs;
     const tdm_seq_stm *stm[LANES];
     size_t m[LANES], nlanes;
     uint64_t live[LANES];
@@ -39,7 +52,9 @@ typedef struct {
     size_t n_need;         /* lengths 0..max_length */
     uint32_t *minneed;     /* per length: the smallest need over the lanes (NEVER: no lane passes) */
     uint8_t *need8;        /* per length, per lane: the need, 255 where it cannot pass (LCS <= 64) */
-    uint32_t *rank[LANES]; /* per lane: rank[q][n * (m + 1) + L] = rank of the similarity of LCS L */
+    uint16_t *rank[LANES]; /* per lane: rank[q][n * (m + 1) + L] = rank of the similarity of LCS L (16 bits:
+                              the sixteen tables, read per hit, take 40 KB for 20-symbol STMs over lengths
+                              up to 60) */
     double *rankval[LANES]; /* per lane and rank: the similarity, descending */
     uint32_t nrank[LANES];
     uint16_t *umap;        /* vocabulary id -> union slot + 1 (0: in no STM of the group) */
@@ -49,7 +64,7 @@ typedef struct {
 
 /* One contiguous id range's work of a group (reused by the next group). */
 typedef struct {
-    tdm_seq_rank_hit *hits[LANES];
+    uint32_t *hits[LANES];        /* (id - first id of the range) << RANK_BITS | rank, in id order */
     size_t nhits[LANES], cap[LANES];
     uint32_t *hist[LANES];        /* hits per rank, then (after the count) where this range's go */
     size_t cap_hist[LANES];
@@ -71,24 +86,65 @@ static size_t map_union(const uint16_t *restrict map, const uint32_t *restrict P
     return k;
 }
 
-/* LCS lengths of the pattern (as k union slots) against every lane. */
-LANES_CLONES static void lanes_lcs(const uint64_t *restrict masks, const uint32_t *restrict slots, size_t k,
-                                   const uint64_t *restrict live, uint32_t *restrict lcs) {
+/* LCS lengths of the pattern (as k union slots) against every lane, and a mask of the lanes where the LCS
+ * reaches the need (need[q]; 255 where the lane cannot pass). */
+LANES_CLONES static uint32_t lanes_lcs(const uint64_t *restrict masks, const uint32_t *restrict slots, size_t k,
+                                       const uint64_t *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs) {
     uint64_t v[LANES];
     for (int q = 0; q < LANES; q++) v[q] = ~0ull;
     for (size_t t = 0; t < k; t++) {
         const uint64_t *restrict M = masks + (size_t)slots[t] * LANES;
         for (int q = 0; q < LANES; q++) v[q] = tdm_seq_lcs_step(v[q], M[q]);
     }
-    for (int q = 0; q < LANES; q++) lcs[q] = (uint32_t)__builtin_popcountll(~v[q] & live[q]);
+    uint32_t pass = 0;
+    for (int q = 0; q < LANES; q++) {
+        lcs[q] = (uint32_t)__builtin_popcountll(~v[q] & live[q]);
+        pass |= (uint32_t)(lcs[q] >= need[q]) << q;
+    }
+    return pass;
 }
 
-/* Scans ids lo..hi-1 into each lane's hits in id order, each with (length << LCS_BITS | LCS) where its rank
- * goes: the ranks are looked up afterwards (count_ranks), lane by lane, where a lane's table stays in the
- * first-level cache (sixteen lanes' tables, read per pattern here, would not). The lanes' cursors and hit
- * arrays are held in locals (the stores into the hit arrays would otherwise force every one of them back
- * to memory per lane and pattern). */
-static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t hi) {
+#if LANES_AVX512
+/* lanes_lcs for CPUs with AVX-512's 64-bit vector popcount (Ice Lake on): the lanes stay in two registers
+ * from the first step to the counts, where the portable form above leaves them on the stack and counts
+ * them one by one (a third faster a pattern in a microbenchmark on the development VM). */
+__attribute__((target("avx512f,avx512vpopcntdq"))) static uint32_t lanes_lcs_pop(const uint64_t *restrict masks,
+                                                                              const uint32_t *restrict slots, size_t k,
+                                                                              const uint64_t *restrict live,
+                                                                              const uint8_t *restrict need,
+                                                                              uint32_t *restrict lcs) {
+    __m512i v0 = _mm512_set1_epi64(-1), v1 = v0;
+    for (size_t t = 0; t < k; t++) { /* tdm_seq_lcs_step, eight lanes a register */
+        const uint64_t *M = masks + (size_t)slots[t] * LANES;
+        __m512i m0 = _mm512_loadu_si512(M), m1 = _mm512_loadu_si512(M + 8);
+        v0 = _mm512_or_si512(_mm512_add_epi64(v0, _mm512_and_si512(v0, m0)), _mm512_andnot_si512(m0, v0));
+        v1 = _mm512_or_si512(_mm512_add_epi64(v1, _mm512_and_si512(v1, m1)), _mm512_andnot_si512(m1, v1));
+    }
+    __m512i c0 = _mm512_popcnt_epi64(_mm512_andnot_si512(v0, _mm512_loadu_si512(live)));
+    __m512i c1 = _mm512_popcnt_epi64(_mm512_andnot_si512(v1, _mm512_loadu_si512(live + 8)));
+    _mm256_storeu_si256((__m256i *)lcs, _mm512_cvtepi64_epi32(c0));
+    _mm256_storeu_si256((__m256i *)(lcs + 8), _mm512_cvtepi64_epi32(c1));
+    __mmask8 p0 = _mm512_cmpge_epu64_mask(c0, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)need)));
+    __mmask8 p1 = _mm512_cmpge_epu64_mask(c1, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(need + 8))));
+    return (uint32_t)p0 | (uint32_t)p1 << 8;
+}
+#endif
+
+int tdm_seq_lanes_portable;
+
+/* The lanes' LCS for this CPU. */
+static lanes_fn *pick_lanes(void) {
+#if LANES_AVX512
+    if (!tdm_seq_lanes_portable && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+        return lanes_lcs_pop;
+#endif
+    return lanes_lcs;
+}
+
+/* Scans ids lo..hi-1 of the range that starts at id base into each lane's hits (in id order) and counts
+ * them per rank. The lanes' cursors, hit arrays and counts are held in locals (the stores into the hit
+ * arrays would otherwise force every one of them back to memory per hit). */
+static void scan_block(const group *g, lane_scratch *ls, uint32_t base, uint32_t lo, uint32_t hi) {
     const tdm_seq_store *s = g->s;
     uint32_t lcs[LANES];
     size_t nl = g->nlanes;
@@ -98,9 +154,9 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
             ls->err = 1;
             return;
         }
-    tdm_seq_rank_hit *hp[LANES];
+    uint32_t *hp[LANES], *hs[LANES];
     size_t nh[LANES];
-    for (size_t q = 0; q < nl; q++) hp[q] = ls->hits[q], nh[q] = ls->nhits[q];
+    for (size_t q = 0; q < nl; q++) hp[q] = ls->hits[q], nh[q] = ls->nhits[q], hs[q] = ls->hist[q];
     for (uint32_t id = lo; id < hi; id++) {
         const uint32_t *P = s->arena + s->off[id];
         size_t n = (size_t)(s->off[id + 1] - s->off[id]);
@@ -116,43 +172,35 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t lo, uint32_t h
             for (size_t q = 0; q < nl; q++) ls->union_pruned[q] += nd[q] != 255;
             continue;
         }
-        lanes_lcs(g->masks, ls->slots, k, g->live, lcs);
-        for (size_t q = 0; q < nl; q++) { /* branch-free: write every lane's row, keep those that pass */
-            uint32_t L = lcs[q];
-            hp[q][nh[q]] = (tdm_seq_rank_hit){id, (uint32_t)(n << LCS_BITS | L)};
-            nh[q] += L >= nd[q];
+        /* the lanes the pattern passes in (a quarter of them at threshold 0.1 here) */
+        for (uint32_t pass = g->lcs(g->masks, ls->slots, k, g->live, nd, lcs); pass; pass &= pass - 1) {
+            int q = __builtin_ctz(pass);
+            uint32_t r = g->rank[q][n * (g->m[q] + 1) + lcs[q]];
+            hs[q][r]++;
+            hp[q][nh[q]++] = (id - base) << RANK_BITS | r;
         }
     }
     for (size_t q = 0; q < nl; q++) ls->nhits[q] = nh[q];
 }
 
-/* A range's hits: each (length, LCS) pair turned into its rank, and the hits per rank counted. */
-static void count_ranks(const group *g, lane_scratch *ls) {
-    for (size_t q = 0; q < g->nlanes; q++) {
-        uint32_t *hist = ls->hist[q];
-        const uint32_t *rk = g->rank[q];
-        size_t row = g->m[q] + 1;
-        tdm_seq_rank_hit *h = ls->hits[q];
-        for (size_t i = 0; i < ls->nhits[q]; i++) {
-            uint32_t r = rk[(h[i].rank >> LCS_BITS) * row + (h[i].rank & ((1u << LCS_BITS) - 1))];
-            h[i].rank = r;
-            hist[r]++;
-        }
-    }
-}
-
 static void group_clear(group *g) {
-    for (size_t q = 0; q < LANES; q++) tdm_free(g->need[q]), tdm_free(g->rank[q]), tdm_free(g->rankval[q]);
+    for (size_t q = 0; q < LANES; q++)
+        tdm_free(g->need[q]), tdm_free(g->rank[q]), tdm_free(g->rankval[q]);
     tdm_free(g->need8);
     tdm_free(g->minneed);
     tdm_free(g->masks);
 }
 
-/* Lane q's similarity table, ranked (tdm_seq_rank_table). -1: no memory. */
+/* Lane q's similarity table, ranked (tdm_seq_rank_table; at most TDM_SEQ_LANES_TABLE ranks). -1: no memory. */
 static int rank_lane(group *g, size_t q) {
     double *sim = tdm_seq_sim_table(TDM_SEQ_LCS, g->m[q], g->n_need);
-    int rc = sim ? tdm_seq_rank_table(sim, g->n_need * (g->m[q] + 1), &g->rank[q], &g->rankval[q], &g->nrank[q]) : -1;
+    size_t e = g->n_need * (g->m[q] + 1);
+    uint32_t *rank = NULL;
+    int rc = sim ? tdm_seq_rank_table(sim, e, &rank, &g->rankval[q], &g->nrank[q]) : -1;
+    if (!rc && !(g->rank[q] = tdm_malloc(e * sizeof *g->rank[q]))) rc = -1;
+    for (size_t i = 0; !rc && i < e; i++) g->rank[q][i] = (uint16_t)rank[i];
     tdm_free(sim);
+    tdm_free(rank);
     return rc;
 }
 
@@ -160,7 +208,7 @@ static int rank_lane(group *g, size_t q) {
 static int group_init(group *g, const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t nl,
                       const tdm_seq_query_opts *o, uint16_t *umap) {
     memset(g, 0, sizeof *g);
-    g->s = s, g->nlanes = nl, g->umap = umap;
+    g->s = s, g->nlanes = nl, g->umap = umap, g->lcs = pick_lanes();
     size_t total = 0;
     for (size_t q = 0; q < nl; q++) total += stms[q]->n, g->stm[q] = stms[q];
     g->masks = tdm_calloc((total ? total : 1) * LANES, sizeof *g->masks);
@@ -194,9 +242,10 @@ int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m) {
     return m >= 1 && m <= 64 && ((uint64_t)s->max_length + 1) * (m + 1) <= TDM_SEQ_LANES_TABLE;
 }
 
-/* One group: scan, count, then place every hit into its answer. The store is cut into nparts contiguous
- * ranges of blocks that threads take dynamically (balance), each with its own hits and counts, so the
- * placement can still go rank by rank, then range by range (id order). Returns 0, or -1 (no memory). */
+/* One group: scan and count, then place every hit into its answer. The store is cut into nparts contiguous
+ * ranges of blocks (none over RANGE_IDS ids) that threads take dynamically (balance), each with its own
+ * hits and counts, so the placement can still go rank by rank, then range by range (id order). Returns 0,
+ * or -1 (no memory). */
 static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, const tdm_seq_query_opts *o,
                      tdm_seq_result *const *out) {
     const tdm_seq_store *s = g->s;
@@ -216,8 +265,8 @@ static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, 
             }
             uint32_t b0 = (uint32_t)((uint64_t)nblocks * pt / nparts), b1 = (uint32_t)((uint64_t)nblocks * (pt + 1) / nparts);
             for (uint32_t b = b0; b < b1 && !me->err; b++)
-                scan_block(g, me, b * LANE_BLOCK, (b + 1) * LANE_BLOCK < s->count ? (b + 1) * LANE_BLOCK : s->count);
-            if (!me->err) count_ranks(g, me);
+                scan_block(g, me, b0 * LANE_BLOCK, b * LANE_BLOCK,
+                           (b + 1) * LANE_BLOCK < s->count ? (b + 1) * LANE_BLOCK : s->count);
         }
 #pragma omp single
         {
@@ -248,14 +297,15 @@ static int run_group(const group *g, lane_scratch *ls, int nparts, int threads, 
                     tdm_seq_hit *dst = out[q]->hits;
                     uint32_t *place = me->hist[q];
                     const double *val = g->rankval[q];
+                    uint32_t base = (uint32_t)((uint64_t)nblocks * pt / nparts) * LANE_BLOCK;
                     for (size_t i = 0; i < me->nhits[q]; i++) {
-                        tdm_seq_rank_hit h = me->hits[q][i];
-                        uint32_t at = place[h.rank]++;
+                        uint32_t h = me->hits[q][i], r = h & ((1u << RANK_BITS) - 1);
+                        uint32_t at = place[r]++;
                         /* two lines ahead in this rank's run, for writing: each range writes a few hundred
                            runs at once, too many for the hardware prefetchers to follow (a hint only; past the
                            array's end it does nothing) */
                         __builtin_prefetch((const void *)((uintptr_t)(dst + at) + 128), 1, 3);
-                        dst[at] = (tdm_seq_hit){h.id, val[h.rank]};
+                        dst[at] = (tdm_seq_hit){base + (h >> RANK_BITS), val[r]};
                     }
                 }
         }
@@ -270,6 +320,8 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
     if ((uint32_t)threads > nblocks) threads = nblocks ? (int)nblocks : 1;
     int nparts = threads == 1 ? 1 : 4 * threads; /* ranges taken dynamically: a few per thread */
     if ((uint32_t)nparts > nblocks) nparts = nblocks ? (int)nblocks : 1;
+    uint32_t span = RANGE_IDS / LANE_BLOCK; /* and none over RANGE_IDS ids */
+    if ((uint32_t)nparts < (nblocks + span - 1) / span) nparts = (int)((nblocks + span - 1) / span);
     const tdm_backend *cpu = tdm_backend_get(s->ctx, 0);
     uint16_t *umap = tdm_calloc(s->vocab->n ? s->vocab->n : 1, sizeof *umap);
     lane_scratch *ls = tdm_calloc((size_t)nparts, sizeof *ls);

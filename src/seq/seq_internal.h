@@ -217,6 +217,9 @@ void tdm_seq_lcs_many_free(tdm_seq_lcs_many_scratch *sc);
 int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m);
 int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t n, const tdm_seq_query_opts *o,
                         tdm_seq_result *const *out);
+/* Nonzero: the lanes use their portable LCS loop even on a CPU that runs the AVX-512 one (for tests that
+ * hold both to the single query). */
+extern int tdm_seq_lanes_portable;
 
 /* The metric's similarity for every pattern length n < n_need and common count c <= m (STM length m):
  * t[n * (m + 1) + c] (query.c). Owned by the caller (tdm_free); NULL without memory. */

@@ -469,7 +469,8 @@ static void test_query_batch(void **state) {
 
 /* The lanes (query_lanes.c): lcs threshold queries answered sixteen at a time, more than one group and a
  * partial one, at the thresholds that use them, with STMs of 1 to 64 symbols, repeats and unknown
- * symbols, on 1 to 3 threads; each answer equals the single query's, hit for hit and bit for bit. */
+ * symbols, on 1 to 3 threads, through the AVX-512 LCS (where the CPU has it) and the portable one in
+ * turn; each answer equals the single query's, hit for hit and bit for bit. */
 static void test_query_lanes(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(11);
@@ -491,7 +492,9 @@ static void test_query_lanes(void **state) {
                 tdm_seq_query_opts o;
                 tdm_seq_query_opts_init(&o);
                 o.threshold = thr[t], o.threads = threads;
+                tdm_seq_lanes_portable = (t + threads) % 2;
                 assert_int_equal(tdm_seq_query_lanes(s, use, nu, &o, out), TDM_OK);
+                tdm_seq_lanes_portable = 0;
                 for (size_t i = 0; i < nu; i++) {
                     tdm_seq_result one;
                     assert_int_equal(tdm_seq_query(s, use[i], &o, &one), TDM_OK);
@@ -539,6 +542,42 @@ static void test_query_lanes(void **state) {
         for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
         tdm_seq_store_free(s);
     }
+}
+
+/* The lanes over a store of more ids than one range of hits spans (2^18): one thread then scans it in
+ * several ranges, each hit kept as its offset in its range. Each answer equals the single query's. */
+static void test_query_lanes_ranges(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(13);
+    tdm_seq_store *s = make_store(tu_next(&r), 50, 600000, 8, 3.0);
+    enum { N = 20 };
+    tdm_seq_stm stms[N];
+    size_t n = make_stms(s, &r, 50, stms, N, 0), nu = 0;
+    const tdm_seq_stm *use[N];
+    tdm_seq_result res[N], *out[N];
+    for (size_t i = 0; i < n; i++)
+        if (tdm_seq_lanes_fit(s, stms[i].n)) use[nu] = &stms[i], out[nu] = &res[nu], nu++;
+    assert_true(nu > 16);
+    for (int threads = 1; threads <= 2; threads++) {
+        tdm_seq_query_opts o;
+        tdm_seq_query_opts_init(&o);
+        o.threshold = 0.2, o.threads = threads;
+        assert_int_equal(tdm_seq_query_lanes(s, use, nu, &o, out), TDM_OK);
+        for (size_t i = 0; i < nu; i++) {
+            tdm_seq_result one;
+            assert_int_equal(tdm_seq_query(s, use[i], &o, &one), TDM_OK);
+            tu_check(res[i].n == one.n, "threads %d query %zu: %zu hits, want %zu", threads, i, res[i].n, one.n);
+            for (size_t h = 0; h < one.n; h++) {
+                tu_check(res[i].hits[h].id == one.hits[h].id, "query %zu hit %zu: id %u, want %u", i, h,
+                         res[i].hits[h].id, one.hits[h].id);
+                tu_assert_same_double(res[i].hits[h].similarity, one.hits[h].similarity, "lanes query %zu", i);
+            }
+            tdm_seq_result_clear(&one);
+            tdm_seq_result_clear(&res[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
+    tdm_seq_store_free(s);
 }
 
 /* Low thresholds over a store of over 2^21 symbols: the scan places its many hits by similarity rank
@@ -775,6 +814,7 @@ int main(void) {
         cmocka_unit_test(test_query_large_vocabulary),
         cmocka_unit_test(test_query_batch),
         cmocka_unit_test(test_query_lanes),
+        cmocka_unit_test(test_query_lanes_ranges),
         cmocka_unit_test(test_query_ranked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
