@@ -1,10 +1,13 @@
-/* query_lanes.c: lcs threshold queries of a batch answered together, sixteen per pass over the store. At
+/* query_lanes.c: lcs threshold queries of a batch answered together, 16 or 32 per pass over the store. At
  * low thresholds most of the store must be scored for every query, and one query at a time spends its
  * time mapping each pattern's symbols onto its STM. Here each pattern is read and mapped once per group
- * of sixteen STMs (onto the union of their symbols), and the bit-parallel LCS runs in sixteen lanes:
+ * of STMs (onto the union of their symbols), and the bit-parallel LCS runs in lanes (lanes_kernels.c):
  * lane q holds query q's bit vector, and one union symbol brings one mask per lane (zero where the
- * symbol is not in that STM), so the step V = (V + (V & M)) | (V - (V & M)) is one vector operation.
- * Each lane computes exactly what tdm_seq_lcsq_run computes for its query alone. A lane's similarity is a
+ * symbol is not in that STM), so the step V = (V + (V & M)) | (V - (V & M)) is one vector operation. A
+ * group is wide (sixteen lanes of 64 bits) or, when its STMs are at most 32 long, narrow (32 lanes of 32
+ * bits, in the same two registers): the batch's short STMs are grouped together, so that a pass over the
+ * store answers twice as many of them. Each lane computes exactly what tdm_seq_lcsq_run computes for its
+ * query alone. A lane's similarity is a
  * function of (pattern length, LCS), so its rank among the lane's distinct values is looked up in a
  * table as the hit is found; threads take contiguous id ranges (a few per thread, dynamically), count
  * each range's hits per rank, and then place them straight into the answer: rank ascending (similarity
@@ -19,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LANES 16
+#define WIDE 16   /* lanes of a wide group (64 bits each) */
+#define NARROW 32 /* lanes of a narrow group (32 bits each, STMs of at most 32 symbols) */
+#define MAXL NARROW
 #define LANE_BLOCK 4096 /* ids per scan step */
 #define NEVER UINT32_MAX
 #define RANK_BITS 14 /* a range's hit: (id - the range's first id) << RANK_BITS | rank */
@@ -27,48 +32,37 @@
 _Static_assert(TDM_SEQ_LANES_TABLE <= 1u << RANK_BITS, "a lane's ranks fit RANK_BITS");
 _Static_assert(RANGE_IDS % LANE_BLOCK == 0, "ranges are whole blocks");
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/* One machine-code copy for AVX-512 (the lanes fill two registers) and the baseline, picked at load time. */
-#define LANES_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#define LANES_AVX512 1
-#include <immintrin.h>
-#else
-#define LANES_CLONES
-#define LANES_AVX512 0
-#endif
-
-/* LCS lengths of a pattern (k union slots) in every lane, and the mask of the lanes that pass (LCS >= need;
- * need is 255 where a lane cannot pass): lanes_lcs, or lanes_lcs_pop where the CPU has it. */
-typedef uint32_t lanes_fn(const uint64_t *restrict masks, const uint32_t *restrict slots, size_t k,
-                          const uint64_t *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs);
-
 typedef struct {
     const tdm_seq_store *s;
-    lanes_fn *lcs;
-    const tdm_seq_stm *stm[LANES];
-    size_t m[LANES], nlanes;
-    uint64_t live[LANES];
-    uint32_t *need[LANES]; /* per length; NEVER where the length cannot pass */
+    tdm_seq_lanes_fn *lcs;
+    int narrow;
+    const tdm_seq_stm *stm[MAXL];
+    size_t m[MAXL], nlanes, width; /* width: WIDE or NARROW lanes, nlanes of them used */
+    union {                        /* the STMs' bits (lanes past nlanes: 0) */
+        uint64_t w[WIDE];
+        uint32_t n[NARROW];
+    } live;
+    uint32_t *need[MAXL];  /* per length; NEVER where the length cannot pass */
     size_t n_need;         /* lengths 0..max_length */
     uint32_t *minneed;     /* per length: the smallest need over the lanes (NEVER: no lane passes) */
-    uint8_t *need8;        /* per length, per lane: the need, 255 where it cannot pass (LCS <= 64) */
-    uint16_t *rank[LANES]; /* per lane: rank[q][n * (m + 1) + L] = rank of the similarity of LCS L (16 bits:
-                              the sixteen tables, read per hit, take 40 KB for 20-symbol STMs over lengths
+    uint8_t *need8;        /* per length, width bytes: the lanes' needs, 255 where one cannot pass */
+    uint16_t *rank[MAXL];  /* per lane: rank[q][n * (m + 1) + L] = rank of the similarity of LCS L (16 bits:
+                              the tables, read per hit, take 40 KB for sixteen 20-symbol STMs over lengths
                               up to 60) */
-    double *rankval[LANES]; /* per lane and rank: the similarity, descending */
-    uint32_t nrank[LANES];
+    double *rankval[MAXL]; /* per lane and rank: the similarity, descending */
+    uint32_t nrank[MAXL];
     uint16_t *umap;        /* vocabulary id -> union slot + 1 (0: in no STM of the group) */
-    uint64_t *masks;       /* per union slot, LANES masks (query q's STM positions holding the symbol) */
+    void *masks;           /* per union slot, 128 bytes: width masks (lane q's STM positions holding the symbol) */
     uint32_t nunion;
 } group;
 
 /* One contiguous id range's work of a group (reused by the next group). */
 typedef struct {
-    uint32_t *hits[LANES];        /* (id - first id of the range) << RANK_BITS | rank, in id order */
-    size_t nhits[LANES], cap[LANES];
-    uint32_t *hist[LANES];        /* hits per rank, then (after the count) where this range's go */
-    size_t cap_hist[LANES];
-    uint64_t union_pruned[LANES]; /* patterns skipped by the union bound in lanes where they could pass */
+    uint32_t *hits[MAXL];        /* (id - first id of the range) << RANK_BITS | rank, in id order */
+    size_t nhits[MAXL], cap[MAXL];
+    uint32_t *hist[MAXL];        /* hits per rank, then (after the count) where this range's go */
+    size_t cap_hist[MAXL];
+    uint64_t union_pruned[MAXL]; /* patterns skipped by the union bound in lanes where they could pass */
     uint32_t *slots;
     size_t cap_slots;
     int err;
@@ -86,76 +80,21 @@ static size_t map_union(const uint16_t *restrict map, const uint32_t *restrict P
     return k;
 }
 
-/* LCS lengths of the pattern (as k union slots) against every lane, and a mask of the lanes where the LCS
- * reaches the need (need[q]; 255 where the lane cannot pass). */
-LANES_CLONES static uint32_t lanes_lcs(const uint64_t *restrict masks, const uint32_t *restrict slots, size_t k,
-                                       const uint64_t *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs) {
-    uint64_t v[LANES];
-    for (int q = 0; q < LANES; q++) v[q] = ~0ull;
-    for (size_t t = 0; t < k; t++) {
-        const uint64_t *restrict M = masks + (size_t)slots[t] * LANES;
-        for (int q = 0; q < LANES; q++) v[q] = tdm_seq_lcs_step(v[q], M[q]);
-    }
-    uint32_t pass = 0;
-    for (int q = 0; q < LANES; q++) {
-        lcs[q] = (uint32_t)__builtin_popcountll(~v[q] & live[q]);
-        pass |= (uint32_t)(lcs[q] >= need[q]) << q;
-    }
-    return pass;
-}
-
-#if LANES_AVX512
-/* lanes_lcs for CPUs with AVX-512's 64-bit vector popcount (Ice Lake on): the lanes stay in two registers
- * from the first step to the counts, where the portable form above leaves them on the stack and counts
- * them one by one (a third faster a pattern in a microbenchmark on the development VM). */
-__attribute__((target("avx512f,avx512vpopcntdq"))) static uint32_t lanes_lcs_pop(const uint64_t *restrict masks,
-                                                                              const uint32_t *restrict slots, size_t k,
-                                                                              const uint64_t *restrict live,
-                                                                              const uint8_t *restrict need,
-                                                                              uint32_t *restrict lcs) {
-    __m512i v0 = _mm512_set1_epi64(-1), v1 = v0;
-    for (size_t t = 0; t < k; t++) { /* tdm_seq_lcs_step, eight lanes a register */
-        const uint64_t *M = masks + (size_t)slots[t] * LANES;
-        __m512i m0 = _mm512_loadu_si512(M), m1 = _mm512_loadu_si512(M + 8);
-        v0 = _mm512_or_si512(_mm512_add_epi64(v0, _mm512_and_si512(v0, m0)), _mm512_andnot_si512(m0, v0));
-        v1 = _mm512_or_si512(_mm512_add_epi64(v1, _mm512_and_si512(v1, m1)), _mm512_andnot_si512(m1, v1));
-    }
-    __m512i c0 = _mm512_popcnt_epi64(_mm512_andnot_si512(v0, _mm512_loadu_si512(live)));
-    __m512i c1 = _mm512_popcnt_epi64(_mm512_andnot_si512(v1, _mm512_loadu_si512(live + 8)));
-    _mm256_storeu_si256((__m256i *)lcs, _mm512_cvtepi64_epi32(c0));
-    _mm256_storeu_si256((__m256i *)(lcs + 8), _mm512_cvtepi64_epi32(c1));
-    __mmask8 p0 = _mm512_cmpge_epu64_mask(c0, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)need)));
-    __mmask8 p1 = _mm512_cmpge_epu64_mask(c1, _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(need + 8))));
-    return (uint32_t)p0 | (uint32_t)p1 << 8;
-}
-#endif
-
-int tdm_seq_lanes_portable;
-
-/* The lanes' LCS for this CPU. */
-static lanes_fn *pick_lanes(void) {
-#if LANES_AVX512
-    if (!tdm_seq_lanes_portable && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-        return lanes_lcs_pop;
-#endif
-    return lanes_lcs;
-}
-
 /* Scans ids lo..hi-1 of the range that starts at id base into each lane's hits (in id order) and counts
  * them per rank. The lanes' cursors, hit arrays and counts are held in locals (the stores into the hit
  * arrays would otherwise force every one of them back to memory per hit). */
 static void scan_block(const group *g, lane_scratch *ls, uint32_t base, uint32_t lo, uint32_t hi) {
     const tdm_seq_store *s = g->s;
-    uint32_t lcs[LANES];
-    size_t nl = g->nlanes;
+    uint32_t lcs[MAXL];
+    size_t nl = g->nlanes, width = g->width;
     for (size_t q = 0; q < nl; q++) /* room for a hit per id of the block: the emission below cannot fail */
         if (ls->nhits[q] + (hi - lo) > ls->cap[q] &&
             tdm_grow((void **)&ls->hits[q], &ls->cap[q], ls->nhits[q] + (hi - lo), sizeof **ls->hits)) {
             ls->err = 1;
             return;
         }
-    uint32_t *hp[LANES], *hs[LANES];
-    size_t nh[LANES];
+    uint32_t *hp[MAXL], *hs[MAXL];
+    size_t nh[MAXL];
     for (size_t q = 0; q < nl; q++) hp[q] = ls->hits[q], nh[q] = ls->nhits[q], hs[q] = ls->hist[q];
     for (uint32_t id = lo; id < hi; id++) {
         const uint32_t *P = s->arena + s->off[id];
@@ -167,13 +106,13 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t base, uint32_t
             break;
         }
         size_t k = map_union(g->umap, P, n, ls->slots);
-        const uint8_t *nd = g->need8 + n * LANES;
+        const uint8_t *nd = g->need8 + n * width;
         if (k < low) { /* k bounds every lane's common elements */
             for (size_t q = 0; q < nl; q++) ls->union_pruned[q] += nd[q] != 255;
             continue;
         }
         /* the lanes the pattern passes in (a quarter of them at threshold 0.1 here) */
-        for (uint32_t pass = g->lcs(g->masks, ls->slots, k, g->live, nd, lcs); pass; pass &= pass - 1) {
+        for (uint32_t pass = g->lcs(g->masks, ls->slots, k, &g->live, nd, lcs); pass; pass &= pass - 1) {
             int q = __builtin_ctz(pass);
             uint32_t r = g->rank[q][n * (g->m[q] + 1) + lcs[q]];
             hs[q][r]++;
@@ -184,7 +123,7 @@ static void scan_block(const group *g, lane_scratch *ls, uint32_t base, uint32_t
 }
 
 static void group_clear(group *g) {
-    for (size_t q = 0; q < LANES; q++)
+    for (size_t q = 0; q < MAXL; q++)
         tdm_free(g->need[q]), tdm_free(g->rank[q]), tdm_free(g->rankval[q]);
     tdm_free(g->need8);
     tdm_free(g->minneed);
@@ -204,35 +143,41 @@ static int rank_lane(group *g, size_t q) {
     return rc;
 }
 
-/* Prepares the lanes of up to LANES queries (umap is the caller's zeroed map; left holding the union). */
-static int group_init(group *g, const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t nl,
+/* Prepares the lanes of nl queries, narrow (nl <= NARROW, every STM at most 32 long) or wide (nl <= WIDE).
+ * umap is the caller's zeroed map, left holding the union. */
+static int group_init(group *g, const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t nl, int narrow,
                       const tdm_seq_query_opts *o, uint16_t *umap) {
     memset(g, 0, sizeof *g);
-    g->s = s, g->nlanes = nl, g->umap = umap, g->lcs = pick_lanes();
+    g->s = s, g->nlanes = nl, g->umap = umap, g->narrow = narrow;
+    g->width = narrow ? NARROW : WIDE;
+    g->lcs = tdm_seq_lanes_kernel(narrow);
     size_t total = 0;
     for (size_t q = 0; q < nl; q++) total += stms[q]->n, g->stm[q] = stms[q];
-    g->masks = tdm_calloc((total ? total : 1) * LANES, sizeof *g->masks);
+    g->masks = tdm_calloc(total ? total : 1, 128); /* a union slot's masks: 128 bytes either way */
     g->n_need = (size_t)s->max_length + 1;
     g->minneed = tdm_malloc(g->n_need * sizeof *g->minneed);
-    g->need8 = tdm_malloc(g->n_need * LANES);
+    g->need8 = tdm_malloc(g->n_need * g->width);
     if (!g->masks || !g->minneed || !g->need8) return -1;
-    memset(g->need8, 255, g->n_need * LANES);
+    memset(g->need8, 255, g->n_need * g->width);
     for (size_t n = 0; n < g->n_need; n++) g->minneed[n] = NEVER;
     for (size_t q = 0; q < nl; q++) {
         const tdm_seq_stm *stm = stms[q];
         g->m[q] = stm->n;
-        g->live[q] = tdm_seq_live_bits(stm->n);
+        if (narrow) g->live.n[q] = (uint32_t)tdm_seq_live_bits(stm->n);
+        else g->live.w[q] = tdm_seq_live_bits(stm->n);
         size_t nn;
         if (tdm_seq_need_table(s, stm->n, o, &g->need[q], &nn) || rank_lane(g, q)) return -1;
         for (size_t n = 0; n < g->n_need; n++) {
             if (g->need[q][n] < g->minneed[n]) g->minneed[n] = g->need[q][n];
-            if (g->need[q][n] != NEVER) g->need8[n * LANES + q] = (uint8_t)g->need[q][n];
+            if (g->need[q][n] != NEVER) g->need8[n * g->width + q] = (uint8_t)g->need[q][n];
         }
         for (size_t i = 0; i < stm->n; i++) {
             uint32_t sym = stm->ids[i];
             if (sym == TDM_SEQ_UNKNOWN) continue;
             if (!umap[sym]) umap[sym] = (uint16_t)++g->nunion;
-            g->masks[(size_t)(umap[sym] - 1) * LANES + q] |= 1ull << i;
+            size_t at = (size_t)(umap[sym] - 1) * g->width + q;
+            if (narrow) ((uint32_t *)g->masks)[at] |= 1u << i;
+            else ((uint64_t *)g->masks)[at] |= 1ull << i;
         }
     }
     return 0;
@@ -325,16 +270,30 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
     const tdm_backend *cpu = tdm_backend_get(s->ctx, 0);
     uint16_t *umap = tdm_calloc(s->vocab->n ? s->vocab->n : 1, sizeof *umap);
     lane_scratch *ls = tdm_calloc((size_t)nparts, sizeof *ls);
-    int failed = !umap || !ls;
-    for (size_t g0 = 0; g0 < n && !failed; g0 += LANES) {
-        size_t nl = n - g0 < LANES ? n - g0 : LANES;
+    size_t *order = tdm_malloc((n ? n : 1) * sizeof *order), nshort = 0;
+    int failed = !umap || !ls || !order;
+    for (size_t i = 0; i < n && !failed; i++) /* STMs of at most 32 symbols first: they may go in narrow groups */
+        if (stms[i]->n <= 32) order[nshort++] = i;
+    for (size_t i = 0, at = nshort; i < n && !failed; i++)
+        if (stms[i]->n > 32) order[at++] = i;
+    /* As many narrow groups as make the fewest passes over the store, the rest wide: the short STMs' full
+       groups of 32, and one more for the remainder where that saves a pass. */
+    size_t full = nshort / NARROW, part = (nshort + NARROW - 1) / NARROW;
+    size_t pass_full = full + (n - full * NARROW + WIDE - 1) / WIDE, pass_part = part + (n - nshort + WIDE - 1) / WIDE;
+    size_t in_narrow = pass_part < pass_full ? nshort : full * NARROW;
+    for (size_t g0 = 0; g0 < n && !failed;) {
+        int narrow = g0 < in_narrow;
+        size_t nl = narrow ? (in_narrow - g0 < NARROW ? in_narrow - g0 : NARROW) : (n - g0 < WIDE ? n - g0 : WIDE);
+        const tdm_seq_stm *gstm[MAXL];
+        tdm_seq_result *gout[MAXL];
+        for (size_t q = 0; q < nl; q++) gstm[q] = stms[order[g0 + q]], gout[q] = out[order[g0 + q]];
         TDM_PROF_OP_BEGIN(ps, "seq.lanes", TDM_PROF_CAT_OP); /* one span per group; work = lanes x patterns */
         if (ps.id) tdm_prof_annotate("cpu", (uint64_t)s->count * nl, 0, 0);
         double t0 = tdm_now_ms();
         group g;
-        failed = group_init(&g, s, stms + g0, nl, o, umap) != 0;
+        failed = group_init(&g, s, gstm, nl, narrow, o, umap) != 0;
         double t1 = tdm_now_ms();
-        failed = failed || run_group(&g, ls, nparts, threads, o, out + g0);
+        failed = failed || run_group(&g, ls, nparts, threads, o, gout);
         double t2 = tdm_now_ms();
         TDM_PROF_OP_END(ps, failed ? TDM_E_NOMEM : TDM_OK);
         for (size_t q = 0; q < nl && !failed; q++) {
@@ -343,21 +302,23 @@ int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, 
                 if (g.need[q][s->buckets[b].length] == NEVER) st.length_pruned += s->buckets[b].n;
             for (int t = 0; t < nparts; t++) st.multiset_pruned += ls[t].union_pruned[q];
             st.scored = st.patterns - st.length_pruned - st.multiset_pruned;
-            st.returned = out[g0 + q]->n;
+            st.returned = gout[q]->n;
             st.filter_ms = (t1 - t0) / (double)nl; /* the group's times, shared out */
             st.score_ms = (t2 - t1) / (double)nl;
-            out[g0 + q]->stats = st;
+            gout[q]->stats = st;
         }
         for (size_t q = 0; q < nl; q++) /* leave the map zeroed for the next group */
-            for (size_t i = 0; i < g.stm[q]->n; i++)
-                if (g.stm[q]->ids[i] != TDM_SEQ_UNKNOWN) umap[g.stm[q]->ids[i]] = 0;
+            for (size_t i = 0; i < gstm[q]->n; i++)
+                if (gstm[q]->ids[i] != TDM_SEQ_UNKNOWN) umap[gstm[q]->ids[i]] = 0;
         group_clear(&g);
+        g0 += nl;
     }
     for (int t = 0; ls && t < nparts; t++) {
-        for (size_t q = 0; q < LANES; q++) tdm_free(ls[t].hits[q]), tdm_free(ls[t].hist[q]);
+        for (size_t q = 0; q < MAXL; q++) tdm_free(ls[t].hits[q]), tdm_free(ls[t].hist[q]);
         tdm_free(ls[t].slots);
     }
     tdm_free(ls);
     tdm_free(umap);
+    tdm_free(order);
     return failed ? tdm_error(TDM_E_NOMEM, "tdm_seq_query_batch: no memory for the lanes") : TDM_OK;
 }

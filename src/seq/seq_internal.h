@@ -210,15 +210,23 @@ int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t 
 void tdm_seq_lcs_many_free(tdm_seq_lcs_many_scratch *sc);
 
 /* lcs threshold queries stms[0..n) (options checked, each fitting the lanes: tdm_seq_lanes_fit) answered
- * together in groups of sixteen lanes over the whole store (query_lanes.c); *out[i] answers stms[i]
+ * together in groups of 16 or 32 lanes over the whole store (query_lanes.c); *out[i] answers stms[i]
  * exactly as tdm_seq_query would (its statistics describe the lanes' work). Status; on error the caller
  * clears every out[i]. */
 #define TDM_SEQ_LANES_TABLE 16384 /* most (length, LCS) pairs a lane tabulates */
 int tdm_seq_lanes_fit(const tdm_seq_store *s, size_t m);
 int tdm_seq_query_lanes(const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t n, const tdm_seq_query_opts *o,
                         tdm_seq_result *const *out);
-/* Nonzero: the lanes use their portable LCS loop even on a CPU that runs the AVX-512 one (for tests that
- * hold both to the single query). */
+/* The LCS of one pattern, as k union slots, in every lane of a group (lanes_kernels.c): masks holds 128
+ * bytes a slot (wide: sixteen 64-bit masks; narrow: 32 of 32 bits), live one word a lane (the STM's
+ * bits), need one byte a lane (255: the lane cannot pass). Writes each lane's LCS into lcs (16 or 32) and
+ * returns the mask of the lanes whose LCS reaches their need. */
+typedef uint32_t tdm_seq_lanes_fn(const void *restrict masks, const uint32_t *restrict slots, size_t k,
+                                  const void *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs);
+/* The fastest kernel this CPU runs, wide or narrow. */
+tdm_seq_lanes_fn *tdm_seq_lanes_kernel(int narrow);
+/* Nonzero: tdm_seq_lanes_kernel gives the portable kernels even on a CPU that runs the vector-popcount
+ * ones (for tests that hold both to the single query). */
 extern int tdm_seq_lanes_portable;
 
 /* The metric's similarity for every pattern length n < n_need and common count c <= m (STM length m):

@@ -467,25 +467,33 @@ static void test_query_batch(void **state) {
     tdm_seq_store_free(s);
 }
 
-/* The lanes (query_lanes.c): lcs threshold queries answered sixteen at a time, more than one group and a
- * partial one, at the thresholds that use them, with STMs of 1 to 64 symbols, repeats and unknown
- * symbols, on 1 to 3 threads, through the AVX-512 LCS (where the CPU has it) and the portable one in
- * turn; each answer equals the single query's, hit for hit and bit for bit. */
+/* The lanes (query_lanes.c): lcs threshold queries answered 16 (wide) or 32 (narrow: STMs of at most 32
+ * symbols) at a time, more than one group of each and partial ones, at the thresholds that use them, with
+ * STMs of 1 to 60 symbols, repeats and unknown symbols, on 1 to 3 threads, through the vector-popcount
+ * kernels (where the CPU has them) and the portable ones in turn; each answer equals the single query's,
+ * hit for hit and bit for bit. */
 static void test_query_lanes(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(11);
     for (int round = 0; round < 3; round++) {
         uint32_t vocab = round == 0 ? 6 : round == 1 ? 40 : 400;
         tdm_seq_store *s = make_store(tu_next(&r), vocab, 2500 + 4000 * (uint32_t)round, 40, 10.0);
-        enum { N = 37 };
+        enum { N = 37 + 24 };
         tdm_seq_stm stms[N];
-        size_t n = make_stms(s, &r, vocab, stms, N, 0);
+        size_t n = make_stms(s, &r, vocab, stms, 37, 0);
+        while (n < N) { /* STMs of 33 to 60 symbols, for two wide groups */
+            uint32_t ids[60];
+            size_t m = 33 + (size_t)tu_below(&r, 28);
+            for (size_t i = 0; i < m; i++) ids[i] = rank_id(s, (uint32_t)tu_below(&r, vocab));
+            assert_int_equal(tdm_seq_stm_from_ids(tdm_seq_store_vocab_const(s), ids, m, &stms[n++]), TDM_OK);
+        }
         const tdm_seq_stm *use[N];
         tdm_seq_result res[N], *out[N];
         size_t nu = 0;
+        size_t nwide = 0;
         for (size_t i = 0; i < n; i++)
-            if (tdm_seq_lanes_fit(s, stms[i].n)) use[nu] = &stms[i], out[nu] = &res[nu], nu++;
-        assert_true(nu > 16);
+            if (tdm_seq_lanes_fit(s, stms[i].n)) use[nu] = &stms[i], out[nu] = &res[nu], nu++, nwide += stms[i].n > 32;
+        assert_true(nu - nwide > 32 && nwide > 16);
         static const double thr[] = {0.0, 0.1, 0.25, 0.6, 1.0};
         for (int t = 0; t < 5; t++)
             for (int threads = 1; threads <= 3; threads++) {
@@ -523,7 +531,7 @@ static void test_query_lanes(void **state) {
             for (size_t i = 0; i < n; i++) before[i] = res[i].hits, cap[i] = res[i].cap;
             assert_int_equal(tdm_seq_query_batch(s, stms, n, &o, res), TDM_OK);
             for (size_t i = 0; i < n; i++) {
-                tdm_seq_result one;
+                tdm_seq_result one = {0}; /* o.reuse: the query reads it (a zeroed result is an empty one) */
                 assert_int_equal(tdm_seq_query(s, &stms[i], &o, &one), TDM_OK);
                 tu_check(res[i].n == one.n && (res[i].blocks != NULL) == o.blocks && res[i].cap >= res[i].n,
                          "reuse thr %g query %zu: %zu hits (cap %zu), want %zu", order[t], i, res[i].n, res[i].cap, one.n);
@@ -545,19 +553,20 @@ static void test_query_lanes(void **state) {
 }
 
 /* The lanes over a store of more ids than one range of hits spans (2^18): one thread then scans it in
- * several ranges, each hit kept as its offset in its range. Each answer equals the single query's. */
+ * several ranges, each hit kept as its offset in its range; with over 48 short STMs, the last narrow group
+ * is a partial one. Each answer equals the single query's. */
 static void test_query_lanes_ranges(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(13);
     tdm_seq_store *s = make_store(tu_next(&r), 50, 600000, 8, 3.0);
-    enum { N = 20 };
+    enum { N = 60 };
     tdm_seq_stm stms[N];
-    size_t n = make_stms(s, &r, 50, stms, N, 0), nu = 0;
+    size_t n = make_stms(s, &r, 50, stms, N, 0), nu = 0, nshort = 0;
     const tdm_seq_stm *use[N];
     tdm_seq_result res[N], *out[N];
     for (size_t i = 0; i < n; i++)
-        if (tdm_seq_lanes_fit(s, stms[i].n)) use[nu] = &stms[i], out[nu] = &res[nu], nu++;
-    assert_true(nu > 16);
+        if (tdm_seq_lanes_fit(s, stms[i].n)) use[nu] = &stms[i], out[nu] = &res[nu], nu++, nshort += stms[i].n <= 32;
+    assert_true(nshort > 48 && nu - nshort < 16);
     for (int threads = 1; threads <= 2; threads++) {
         tdm_seq_query_opts o;
         tdm_seq_query_opts_init(&o);
