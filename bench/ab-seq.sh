@@ -9,7 +9,8 @@
 #   bench/ab-seq.sh run [MODES]   build each .ab/*.tar and this tree (Release, library only), then run
 #                                 every side 3 times, alternated, per mode, pinned to cores 0 and 1
 #   MODES: comma-separated "s|b THRESHOLD lcs|difflib" (one at a time or one batch call), default
-#          "s 0.1 lcs,b 0.1 lcs,s 0.1 difflib,b 0.1 difflib"; AB_REPS repetitions per run (default 6)
+#          "s 0.1 lcs,b 0.1 lcs,s 0.1 difflib,b 0.1 difflib"; AB_REPS repetitions per run (default 6);
+#          the driver reads AB_QUERIES (STMs, default 16) and AB_THREADS (query threads, default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmd=${1:-}
