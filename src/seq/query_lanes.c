@@ -35,7 +35,6 @@ _Static_assert(RANGE_IDS % LANE_BLOCK == 0, "ranges are whole blocks");
 typedef struct {
     const tdm_seq_store *s;
     tdm_seq_lanes_fn *lcs;
-    int narrow;
     const tdm_seq_stm *stm[MAXL];
     size_t m[MAXL], nlanes, width; /* width: WIDE or NARROW lanes, nlanes of them used */
     union {                        /* the STMs' bits (lanes past nlanes: 0) */
@@ -148,7 +147,7 @@ static int rank_lane(group *g, size_t q) {
 static int group_init(group *g, const tdm_seq_store *s, const tdm_seq_stm *const *stms, size_t nl, int narrow,
                       const tdm_seq_query_opts *o, uint16_t *umap) {
     memset(g, 0, sizeof *g);
-    g->s = s, g->nlanes = nl, g->umap = umap, g->narrow = narrow;
+    g->s = s, g->nlanes = nl, g->umap = umap;
     g->width = narrow ? NARROW : WIDE;
     g->lcs = tdm_seq_lanes_kernel(narrow);
     size_t total = 0;
