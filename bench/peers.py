@@ -577,14 +577,17 @@ def cmd_compare(args):
         r3b = d["scaled_query_b_reused_s"] * 1e3 / t["mean_ms"]
         print(f"  thr {thr}: tandem {t['mean_ms']:9.3f} ms (n={t['n']}, {t['threads']}T)   CPython loop {d['scaled_query_s']:8.2f} s "
               f"{r3:9.0f}x   (loop with b set once {d['scaled_query_b_reused_s']:.2f} s: {r3b:.0f}x)")
-        verdicts.append((f"difflib thr {thr} query vs CPython loop", r3, 1000.0))
+        # The verdict is against the faster of CPython's two loops, as the lcs targets are against
+        # RapidFuzz's fastest configuration.
+        loop_s = min(d["scaled_query_s"], d["scaled_query_b_reused_s"])
+        verdicts.append((f"difflib thr {thr} query vs CPython's faster loop", min(r3, r3b), 1000.0))
         if has_kept:
             tk = trow_kept("difflib", thr)
-            r3k = d["scaled_query_s"] * 1e3 / tk["kept_mean_ms"]
+            r3k = loop_s * 1e3 / tk["kept_mean_ms"]
             print(f"  {'':8} kept: tandem {tk['kept_mean_ms']:9.3f} ms ({tk['threads']}T) {r3k:9.0f}x   (CPython: fresh "
                   f"objects at every call)")
             kept_info.append((f"difflib thr {thr} query, kept", r3k, 1000.0))
-    print("  target: >= 1000x faster")
+    print("  target: >= 1000x faster than the faster of the two loops")
 
     print("\nstore build (in process) and size:")
     for s in T["sizes"]:
