@@ -19,7 +19,7 @@
 #define LANES_POPCNT 0
 #endif
 
-int tdm_seq_lanes_portable;
+int tdm_seq_portable_kernels;
 
 LANES_CLONES static uint32_t wide_lcs(const void *restrict masks, const uint32_t *restrict slots, size_t k,
                                       const void *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs) {
@@ -103,10 +103,18 @@ POP_TARGET static uint32_t narrow_lcs_pop(const void *restrict masks, const uint
 }
 #endif
 
+int tdm_seq_vector_kernels(void) {
+#if LANES_POPCNT
+    return !tdm_seq_portable_kernels && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vpopcntdq");
+#else
+    return 0;
+#endif
+}
+
 tdm_seq_lanes_fn *tdm_seq_lanes_kernel(int narrow) {
 #if LANES_POPCNT
-    if (!tdm_seq_lanes_portable && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-        return narrow ? narrow_lcs_pop : wide_lcs_pop;
+    if (tdm_seq_vector_kernels()) return narrow ? narrow_lcs_pop : wide_lcs_pop;
 #endif
     return narrow ? narrow_lcs : wide_lcs;
 }

@@ -2,10 +2,21 @@
  * call. One pattern's bit-parallel step is a chain of three dependent operations per symbol, which leaves
  * most of a core idle; here the patterns are grouped by length and four of a length step together, four
  * independent chains, and each symbol goes from the store through the query's byte map to its match mask
- * with no list of common slots in between (an absent symbol's mask is 0, a step that changes nothing). */
+ * with no list of common slots in between (an absent symbol's mask is 0, a step that changes nothing).
+ * For a query of at most 32 symbols, on CPUs with AVX-512's vector popcount, sixteen patterns of a length
+ * step together in one register of 32-bit lanes: their slot bytes are transposed sixteen steps at a time,
+ * and each step looks the sixteen masks up in two registers (vpermi2d). */
 #include "seq/seq_internal.h"
 
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GROUPS_AVX512 1
+#include <immintrin.h>
+#else
+#define GROUPS_AVX512 0
+#endif
+#define PAD 16 /* readable bytes past the last row: the sixteen-pattern form reads sixteen steps at a time */
 
 /* One pattern of n symbols, from the store. */
 static uint8_t lcs_ids(const tdm_seq_lcs_many_in *in, const uint32_t *a, size_t n) {
@@ -34,6 +45,43 @@ static inline void lcs_four(const uint64_t *mask, uint64_t live, const uint8_t *
     *c0 = (uint8_t)tdm_seq_lcs_of(v0, live), *c1 = (uint8_t)tdm_seq_lcs_of(v1, live);
     *c2 = (uint8_t)tdm_seq_lcs_of(v2, live), *c3 = (uint8_t)tdm_seq_lcs_of(v3, live);
 }
+
+#if GROUPS_AVX512
+/* Sixteen patterns of the same length n, at buf + row[0..15], for a query of at most 32 symbols: mask32[s]
+ * is slot s + 1's mask (slots 1..32), live the query's bits; c[i] receives pattern i's LCS. */
+__attribute__((target("avx512f,avx512bw,avx512vpopcntdq"))) static void
+lcs_sixteen(const uint32_t *mask32, uint32_t live, const uint8_t *buf, const uint32_t *row, size_t n, uint8_t *c) {
+    __m512i t0 = _mm512_loadu_si512(mask32), t1 = _mm512_loadu_si512(mask32 + 16), one = _mm512_set1_epi32(1);
+    __m512i v = _mm512_set1_epi32(-1);
+    for (size_t t = 0; t < n; t += 16) {
+        /* x[s] = byte t + s of the sixteen rows, by a 16 x 16 byte transpose */
+        __m128i x[16], y[16];
+        for (int i = 0; i < 16; i++) x[i] = _mm_loadu_si128((const __m128i *)(buf + row[i] + t));
+        for (int i = 0; i < 8; i++)
+            y[2 * i] = _mm_unpacklo_epi8(x[2 * i], x[2 * i + 1]), y[2 * i + 1] = _mm_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
+        for (int i = 0; i < 4; i++) {
+            x[4 * i] = _mm_unpacklo_epi16(y[4 * i], y[4 * i + 2]), x[4 * i + 1] = _mm_unpackhi_epi16(y[4 * i], y[4 * i + 2]);
+            x[4 * i + 2] = _mm_unpacklo_epi16(y[4 * i + 1], y[4 * i + 3]);
+            x[4 * i + 3] = _mm_unpackhi_epi16(y[4 * i + 1], y[4 * i + 3]);
+        }
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 4; k++) {
+                y[8 * i + 2 * k] = _mm_unpacklo_epi32(x[8 * i + k], x[8 * i + 4 + k]);
+                y[8 * i + 2 * k + 1] = _mm_unpackhi_epi32(x[8 * i + k], x[8 * i + 4 + k]);
+            }
+        for (int k = 0; k < 8; k++) x[2 * k] = _mm_unpacklo_epi64(y[k], y[8 + k]), x[2 * k + 1] = _mm_unpackhi_epi64(y[k], y[8 + k]);
+        size_t steps = n - t < 16 ? n - t : 16;
+        for (size_t s = 0; s < steps; s++) { /* tdm_seq_lcs_step on sixteen 32-bit lanes */
+            __m512i sl = _mm512_cvtepu8_epi32(x[s]);
+            __m512i m = _mm512_maskz_permutex2var_epi32(_mm512_test_epi32_mask(sl, sl), t0, _mm512_sub_epi32(sl, one), t1);
+            __m512i u = _mm512_and_si512(v, m);
+            v = _mm512_or_si512(_mm512_add_epi32(v, u), _mm512_sub_epi32(v, u));
+        }
+    }
+    __m512i cnt = _mm512_popcnt_epi32(_mm512_andnot_si512(v, _mm512_set1_epi32((int)live)));
+    _mm_storeu_si128((__m128i *)c, _mm512_cvtepi32_epi8(cnt));
+}
+#endif
 
 /* out[x] = map[a[x]] for x < n: a loop of its own, so that its pointers stay in registers. */
 __attribute__((noinline)) static void map_bytes(const uint32_t *restrict a, uint64_t n, const uint8_t *restrict map,
@@ -79,10 +127,11 @@ int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t 
     size_t bytes = dense ? span : grouped;
     if ((n > sc->cap_ord && (tdm_grow((void **)&sc->ord, &sc->cap_ord, n, sizeof *sc->ord) ||
                              tdm_grow((void **)&sc->row, &sc->cap_row, n, sizeof *sc->row))) ||
-        (bytes + 1 > sc->cap_buf && tdm_grow((void **)&sc->buf, &sc->cap_buf, bytes + 1, 1)))
+        (bytes + PAD > sc->cap_buf && tdm_grow((void **)&sc->buf, &sc->cap_buf, bytes + PAD, 1)))
         return -1;
     uint8_t *restrict buf = sc->buf;
     if (dense) map_bytes(arena + lo, span, map, buf);
+    memset(buf + bytes, 0, PAD);
     /* Pass 2, in id order: each position's place in its length group, and its row. */
     uint32_t fill[LONG + 1];
     memcpy(fill, pos, sizeof fill);
@@ -102,10 +151,23 @@ int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t 
             used += l;
         }
     }
-    /* Pass 3, group by group: four patterns of a length at a time, a loop whose length never changes. */
+    /* Pass 3, group by group: sixteen or four patterns of a length at a time, a loop whose length never
+     * changes. */
     const uint32_t *ord = sc->ord, *row = sc->row;
+#if GROUPS_AVX512
+    uint32_t mask32[32];
+    int sixteen = !(in->live >> 32) && tdm_seq_vector_kernels();
+    for (int s = 0; sixteen && s < 32; s++) mask32[s] = (uint32_t)in->mask1[s + 1];
+#endif
     for (size_t l = 0; l <= TDM_SEQ_GROUP_MAX; l++) {
         uint32_t j = pos[l], end = pos[l] + count[l];
+#if GROUPS_AVX512
+        for (; sixteen && j + 16 <= end; j += 16) {
+            uint8_t c[16];
+            lcs_sixteen(mask32, (uint32_t)in->live, buf, row + j, l, c);
+            for (int i = 0; i < 16; i++) cnt[ord[j + i]] = c[i];
+        }
+#endif
         for (; j + 4 <= end; j += 4)
             lcs_four(in->mask1, in->live, buf + row[j], buf + row[j + 1], buf + row[j + 2], buf + row[j + 3], l, &cnt[ord[j]],
                      &cnt[ord[j + 1]], &cnt[ord[j + 2]], &cnt[ord[j + 3]]);

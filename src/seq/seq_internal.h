@@ -225,9 +225,11 @@ typedef uint32_t tdm_seq_lanes_fn(const void *restrict masks, const uint32_t *re
                                   const void *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs);
 /* The fastest kernel this CPU runs, wide or narrow. */
 tdm_seq_lanes_fn *tdm_seq_lanes_kernel(int narrow);
-/* Nonzero: tdm_seq_lanes_kernel gives the portable kernels even on a CPU that runs the vector-popcount
- * ones (for tests that hold both to the single query). */
-extern int tdm_seq_lanes_portable;
+/* Nonzero: tdm_seq_lanes_kernel and tdm_seq_lcs_many use their portable code even on a CPU that runs
+ * their AVX-512 vector-popcount code (for tests that hold both to the same answers). */
+extern int tdm_seq_portable_kernels;
+/* Whether this CPU runs that AVX-512 code (AVX-512 F, BW and VPOPCNTDQ) and it is not turned off. */
+int tdm_seq_vector_kernels(void);
 
 /* The metric's similarity for every pattern length n < n_need and common count c <= m (STM length m):
  * t[n * (m + 1) + c] (query.c). Owned by the caller (tdm_free); NULL without memory. */

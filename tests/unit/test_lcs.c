@@ -299,10 +299,11 @@ static void test_char_lcs_random(void **state) {
 }
 
 /* tdm_seq_lcs_many (the grouped scoring of large lcs threshold queries) against the dynamic program:
- * random stores of patterns 0..100 long (longer than a group, 64, included) over small and large
- * alphabets, queries of 0..64 symbols with some unknown, and id lists that are dense (a whole range, in
- * order or reversed: one loop maps the stretch), sparse (every few ids: rows per pattern), of one length,
- * or single. */
+ * random stores of patterns 0..100 long (longer than a group, 64, included; in every fourth store only
+ * three lengths, so that a length holds many groups of sixteen) over small and large alphabets, queries
+ * of 0..64 symbols with some unknown, and id lists that are dense (a whole range, in order or reversed:
+ * one loop maps the stretch), sparse (every few ids: rows per pattern), of one length, or single. Each
+ * list is scored through the AVX-512 code (where the CPU has it) and the portable code. */
 static void test_lcs_many_against_dp(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(7);
@@ -315,11 +316,12 @@ static void test_lcs_many_against_dp(void **state) {
         uint32_t k = iter % 3 == 0 ? 3 : iter % 3 == 1 ? 20 : VOCAB; /* alphabet size */
         off[0] = 0;
         for (size_t p = 0; p < NP; p++) {
-            size_t len = tu_below(&r, 8) == 0 ? 65 + tu_below(&r, 36) : tu_below(&r, 65);
+            size_t len = iter % 4 == 3 ? 5 + 14 * tu_below(&r, 3) /* 5, 19 or 33 */
+                         : tu_below(&r, 8) == 0 ? 65 + tu_below(&r, 36) : tu_below(&r, 65);
             for (size_t t = 0; t < len; t++) arena[off[p] + t] = (uint32_t)tu_below(&r, k);
             off[p + 1] = off[p] + len;
         }
-        size_t m = iter % 5 == 0 ? 64 : tu_below(&r, 65);
+        size_t m = iter % 5 == 0 ? 64 : iter % 4 == 3 ? 1 + tu_below(&r, 32) : tu_below(&r, 65);
         for (size_t i = 0; i < m; i++) q[i] = tu_below(&r, 10) == 0 ? TDM_SEQ_UNKNOWN : (uint32_t)tu_below(&r, k);
         tdm_seq_lcsq lq;
         assert_int_equal(tdm_seq_lcsq_build(&lq, q, m, 1), TDM_OK);
@@ -345,11 +347,16 @@ static void test_lcs_many_against_dp(void **state) {
                     ids[i] = ids[n - 1 - i], ids[n - 1 - i] = t;
                 }
             modes[mode] += n > 0;
-            memset(cnt, 0xAB, NP);
-            assert_int_equal(tdm_seq_lcs_many(&in, ids, n, cnt, &sc), 0);
-            for (size_t i = 0; i < n; i++) {
-                size_t len = off[ids[i] + 1] - off[ids[i]], want = ref_lcs(q, m, arena + off[ids[i]], len);
-                tu_check(cnt[i] == want, "iter %d mode %d: id %u (length %zu), |q| %zu: %u, want %zu", iter, mode, ids[i], len, m, cnt[i], want);
+            for (int portable = 0; portable <= 1; portable++) {
+                tdm_seq_portable_kernels = portable;
+                memset(cnt, 0xAB, NP);
+                assert_int_equal(tdm_seq_lcs_many(&in, ids, n, cnt, &sc), 0);
+                tdm_seq_portable_kernels = 0;
+                for (size_t i = 0; i < n; i++) {
+                    size_t len = off[ids[i] + 1] - off[ids[i]], want = ref_lcs(q, m, arena + off[ids[i]], len);
+                    tu_check(cnt[i] == want, "iter %d mode %d portable %d: id %u (length %zu), |q| %zu: %u, want %zu", iter,
+                             mode, portable, ids[i], len, m, cnt[i], want);
+                }
             }
         }
         tdm_seq_lcs_many_free(&sc);

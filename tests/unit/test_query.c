@@ -500,9 +500,9 @@ static void test_query_lanes(void **state) {
                 tdm_seq_query_opts o;
                 tdm_seq_query_opts_init(&o);
                 o.threshold = thr[t], o.threads = threads;
-                tdm_seq_lanes_portable = (t + threads) % 2;
+                tdm_seq_portable_kernels = (t + threads) % 2;
                 assert_int_equal(tdm_seq_query_lanes(s, use, nu, &o, out), TDM_OK);
-                tdm_seq_lanes_portable = 0;
+                tdm_seq_portable_kernels = 0;
                 for (size_t i = 0; i < nu; i++) {
                     tdm_seq_result one;
                     assert_int_equal(tdm_seq_query(s, use[i], &o, &one), TDM_OK);
