@@ -10,13 +10,11 @@
 
 #include <stdint.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if TDM_SEQ_AVX512
 #define LANES_CLONES __attribute__((target_clones("arch=x86-64-v4", "default")))
-#define LANES_POPCNT 1
 #include <immintrin.h>
 #else
 #define LANES_CLONES
-#define LANES_POPCNT 0
 #endif
 
 int tdm_seq_portable_kernels;
@@ -61,11 +59,10 @@ LANES_CLONES static uint32_t narrow_lcs(const void *restrict masks, const uint32
     return pass;
 }
 
-#if LANES_POPCNT
-#define POP_TARGET __attribute__((target("avx512f,avx512vpopcntdq")))
-
-POP_TARGET static uint32_t wide_lcs_pop(const void *restrict masks, const uint32_t *restrict slots, size_t k,
-                                        const void *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs) {
+#if TDM_SEQ_AVX512
+TDM_SEQ_AVX512_TARGET static uint32_t wide_lcs_pop(const void *restrict masks, const uint32_t *restrict slots,
+                                                   size_t k, const void *restrict live, const uint8_t *restrict need,
+                                                   uint32_t *restrict lcs) {
     const uint64_t *mk = masks, *lv = live;
     __m512i v0 = _mm512_set1_epi64(-1), v1 = v0;
     for (size_t t = 0; t < k; t++) { /* tdm_seq_lcs_step, eight lanes a register */
@@ -83,8 +80,9 @@ POP_TARGET static uint32_t wide_lcs_pop(const void *restrict masks, const uint32
     return (uint32_t)p0 | (uint32_t)p1 << 8;
 }
 
-POP_TARGET static uint32_t narrow_lcs_pop(const void *restrict masks, const uint32_t *restrict slots, size_t k,
-                                          const void *restrict live, const uint8_t *restrict need, uint32_t *restrict lcs) {
+TDM_SEQ_AVX512_TARGET static uint32_t narrow_lcs_pop(const void *restrict masks, const uint32_t *restrict slots,
+                                                     size_t k, const void *restrict live, const uint8_t *restrict need,
+                                                     uint32_t *restrict lcs) {
     const uint32_t *mk = masks, *lv = live;
     __m512i v0 = _mm512_set1_epi32(-1), v1 = v0;
     for (size_t t = 0; t < k; t++) { /* step32, sixteen lanes a register */
@@ -104,7 +102,7 @@ POP_TARGET static uint32_t narrow_lcs_pop(const void *restrict masks, const uint
 #endif
 
 int tdm_seq_vector_kernels(void) {
-#if LANES_POPCNT
+#if TDM_SEQ_AVX512
     return !tdm_seq_portable_kernels && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vpopcntdq");
 #else
@@ -113,7 +111,7 @@ int tdm_seq_vector_kernels(void) {
 }
 
 tdm_seq_lanes_fn *tdm_seq_lanes_kernel(int narrow) {
-#if LANES_POPCNT
+#if TDM_SEQ_AVX512
     if (tdm_seq_vector_kernels()) return narrow ? narrow_lcs_pop : wide_lcs_pop;
 #endif
     return narrow ? narrow_lcs : wide_lcs;

@@ -10,11 +10,8 @@
 
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GROUPS_AVX512 1
+#if TDM_SEQ_AVX512
 #include <immintrin.h>
-#else
-#define GROUPS_AVX512 0
 #endif
 #define PAD 16 /* readable bytes past the last row: the sixteen-pattern form reads sixteen steps at a time */
 
@@ -46,10 +43,10 @@ static inline void lcs_four(const uint64_t *mask, uint64_t live, const uint8_t *
     *c2 = (uint8_t)tdm_seq_lcs_of(v2, live), *c3 = (uint8_t)tdm_seq_lcs_of(v3, live);
 }
 
-#if GROUPS_AVX512
+#if TDM_SEQ_AVX512
 /* Sixteen patterns of the same length n, at buf + row[0..15], for a query of at most 32 symbols: mask32[s]
  * is slot s + 1's mask (slots 1..32), live the query's bits; c[i] receives pattern i's LCS. */
-__attribute__((target("avx512f,avx512bw,avx512vpopcntdq"))) static void
+TDM_SEQ_AVX512_TARGET static void
 lcs_sixteen(const uint32_t *mask32, uint32_t live, const uint8_t *buf, const uint32_t *row, size_t n, uint8_t *c) {
     __m512i t0 = _mm512_loadu_si512(mask32), t1 = _mm512_loadu_si512(mask32 + 16), one = _mm512_set1_epi32(1);
     __m512i v = _mm512_set1_epi32(-1);
@@ -154,14 +151,14 @@ int tdm_seq_lcs_many(const tdm_seq_lcs_many_in *in, const uint32_t *ids, size_t 
     /* Pass 3, group by group: sixteen or four patterns of a length at a time, a loop whose length never
      * changes. */
     const uint32_t *ord = sc->ord, *row = sc->row;
-#if GROUPS_AVX512
+#if TDM_SEQ_AVX512
     uint32_t mask32[32];
     int sixteen = !(in->live >> 32) && tdm_seq_vector_kernels();
     for (int s = 0; sixteen && s < 32; s++) mask32[s] = (uint32_t)in->mask1[s + 1];
 #endif
     for (size_t l = 0; l <= TDM_SEQ_GROUP_MAX; l++) {
         uint32_t j = pos[l], end = pos[l] + count[l];
-#if GROUPS_AVX512
+#if TDM_SEQ_AVX512
         for (; sixteen && j + 16 <= end; j += 16) {
             uint8_t c[16];
             lcs_sixteen(mask32, (uint32_t)in->live, buf, row + j, l, c);

@@ -228,8 +228,17 @@ tdm_seq_lanes_fn *tdm_seq_lanes_kernel(int narrow);
 /* Nonzero: tdm_seq_lanes_kernel and tdm_seq_lcs_many use their portable code even on a CPU that runs
  * their AVX-512 vector-popcount code (for tests that hold both to the same answers). */
 extern int tdm_seq_portable_kernels;
-/* Whether this CPU runs that AVX-512 code (AVX-512 F, BW and VPOPCNTDQ) and it is not turned off. */
+/* Whether this CPU runs that AVX-512 code (the features of TDM_SEQ_AVX512_TARGET) and it is not turned
+ * off. */
 int tdm_seq_vector_kernels(void);
+/* TDM_SEQ_AVX512: that code is compiled (GCC on x86-64; elsewhere only the portable code), each function
+ * of it marked TDM_SEQ_AVX512_TARGET, the features tdm_seq_vector_kernels checks. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TDM_SEQ_AVX512 1
+#define TDM_SEQ_AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vpopcntdq")))
+#else
+#define TDM_SEQ_AVX512 0
+#endif
 
 /* The metric's similarity for every pattern length n < n_need and common count c <= m (STM length m):
  * t[n * (m + 1) + c] (query.c). Owned by the caller (tdm_free); NULL without memory. */
