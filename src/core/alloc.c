@@ -1,20 +1,31 @@
 /* alloc.c: allocation accounting. Each block carries a small header with its size so that the library
  * can report how much host memory it holds (current, peak) without trusting callers to pass sizes.
  *
- * Large blocks (16 MB and up: a query's answer of a million hits and more) are kept when freed, up to
- * four of them and 512 MB in all, and handed to the next large tdm_malloc they fit (at most 1.5 times its
- * size): glibc returns such blocks to the system at every free, and the next answer then faulted each of
- * its pages in again, which cost as much as computing it (bench/RESULTS.md, sixth session). Kept blocks
- * count as freed in the statistics. */
+ * Blocks of 4 MB and more (a query's answer of a few hundred thousand hits and up, scratch that grows past
+ * that, the store's arena) are mappings of their own, 2 MB-aligned, whole 2 MB pages long, advised for
+ * transparent huge pages: a fresh answer is then faulted in 2 MB at a time. From glibc such a block sat
+ * at an arbitrary address, and the 4 KB pages at its unaligned ends faulted one by one: for a 5 MB
+ * answer most of its pages, which cost a fifth of a batch of lcs queries' time (bench/RESULTS.md, tenth
+ * session). Builds with AddressSanitizer keep glibc's blocks, so that its checks cover them.
+ *
+ * Freed blocks of 4 MB and more are kept, up to four of them and 512 MB in all, and handed to the next
+ * large tdm_malloc they fit (at most 1.5 times its size): a fresh mapping is faulted in page by page
+ * again, and a caller that answers query after query, freeing each answer, reuses one block (glibc did
+ * the same for blocks up to 32 MB, after raising its thresholds; beyond them it gave every block back,
+ * and a 10M-pattern answer then cost as much to fault in as to compute: bench/RESULTS.md, sixth
+ * session). Kept blocks count as freed in the statistics. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE: <sys/mman.h> hides them under strict C11 */
 #include "tandem/tandem.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* 16 bytes keep the user pointer aligned for any scalar type: the block's size as the caller sees it and
- * its room (what malloc gave: more when a kept block serves a smaller request). */
+ * its room (what malloc gave: more when a kept block serves a smaller request; MAPPED set when the block
+ * is a mapping of its own, which is then room + the header long). */
 typedef union {
     struct {
         size_t size, cap;
@@ -22,7 +33,44 @@ typedef union {
     max_align_t align;
 } header;
 
-#define KEEP_MIN ((size_t)16 << 20)
+#define MAPPED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+#define ROOM(h) ((h)->s.cap & ~MAPPED)
+#define HUGE ((size_t)2 << 20)
+#if defined(__SANITIZE_ADDRESS__) || !defined(MAP_ANONYMOUS)
+#define MAP_MIN SIZE_MAX /* never: glibc's blocks, which the sanitizer checks */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAP_MIN SIZE_MAX
+#endif
+#endif
+#ifndef MAP_MIN
+#define MAP_MIN ((size_t)4 << 20)
+#endif
+
+/* A mapping of whole 2 MB pages, 2 MB-aligned, with room for bytes after the header; NULL on failure. */
+static header *map_block(size_t bytes) {
+    if (bytes > SIZE_MAX / 2 - 2 * HUGE) return NULL;
+    size_t len = (sizeof(header) + bytes + HUGE - 1) & ~(HUGE - 1);
+    char *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    char *at = (char *)(((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (at > raw) munmap(raw, (size_t)(at - raw));
+    if (at + len < raw + len + HUGE) munmap(at + len, (size_t)(raw + len + HUGE - (at + len)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(at, len, MADV_HUGEPAGE);
+#endif
+    header *h = (header *)at;
+    h->s.cap = (len - sizeof(header)) | MAPPED;
+    return h;
+}
+
+/* Gives a block back: to the system (a mapping) or to glibc. */
+static void release(header *h) {
+    if (h->s.cap & MAPPED) munmap(h, ROOM(h) + sizeof(header));
+    else free(h);
+}
+
+#define KEEP_MIN ((size_t)4 << 20)
 #define KEEP_SLOTS 4
 #define KEEP_BYTES ((size_t)512 << 20)
 static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -36,9 +84,9 @@ static header *take_kept(size_t bytes) {
     pthread_mutex_lock(&keep_mu);
     for (int i = 0; i < KEEP_SLOTS; i++) {
         header *h = kept[i];
-        if (h && h->s.cap >= bytes && h->s.cap - bytes <= bytes / 2 && (!best || h->s.cap < best->s.cap)) best = h, at = i;
+        if (h && ROOM(h) >= bytes && ROOM(h) - bytes <= bytes / 2 && (!best || ROOM(h) < ROOM(best))) best = h, at = i;
     }
-    if (best) kept[at] = NULL, kept_bytes -= best->s.cap;
+    if (best) kept[at] = NULL, kept_bytes -= ROOM(best);
     pthread_mutex_unlock(&keep_mu);
     return best;
 }
@@ -48,7 +96,7 @@ static int keep(header *h) {
     int done = 0;
     pthread_mutex_lock(&keep_mu);
     for (int i = 0; i < KEEP_SLOTS && !done; i++)
-        if (!kept[i] && kept_bytes + h->s.cap <= KEEP_BYTES) kept[i] = h, kept_bytes += h->s.cap, done = 1;
+        if (!kept[i] && kept_bytes + ROOM(h) <= KEEP_BYTES) kept[i] = h, kept_bytes += ROOM(h), done = 1;
     pthread_mutex_unlock(&keep_mu);
     return done;
 }
@@ -77,6 +125,8 @@ void *tdm_malloc(size_t bytes) {
     if (bytes > SIZE_MAX - sizeof(header))
         return NULL;
     header *h = bytes >= KEEP_MIN ? take_kept(bytes) : NULL;
+    if (!h && bytes >= MAP_MIN)
+        h = map_block(bytes);
     if (!h && (h = malloc(sizeof(header) + bytes)))
         h->s.cap = bytes;
     return track(h, bytes);
@@ -96,17 +146,46 @@ void *tdm_calloc(size_t count, size_t size) {
     return track(h, bytes);
 }
 
+/* Moves a block's first keep bytes into a fresh block with room for bytes (a mapping from MAP_MIN up);
+ * NULL on failure, the old block left as it was. */
+static header *move_block(header *old, size_t keep, size_t bytes) {
+    header *h = bytes >= MAP_MIN ? map_block(bytes) : NULL;
+    if (!h && (h = malloc(sizeof(header) + bytes)))
+        h->s.cap = bytes;
+    if (!h)
+        return NULL;
+    memcpy(h + 1, old + 1, keep);
+    release(old);
+    return h;
+}
+
 void *tdm_realloc(void *ptr, size_t bytes) {
     if (!ptr)
         return tdm_malloc(bytes);
-    if (bytes > SIZE_MAX - sizeof(header))
+    if (bytes > SIZE_MAX / 2 - 2 * HUGE)
         return NULL;
-    header *old = (header *)ptr - 1;
-    size_t old_size = old->s.size;
-    header *h = realloc(old, sizeof(header) + bytes);
+    header *old = (header *)ptr - 1, *h;
+    size_t old_size = old->s.size, keep = bytes < old_size ? bytes : old_size;
+    if (old->s.cap & MAPPED) {
+        size_t len = ROOM(old) + sizeof(header), need = (sizeof(header) + bytes + HUGE - 1) & ~(HUGE - 1);
+        if (need <= len) { /* in place: whole 2 MB pages past the new end go back to the system */
+            if (need < len) {
+                munmap((char *)old + need, len - need);
+                old->s.cap = (need - sizeof(header)) | MAPPED;
+            }
+            h = old;
+        } else { /* growing: half as much again, so that growth step by step copies O(n) in all */
+            size_t more = ROOM(old) + ROOM(old) / 2;
+            h = move_block(old, keep, bytes > more ? bytes : more);
+        }
+    } else if (bytes >= MAP_MIN) {
+        h = move_block(old, keep, bytes);
+    } else if ((h = realloc(old, sizeof(header) + bytes))) {
+        h->s.cap = bytes;
+    }
     if (!h)
         return NULL;
-    h->s.size = h->s.cap = bytes;
+    h->s.size = bytes;
     if (bytes >= old_size)
         account_add(bytes - old_size);
     else
@@ -120,9 +199,9 @@ void tdm_free(void *ptr) {
     header *h = (header *)ptr - 1;
     atomic_fetch_sub(&cur_bytes, h->s.size);
     atomic_fetch_sub(&n_live, 1);
-    if (h->s.cap >= KEEP_MIN && keep(h))
+    if (ROOM(h) >= KEEP_MIN && keep(h))
         return;
-    free(h);
+    release(h);
 }
 
 char *tdm_strndup(const char *s, size_t len) {

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 
 int tdm_init(tdm_ctx **out, const tdm_config *cfg) {
     if (!out) return tdm_error(TDM_E_INVAL, "tdm_init: ctx is NULL");
@@ -118,14 +117,4 @@ double tdm_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-void tdm_advise_huge(void *p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (bytes >= (4u << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
 }

@@ -45,11 +45,6 @@ static inline int tdm_size_mul(size_t a, size_t b, size_t *out) {
 
 /* Grows *buf (elements of size elem) to hold at least need elements, doubling; 0 or -1 (no memory). */
 int tdm_grow(void **buf, size_t *cap, size_t need, size_t elem);
-/* Asks for transparent huge pages over the 2 MB-aligned part of a fresh block of at least 4 MB (where
- * the system grants them on request): writing millions of result rows into it then takes a page fault
- * per 2 MB instead of per 4 KB. A hint: nothing happens elsewhere or on refusal. (The CUDA module keeps
- * its own copy in seq_query.cu: it reaches the core only through its host table.) */
-void tdm_advise_huge(void *p, size_t bytes);
 /* CLOCK_MONOTONIC in milliseconds: the timings the library reports in its statistics. */
 double tdm_now_ms(void);
 

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -789,14 +788,6 @@ static void spread_copy(void *dst, const void *src, size_t bytes) {
     for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
 }
 
-/* A fresh array of many rows: ask for transparent huge pages (where the system grants them on request),
- * which cut the first-touch cost of the copy below by about half on the developer machine. */
-static void huge_pages(void *p, size_t bytes) {
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (bytes >= (4u << 20) && e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-}
-
 /* The lowest bin whose count, added to every bin above it, reaches k (0 when the whole histogram does not). */
 static uint32_t bar_for(const uint32_t *hist, unsigned long long k) {
     unsigned long long above = 0;
@@ -1038,8 +1029,8 @@ int tdm_cuda_seq_query(tdm_seq_dstore *d, const tdm_seq_dquery *q, tdm_seq_dresu
         H->free(out), H->free(outb);
         return H->error(TDM_E_NOMEM, "cuda: no host memory for %llu result rows", keep);
     }
-    huge_pages(out, keep * sizeof *out);
-    if (outb) huge_pages(outb, keep * sizeof *outb);
+    /* (from 4 MB, tdm_malloc's blocks lie on transparent huge pages: the copy's first touch faults 2 MB at
+       a time) */
     size_t row_bytes = keep * sizeof *out, blk_bytes = outb ? keep * sizeof *outb : 0;
     if (keep) {
         if ((rc = tdm_cuda_dbuf_reserve(d, &d->hits, keep * sizeof(dhit), "packed rows")) ||

@@ -696,10 +696,9 @@ int kato_emokey_intern(tdm_kato_kb *kb, const char *key, uint32_t *out) { return
 /* Room for one more pattern in the pattern table, the first-symbol array and the name table (learn and
  * restore reserve before the engine learn, the last step that can fail). */
 int kato_reserve_pattern(tdm_kato_kb *kb) {
-    size_t cap = kb->cappats;
     if (tdm_grow((void **)&kb->pats, &kb->cappats, kb->npats + 1, sizeof *kb->pats)) return -1;
-    /* predictions read the records of scattered candidates: huge pages spare most of the TLB misses */
-    if (kb->cappats != cap) tdm_advise_huge(kb->pats, kb->cappats * sizeof *kb->pats);
+    /* predictions read the records of scattered candidates: from 4 MB the table lies on huge pages
+       (tdm_malloc's mappings), which spare most of the TLB misses */
     return tdm_grow((void **)&kb->first, &kb->capfirst, kb->npats + 1, sizeof *kb->first) ||
                    name_reserve(kb, kb->npats + 1)
                ? -1

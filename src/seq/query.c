@@ -36,7 +36,6 @@ int tdm_seq_result_room(tdm_seq_result *out, int reuse, size_t rows) {
     out->blocks = NULL;
     out->n = out->cap = 0;
     if (!(out->hits = tdm_malloc((rows ? rows : 1) * sizeof *out->hits))) return -1;
-    tdm_advise_huge(out->hits, rows * sizeof *out->hits);
     out->cap = rows;
     return 0;
 }
@@ -173,7 +172,6 @@ static int keep_hit(scratch *sc, const tdm_seq_query_opts *o, tdm_seq_hit hit) {
     }
     if (sc->nhits == sc->cap_hits) {
         if (tdm_grow((void **)&sc->hits, &sc->cap_hits, sc->nhits + 1, sizeof *sc->hits)) return -1;
-        tdm_advise_huge(sc->hits, sc->cap_hits * sizeof *sc->hits);
     }
     sc->hits[sc->nhits++] = hit;
     if (o->top_k) { /* sift up */
@@ -193,7 +191,6 @@ static int keep_count(const prepared *p, scratch *sc, uint32_t id, size_t count,
     if (!sc->hist) return keep_hit(sc, p->o, (tdm_seq_hit){id, similarity(p, count, n)});
     if (sc->nrh == sc->cap_rh) {
         if (tdm_grow((void **)&sc->rh, &sc->cap_rh, sc->nrh + 1, sizeof *sc->rh)) return -1;
-        tdm_advise_huge(sc->rh, sc->cap_rh * sizeof *sc->rh);
     }
     uint32_t r = p->rank[n * (p->m + 1) + count];
     sc->rh[sc->nrh++] = (tdm_seq_rank_hit){id, r};
