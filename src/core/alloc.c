@@ -14,7 +14,7 @@
  * the same for blocks up to 32 MB, after raising its thresholds; beyond them it gave every block back,
  * and a 10M-pattern answer then cost as much to fault in as to compute: bench/RESULTS.md, sixth
  * session). Kept blocks count as freed in the statistics. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE: <sys/mman.h> hides them under strict C11 */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE, mremap: <sys/mman.h> hides them under strict C11 */
 #include "tandem/tandem.h"
 
 #include <pthread.h>
@@ -47,21 +47,48 @@ typedef union {
 #define MAP_MIN ((size_t)4 << 20)
 #endif
 
-/* A mapping of whole 2 MB pages, 2 MB-aligned, with room for bytes after the header; NULL on failure. */
-static header *map_block(size_t bytes) {
-    if (bytes > SIZE_MAX / 2 - 2 * HUGE) return NULL;
-    size_t len = (sizeof(header) + bytes + HUGE - 1) & ~(HUGE - 1);
-    char *raw = mmap(NULL, len + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* A 2 MB-aligned range of len bytes (a multiple of 2 MB) with protection prot; NULL on failure. */
+static char *aligned_range(size_t len, int prot) {
+    char *raw = mmap(NULL, len + HUGE, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return NULL;
     char *at = (char *)(((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
     if (at > raw) munmap(raw, (size_t)(at - raw));
     if (at + len < raw + len + HUGE) munmap(at + len, (size_t)(raw + len + HUGE - (at + len)));
+    return at;
+}
+
+/* The mapping's length for bytes after the header: whole 2 MB pages. */
+static size_t map_length(size_t bytes) { return (sizeof(header) + bytes + HUGE - 1) & ~(HUGE - 1); }
+
+static header *mapped(char *at, size_t len) {
 #ifdef MADV_HUGEPAGE
     (void)madvise(at, len, MADV_HUGEPAGE);
 #endif
     header *h = (header *)at;
     h->s.cap = (len - sizeof(header)) | MAPPED;
     return h;
+}
+
+/* A mapping of whole 2 MB pages, 2 MB-aligned, with room for bytes after the header; NULL on failure. */
+static header *map_block(size_t bytes) {
+    if (bytes > SIZE_MAX / 2 - 2 * HUGE) return NULL;
+    size_t len = map_length(bytes);
+    char *at = aligned_range(len, PROT_READ | PROT_WRITE);
+    return at ? mapped(at, len) : NULL;
+}
+
+/* A mapped block grown to len bytes with no copy: extended where it lies, or its pages moved to a fresh
+ * 2 MB-aligned range (mremap); NULL (the block as it was) when neither works. */
+static header *grow_mapped(header *old, size_t len) {
+    size_t was = ROOM(old) + sizeof(header);
+    if (mremap(old, was, len, 0) != MAP_FAILED) return mapped((char *)old, len);
+    char *at = aligned_range(len, PROT_NONE);
+    if (!at) return NULL;
+    if (mremap(old, was, len, MREMAP_MAYMOVE | MREMAP_FIXED, at) == MAP_FAILED) {
+        munmap(at, len);
+        return NULL;
+    }
+    return mapped(at, len);
 }
 
 /* Gives a block back: to the system (a mapping) or to glibc. */
@@ -167,16 +194,15 @@ void *tdm_realloc(void *ptr, size_t bytes) {
     header *old = (header *)ptr - 1, *h;
     size_t old_size = old->s.size, keep = bytes < old_size ? bytes : old_size;
     if (old->s.cap & MAPPED) {
-        size_t len = ROOM(old) + sizeof(header), need = (sizeof(header) + bytes + HUGE - 1) & ~(HUGE - 1);
+        size_t len = ROOM(old) + sizeof(header), need = map_length(bytes);
         if (need <= len) { /* in place: whole 2 MB pages past the new end go back to the system */
             if (need < len) {
                 munmap((char *)old + need, len - need);
                 old->s.cap = (need - sizeof(header)) | MAPPED;
             }
             h = old;
-        } else { /* growing: half as much again, so that growth step by step copies O(n) in all */
-            size_t more = ROOM(old) + ROOM(old) / 2;
-            h = move_block(old, keep, bytes > more ? bytes : more);
+        } else if (!(h = grow_mapped(old, need))) {
+            h = move_block(old, keep, bytes);
         }
     } else if (bytes >= MAP_MIN) {
         h = move_block(old, keep, bytes);

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include "tandem/backend.h"
 #include "tandem/tandem.h"
@@ -351,10 +352,30 @@ static void test_alloc_mapped(void **state) {
     for (int i = 0; i < 2000; i++) {
         g = tdm_realloc(g, gn + 4096);
         assert_non_null(g);
+        if (aligned) tu_check((uintptr_t)g % huge <= 64, "grown to %zu bytes: not 2 MB-aligned", gn + 4096);
         memset(g + gn, 3, 4096), gn += 4096;
     }
     for (size_t i = 0; i < gn; i += 4093) tu_check(g[i] == 3, "grown block: byte %zu lost", i);
     tdm_free(g);
+    /* A block that cannot grow where it lies (a page taken just past its mapping) moves, bytes and
+     * alignment intact. */
+    unsigned char *m = tdm_malloc(4 * mb);
+    assert_non_null(m);
+    memset(m, 5, 4 * mb);
+    void *guard = MAP_FAILED;
+    if (aligned) {
+        uintptr_t end = ((uintptr_t)m & ~(uintptr_t)(huge - 1)) + 3 * huge; /* 4 MB + the header: three pages */
+        guard = mmap((void *)end, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (guard != MAP_FAILED && guard != (void *)end) munmap(guard, 4096), guard = MAP_FAILED;
+    }
+    unsigned char *m2 = tdm_realloc(m, 9 * mb);
+    assert_non_null(m2);
+    if (guard != MAP_FAILED) tu_check(m2 != m, "grew over a page that was taken");
+    if (aligned) tu_check((uintptr_t)m2 % huge <= 64, "moved block not 2 MB-aligned");
+    for (size_t i = 0; i < 4 * mb; i += 4093) tu_check(m2[i] == 5, "moved block: byte %zu lost", i);
+    memset(m2 + 4 * mb, 6, 5 * mb); /* the new part is writable */
+    tdm_free(m2);
+    if (guard != MAP_FAILED) munmap(guard, 4096);
     stats(&s);
     assert_int_equal(s.current_bytes, base.current_bytes);
     assert_int_equal(s.live, base.live);
