@@ -1,6 +1,7 @@
-/* bench_common.h: what the sequence benchmarks share (bench_seq.c, bench_seq_gpu.c): error exits, timing,
- * the shared generator's patterns and the STMs drawn from them. Both programs must feed the engines
- * exactly the same inputs, so these live once. Header-only, like tests/unit/unit_common.h; define
+/* bench_common.h: what the sequence benchmarks share (bench_seq.c, bench_seq_rounds.c, bench_seq_gpu.c):
+ * error exits, timing, the shared generator's patterns, the store built from them, the STMs and the difflib
+ * pair sample drawn from them, and the hit digest peers.py recomputes. The programs must feed the engines
+ * exactly the same inputs and check answers the same way, so these live once. Header-only, like tests/unit/unit_common.h; define
  * BENCH_NAME (the program's name, for messages) before including it. The helpers are static inline so that
  * a program using only some of them (bench_lattice) compiles without warnings. */
 #ifndef TANDEM_BENCH_COMMON_H
@@ -143,6 +144,136 @@ static inline double percentile(const double *v, size_t n, double p) {
     if (!n) return 0.0;
     size_t r = (size_t)ceil(p / 100.0 * (double)n);
     return v[r ? r - 1 : 0];
+}
+
+/* Builds a store of the first n patterns; returns the seconds taken (vocabulary interning, the length and
+ * inverted indexes and the final shrink included). *vocab_bytes receives what the store holds with the
+ * vocabulary and no pattern (not timed). Ranks 0..vocab-1 are interned as "s<rank>" first, so a store id
+ * equals the rank `tandem seq gen` writes; the store is checked against the generator's patterns. */
+static inline double build_store(tdm_ctx *ctx, const patterns *p, uint32_t n, tdm_seq_store **out,
+                                 uint64_t *vocab_bytes) {
+    tdm_seq_gen_opts o;
+    tdm_seq_gen_opts_init(&o);
+    double t0 = now_s();
+    tdm_seq_store *s;
+    int rc = tdm_seq_store_new(ctx, &s);
+    if (rc) die("store_new", rc);
+    tdm_seq_vocab *v = tdm_seq_store_vocab(s);
+    char name[16];
+    for (uint32_t r = 0; r < o.vocab; r++) {
+        uint32_t id;
+        size_t len = tdm_seq_gen_symbol_name(r, name);
+        if ((rc = tdm_seq_vocab_intern(v, name, len, &id))) die("vocab_intern", rc);
+        if (id != r) {
+            fprintf(stderr, BENCH_NAME ": symbol \"%s\" got id %u, not its rank %u\n", name, id, r);
+            exit(1);
+        }
+    }
+    double t1 = now_s();
+    *vocab_bytes = tdm_seq_store_bytes(s);
+    double t2 = now_s();
+    for (uint32_t k = 0; k < n; k++)
+        if ((rc = tdm_seq_store_add(s, p->sym + p->off[k], (size_t)(p->off[k + 1] - p->off[k]), NULL))) die("store_add", rc);
+    tdm_seq_store_shrink(s); /* a bulk load gives back its append slack, as `tandem seq build` does */
+    double dt = now_s() - t0 - (t2 - t1);
+    /* The store must hold what was generated, id for id (spot checks). */
+    for (uint32_t k = 0; k < n; k += n / 97 + 1) {
+        const uint32_t *syms;
+        size_t len;
+        if ((rc = tdm_seq_store_get(s, k, &syms, &len))) die("store_get", rc);
+        if (len != p->off[k + 1] - p->off[k] || memcmp(syms, p->sym + p->off[k], len * sizeof *syms)) {
+            fprintf(stderr, BENCH_NAME ": pattern %u differs from the generator's\n", k);
+            exit(1);
+        }
+    }
+    *out = s;
+    return dt;
+}
+
+/* An order-independent digest of a hit set: the sum modulo 2^64 of mix(id, IEEE bits of the similarity)
+ * over the hits. peers.py computes the same with numpy (digest_np), so every similarity is checked bit for
+ * bit without writing millions of doubles. */
+static inline uint64_t hit_mix(uint32_t id, double sim) {
+    uint64_t bits;
+    memcpy(&bits, &sim, sizeof bits);
+    uint64_t h = bits ^ ((uint64_t)id * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+static inline uint64_t hits_digest(const tdm_seq_hit *h, size_t n) {
+    uint64_t x = 0;
+    for (size_t k = 0; k < n; k++) x += hit_mix(h[k].id, h[k].similarity);
+    return x;
+}
+
+/* The (pattern, STM) pair sample for the per-pair difflib cost: for each of `queries` STMs, `per` pattern
+ * ids uniform over the first `size` patterns (stream seed + 2); pair k belongs to STM k / per. The sampled
+ * patterns are also copied one after another (sym, off: pair k's pattern is sym + off[k]), as the peer
+ * times lists it made for the sample. */
+typedef struct {
+    uint32_t n, per;
+    uint32_t *pid;
+    uint32_t *sym;
+    uint64_t *off; /* n + 1 entries */
+} pair_sample;
+
+static inline void pair_sample_make(uint64_t seed, uint32_t queries, uint32_t per, const patterns *p, uint32_t size,
+                                    pair_sample *ps) {
+    tdm_seq_gen *g = new_gen(seed + 2);
+    uint32_t np = queries * per;
+    ps->n = np, ps->per = per;
+    ps->pid = xmalloc((size_t)np * sizeof *ps->pid);
+    for (uint32_t k = 0; k < np; k++) ps->pid[k] = (uint32_t)tdm_seq_gen_uniform(g, size);
+    tdm_seq_gen_free(g);
+    ps->off = xmalloc(((size_t)np + 1) * sizeof *ps->off);
+    ps->off[0] = 0;
+    for (uint32_t k = 0; k < np; k++) ps->off[k + 1] = ps->off[k] + (p->off[ps->pid[k] + 1] - p->off[ps->pid[k]]);
+    ps->sym = xmalloc((size_t)(ps->off[np] + 1) * sizeof *ps->sym);
+    for (uint32_t k = 0; k < np; k++)
+        memcpy(ps->sym + ps->off[k], p->sym + p->off[ps->pid[k]], (size_t)(ps->off[k + 1] - ps->off[k]) * sizeof *ps->sym);
+}
+
+static inline void pair_sample_free(pair_sample *ps) {
+    free(ps->pid), free(ps->sym), free(ps->off);
+    ps->pid = NULL, ps->sym = NULL, ps->off = NULL;
+}
+
+/* difflib's ratio of every pair of the sample (new matcher per pair: set_b(S) + blocks(P)) into ratio[]. */
+static inline void pair_ratios(tdm_seq_matcher *m, const pair_sample *ps, uint32_t **stm, const size_t *stm_len,
+                               double *ratio) {
+    const tdm_seq_block *bl;
+    size_t nbl, matches;
+    int rc;
+    for (uint32_t k = 0; k < ps->n; k++) {
+        uint32_t i = k / ps->per;
+        const uint32_t *P = ps->sym + ps->off[k];
+        size_t nP = (size_t)(ps->off[k + 1] - ps->off[k]);
+        if ((rc = tdm_seq_matcher_set_b(m, stm[i], stm_len[i], 0)) || (rc = tdm_seq_matcher_blocks(m, P, nP, &bl, &nbl, &matches)))
+            die("matcher", rc);
+        ratio[k] = tdm_seq_difflib_ratio(matches, nP, stm_len[i]);
+    }
+}
+
+/* Times np pairs of `per` per STM, a new matcher per pair (fresh) or b set once per STM; pair k's pattern
+ * is sym + off[pid ? pid[k] : k]. Returns seconds. */
+static inline double time_pairs(tdm_seq_matcher *m, uint32_t per, uint32_t np, const uint32_t *sym,
+                                const uint64_t *off, const uint32_t *pid, uint32_t **stm, const size_t *stm_len,
+                                int fresh) {
+    const tdm_seq_block *bl;
+    size_t nbl, matches;
+    volatile size_t sink = 0;
+    double t0 = now_s();
+    for (uint32_t k = 0; k < np; k++) {
+        uint32_t i = k / per, at = pid ? pid[k] : k;
+        if (fresh || k % per == 0) tdm_seq_matcher_set_b(m, stm[i], stm_len[i], 0);
+        tdm_seq_matcher_blocks(m, sym + off[at], (size_t)(off[at + 1] - off[at]), &bl, &nbl, &matches);
+        sink += matches;
+    }
+    (void)sink;
+    return now_s() - t0;
 }
 
 #endif

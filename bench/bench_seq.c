@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #define BENCH_NAME "bench_seq"
-#include "bench_common.h" /* data, STMs, timing, errors */
+#include "bench_common.h" /* data, store, STMs, pair sample, hit digest, timing, errors */
 
 #define MAX_SIZES 8
 #define MAX_THREADS_LIST 4
@@ -50,48 +50,6 @@ typedef struct {
 
 /* ---- data ---------------------------------------------------------------------------------------- */
 
-/* Builds a store of the first n patterns; returns the seconds taken (vocabulary interning, the length and
- * inverted indexes and the final shrink included). */
-/* *vocab_bytes receives what the store holds with the vocabulary and no pattern. */
-static double build_store(tdm_ctx *ctx, const patterns *p, uint32_t n, tdm_seq_store **out, uint64_t *vocab_bytes) {
-    tdm_seq_gen_opts o;
-    tdm_seq_gen_opts_init(&o);
-    double t0 = now_s();
-    tdm_seq_store *s;
-    int rc = tdm_seq_store_new(ctx, &s);
-    if (rc) die("store_new", rc);
-    tdm_seq_vocab *v = tdm_seq_store_vocab(s);
-    char name[16];
-    for (uint32_t r = 0; r < o.vocab; r++) {
-        uint32_t id;
-        size_t len = tdm_seq_gen_symbol_name(r, name);
-        if ((rc = tdm_seq_vocab_intern(v, name, len, &id))) die("vocab_intern", rc);
-        if (id != r) {
-            fprintf(stderr, "bench_seq: symbol \"%s\" got id %u, not its rank %u\n", name, id, r);
-            exit(1);
-        }
-    }
-    double t1 = now_s();
-    *vocab_bytes = tdm_seq_store_bytes(s);
-    double t2 = now_s();
-    for (uint32_t k = 0; k < n; k++)
-        if ((rc = tdm_seq_store_add(s, p->sym + p->off[k], (size_t)(p->off[k + 1] - p->off[k]), NULL))) die("store_add", rc);
-    tdm_seq_store_shrink(s); /* a bulk load gives back its append slack, as `tandem seq build` does */
-    double dt = now_s() - t0 - (t2 - t1);
-    /* The store must hold what was generated, id for id (spot checks). */
-    for (uint32_t k = 0; k < n; k += n / 97 + 1) {
-        const uint32_t *syms;
-        size_t len;
-        if ((rc = tdm_seq_store_get(s, k, &syms, &len))) die("store_get", rc);
-        if (len != p->off[k + 1] - p->off[k] || memcmp(syms, p->sym + p->off[k], len * sizeof *syms)) {
-            fprintf(stderr, "bench_seq: pattern %u differs from the generator's\n", k);
-            exit(1);
-        }
-    }
-    *out = s;
-    return dt;
-}
-
 /* STMs: even indices are "near" (a stored pattern among the first `pool` ids, with about 10% of its
  * positions edited: substitution, deletion or insertion of a Zipf draw, equally likely), odd indices
  * are "fresh" draws of the generator; both from their own stream (seed + 1). See bench/README.md. */
@@ -114,25 +72,6 @@ static FILE *open_dump(const options *o, const char *name) {
         exit(1);
     }
     return f;
-}
-
-/* An order-independent digest of a hit set: the sum modulo 2^64 of mix(id, IEEE bits of the similarity)
- * over the hits. peers.py computes the same with numpy, so every similarity is checked bit for bit without
- * writing millions of doubles. */
-static uint64_t hit_mix(uint32_t id, double sim) {
-    uint64_t bits;
-    memcpy(&bits, &sim, sizeof bits);
-    uint64_t h = bits ^ ((uint64_t)id * 0x9E3779B97F4A7C15ull);
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return h;
-}
-
-static uint64_t hits_digest(const tdm_seq_hit *h, size_t n) {
-    uint64_t x = 0;
-    for (size_t k = 0; k < n; k++) x += hit_mix(h[k].id, h[k].similarity);
-    return x;
 }
 
 static int cmp_hit_id(const void *a, const void *b) {
@@ -309,24 +248,6 @@ typedef struct {
     double mean_ratio;
 } pairrow;
 
-/* Times the sample's pairs, a new matcher per pair (fresh) or b set once per STM; pattern k is
- * sym + off[k]. Returns seconds. */
-static double time_pairs(tdm_seq_matcher *m, const options *o, uint32_t np, const uint32_t *sym, const uint64_t *off,
-                         const uint32_t *pid, uint32_t **stm, const size_t *stm_len, int fresh) {
-    const tdm_seq_block *bl;
-    size_t nbl, matches;
-    volatile size_t sink = 0;
-    double t0 = now_s();
-    for (uint32_t k = 0; k < np; k++) {
-        uint32_t i = k / o->pairs_per, at = pid ? pid[k] : k;
-        if (fresh || k % o->pairs_per == 0) tdm_seq_matcher_set_b(m, stm[i], stm_len[i], 0);
-        tdm_seq_matcher_blocks(m, sym + off[at], (size_t)(off[at + 1] - off[at]), &bl, &nbl, &matches);
-        sink += matches;
-    }
-    (void)sink;
-    return now_s() - t0;
-}
-
 /* The pair sample: for each STM, `per` pattern ids uniform over the largest store (stream seed + 2).
  * Timed two ways, as CPython is: a new SequenceMatcher(None, P, S) per pair (set_b(S) + blocks(P)), and
  * set_b once per STM (set_seq2 once, set_seq1 per pattern). Like the peer, which times lists it built
@@ -335,39 +256,21 @@ static double time_pairs(tdm_seq_matcher *m, const options *o, uint32_t np, cons
  * reported beside). */
 static void bench_pairs(const options *o, const patterns *p, uint32_t size, uint32_t **stm, const size_t *stm_len,
                         pairrow *pr) {
-    tdm_seq_gen *g = new_gen(o->seed + 2);
-    uint32_t np = o->queries * o->pairs_per;
-    uint32_t *pid = xmalloc((size_t)np * sizeof *pid);
-    for (uint32_t k = 0; k < np; k++) pid[k] = (uint32_t)tdm_seq_gen_uniform(g, size);
-    tdm_seq_gen_free(g);
+    pair_sample ps;
+    pair_sample_make(o->seed, o->queries, o->pairs_per, p, size, &ps);
+    uint32_t np = ps.n, *pid = ps.pid;
     tdm_seq_matcher *m;
     int rc = tdm_seq_matcher_new(&m);
     if (rc) die("matcher_new", rc);
     double *ratio = xmalloc((size_t)np * sizeof *ratio);
-    const tdm_seq_block *bl;
-    size_t nbl, matches;
-    for (uint32_t k = 0; k < np; k++) {
-        uint32_t i = k / o->pairs_per;
-        const uint32_t *P = p->sym + p->off[pid[k]];
-        size_t nP = (size_t)(p->off[pid[k] + 1] - p->off[pid[k]]);
-        if ((rc = tdm_seq_matcher_set_b(m, stm[i], stm_len[i], 0)) || (rc = tdm_seq_matcher_blocks(m, P, nP, &bl, &nbl, &matches)))
-            die("matcher", rc);
-        ratio[k] = tdm_seq_difflib_ratio(matches, nP, stm_len[i]);
-    }
-    /* the sample's patterns, one after another */
-    uint64_t *soff = xmalloc(((size_t)np + 1) * sizeof *soff);
-    soff[0] = 0;
-    for (uint32_t k = 0; k < np; k++) soff[k + 1] = soff[k] + (p->off[pid[k] + 1] - p->off[pid[k]]);
-    uint32_t *ssym = xmalloc((size_t)(soff[np] + 1) * sizeof *ssym);
-    for (uint32_t k = 0; k < np; k++) memcpy(ssym + soff[k], p->sym + p->off[pid[k]], (size_t)(soff[k + 1] - soff[k]) * sizeof *ssym);
+    pair_ratios(m, &ps, stm, stm_len, ratio);
     int reps = o->quick ? 3 : 7;
     double tf[16], tr[16], ts[16];
     for (int r = 0; r < reps; r++) {
-        tf[r] = time_pairs(m, o, np, ssym, soff, NULL, stm, stm_len, 1);
-        tr[r] = time_pairs(m, o, np, ssym, soff, NULL, stm, stm_len, 0);
-        ts[r] = time_pairs(m, o, np, p->sym, p->off, pid, stm, stm_len, 1);
+        tf[r] = time_pairs(m, o->pairs_per, np, ps.sym, ps.off, NULL, stm, stm_len, 1);
+        tr[r] = time_pairs(m, o->pairs_per, np, ps.sym, ps.off, NULL, stm, stm_len, 0);
+        ts[r] = time_pairs(m, o->pairs_per, np, p->sym, p->off, pid, stm, stm_len, 1);
     }
-    free(ssym), free(soff);
     pr->npairs = np, pr->per = o->pairs_per, pr->from_size = size, pr->reps = reps;
     pr->fresh_ns = median(tf, (size_t)reps) / np * 1e9;
     pr->reuse_ns = median(tr, (size_t)reps) / np * 1e9;
@@ -388,7 +291,7 @@ static void bench_pairs(const options *o, const patterns *p, uint32_t size, uint
         fclose(f);
     }
     free(ratio);
-    free(pid);
+    pair_sample_free(&ps);
     tdm_seq_matcher_free(m);
 }
 

@@ -16,6 +16,12 @@ comparison against the issue's targets.
   peers.py compare --tandem BENCH_SEQ_JSON --peers PEERS_JSON
       Prints the side-by-side table and, for each target, the ratio and met / missed.
 
+  peers.py rounds --bin BENCH_SEQ_ROUNDS --data FILE --patterns N --dump DIR --rounds R --json OUT [--quick]
+      The threshold-0.1 targets in R interleaved rounds: tandem's side (bench_seq_rounds, a child on pipes)
+      and the peers' (RapidFuzz's fastest configurations, CPython's difflib loops) timed in the same minutes,
+      one side after the other, the first side alternating; the verdicts on the median ratio of the rounds
+      (peers_rounds.py).
+
 Why: the issue's targets are ratios against these peers, and a ratio means something only when both sides
 ran on the same data, machine and time. Python standard library plus rapidfuzz and numpy (bench/.venv).
 """
@@ -84,6 +90,19 @@ def read_jsonl(path, limit=None):
     return out
 
 
+def load_patterns(path, n):
+    """The first n patterns of the data file (pattern id k = line k); exits when it has fewer."""
+    pats = read_jsonl(path, n)
+    if len(pats) != n:
+        sys.exit(f"peers.py: {path} has {len(pats)} patterns, expected {n}")
+    return pats
+
+
+def misaligned_pairs(pats, pairs):
+    """Sampled pairs whose pattern is not line `pattern` of the data file (a different seed or size)."""
+    return sum(1 for p in pairs if p["pattern"] >= len(pats) or pats[p["pattern"]] != p["a"])
+
+
 def stats_ms(times_s):
     ms = sorted(t * 1e3 for t in times_s)
     n = len(ms)
@@ -94,36 +113,52 @@ def stats_ms(times_s):
 
 # ---- CPython difflib ----------------------------------------------------------------------------------
 
-def bench_difflib(pairs, reps):
-    """Per-pair cost of CPython's difflib on the sample, two ways (as bench_seq times tandem)."""
+def difflib_ratio_mismatches(pairs):
+    """How many sampled pairs CPython's ratio() gives differently from tandem's (bit for bit)."""
     SM = difflib.SequenceMatcher
-    bad = 0
-    for p in pairs:
-        if SM(None, p["a"], p["b"], autojunk=False).ratio() != p["ratio"]:
-            bad += 1
+    return sum(1 for p in pairs if SM(None, p["a"], p["b"], autojunk=False).ratio() != p["ratio"])
+
+
+def difflib_loops(pairs):
+    """The sample as CPython's two loops take it: (a, b) per pair, and (stm, b, [a...]) per STM (the sample is
+    grouped by STM: bench_seq writes it in STM order)."""
     abs_ = [(p["a"], p["b"]) for p in pairs]
-    fresh = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for a, b in abs_:
-            SM(None, a, b, autojunk=False).ratio()
-        fresh.append(time.perf_counter() - t0)
-    # b set once per STM: the sample is grouped by STM (bench_seq writes it in STM order).
     groups = []
     for p in pairs:
         if not groups or groups[-1][0] != p["stm"]:
             groups.append((p["stm"], p["b"], []))
         groups[-1][2].append(p["a"])
-    reuse = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _, b, As in groups:
-            sm = SM(None, autojunk=False)
-            sm.set_seq2(b)
-            for a in As:
-                sm.set_seq1(a)
-                sm.ratio()
-        reuse.append(time.perf_counter() - t0)
+    return abs_, groups
+
+
+def time_difflib_fresh(abs_):
+    """One pass of SequenceMatcher(None, a, b, autojunk=False).ratio() over the pairs; seconds."""
+    SM = difflib.SequenceMatcher
+    t0 = time.perf_counter()
+    for a, b in abs_:
+        SM(None, a, b, autojunk=False).ratio()
+    return time.perf_counter() - t0
+
+
+def time_difflib_reuse(groups):
+    """One pass with b set once per STM (set_seq2 once, set_seq1 per pattern); seconds."""
+    SM = difflib.SequenceMatcher
+    t0 = time.perf_counter()
+    for _, b, As in groups:
+        sm = SM(None, autojunk=False)
+        sm.set_seq2(b)
+        for a in As:
+            sm.set_seq1(a)
+            sm.ratio()
+    return time.perf_counter() - t0
+
+
+def bench_difflib(pairs, reps):
+    """Per-pair cost of CPython's difflib on the sample, two ways (as bench_seq times tandem)."""
+    bad = difflib_ratio_mismatches(pairs)
+    abs_, groups = difflib_loops(pairs)
+    fresh = [time_difflib_fresh(abs_) for _ in range(reps)]
+    reuse = [time_difflib_reuse(groups) for _ in range(reps)]
     n = len(pairs)
     return {"pairs": n, "reps": reps, "ratio_mismatches": bad,
             "ns_per_pair": statistics.median(fresh) / n * 1e9,
@@ -334,7 +369,8 @@ class Rapid:
 
 
 def check_hits(np, runs, tandem_hits):
-    """Compares each (query, thr) a config answered with tandem's dumped hit set, where one exists."""
+    """Compares each (query, thr) a config answered with tandem's hit set, where one exists: tandem_hits maps
+    (query, thr) to {"n", "digest" (016x), optionally "ids"}."""
     checked = bad = 0
     details = []
     for q, thr, _, ids, sims in runs:
@@ -343,8 +379,9 @@ def check_hits(np, runs, tandem_hits):
             continue
         checked += 1
         ids = np.asarray(ids, dtype=np.int64)
-        same = len(ids) == ref["n"] and np.array_equal(ids, np.asarray(ref["ids"], dtype=np.int64)) and \
-            format(digest_np(np, ids, sims), '016x') == ref["digest"]
+        # ids are compared where the reference lists them (bench_seq's dumps); the digest covers them anyway
+        same = len(ids) == ref["n"] and ("ids" not in ref or np.array_equal(ids, np.asarray(ref["ids"], dtype=np.int64))) \
+            and format(digest_np(np, ids, sims), '016x') == ref["digest"]
         if not same:
             bad += 1
             details.append({"query": q, "threshold": thr, "peer_n": int(len(ids)), "tandem_n": ref["n"]})
@@ -372,17 +409,15 @@ def cmd_run(args):
            "rapidfuzz_version": rapidfuzz.__version__, "numpy": np.__version__, "online_cores": os.cpu_count(),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quick": quick}
     t0 = time.perf_counter()
-    pats = read_jsonl(args.data, args.patterns)
+    pats = load_patterns(args.data, args.patterns)
     out["patterns"] = len(pats)
     out["load_s"] = time.perf_counter() - t0
-    if len(pats) != args.patterns:
-        sys.exit(f"peers.py: {args.data} has {len(pats)} patterns, expected {args.patterns}")
     stms = read_jsonl(os.path.join(args.dump, "stms.jsonl"))
     pairs = read_jsonl(os.path.join(args.dump, "pairs.jsonl"))
     log(f"peers: {len(pats)} patterns loaded in {out['load_s']:.1f} s; {len(stms)} STMs, {len(pairs)} pairs")
 
     # The data line up: every sampled pair's pattern is line `pattern` of the file.
-    misaligned = sum(1 for p in pairs if p["pattern"] >= len(pats) or pats[p["pattern"]] != p["a"])
+    misaligned = misaligned_pairs(pats, pairs)
     out["pairs_misaligned"] = misaligned
     if misaligned:
         log(f"peers: WARNING {misaligned} sampled pairs do not match the data file (different seed or size?)")
@@ -628,7 +663,12 @@ def main():
     c = sub.add_parser("compare")
     c.add_argument("--tandem", required=True)
     c.add_argument("--peers", required=True)
+    w = sub.add_parser("rounds", help="the thr 0.1 targets in interleaved rounds (peers_rounds.py)")
+    import peers_rounds  # beside this file, which is sys.path[0] when run as a script
+    peers_rounds.add_arguments(w)
     a = ap.parse_args()
+    if a.cmd == "rounds":
+        sys.exit(peers_rounds.cmd_rounds(a))
     sys.exit(cmd_run(a) if a.cmd == "run" else cmd_compare(a))
 
 
