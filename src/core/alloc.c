@@ -8,12 +8,14 @@
  * answer most of its pages, which cost a fifth of a batch of lcs queries' time (bench/RESULTS.md, tenth
  * session). Builds with AddressSanitizer keep glibc's blocks, so that its checks cover them.
  *
- * Freed blocks of 4 MB and more are kept, up to four of them and 512 MB in all, and handed to the next
- * large tdm_malloc they fit (at most 1.5 times its size): a fresh mapping is faulted in page by page
- * again, and a caller that answers query after query, freeing each answer, reuses one block (glibc did
- * the same for blocks up to 32 MB, after raising its thresholds; beyond them it gave every block back,
- * and a 10M-pattern answer then cost as much to fault in as to compute: bench/RESULTS.md, sixth
- * session). Kept blocks count as freed in the statistics. */
+ * Freed blocks of 4 MB and more from tdm_malloc or tdm_realloc are kept, the four most recent of them
+ * and 512 MB in all, and handed to the next large tdm_malloc they fit (at most 1.5 times its size): a
+ * fresh mapping is faulted in page by page again, and a caller that answers query after query, freeing
+ * each answer, reuses one block (glibc did the same for blocks up to 32 MB, after raising its thresholds;
+ * beyond them it gave every block back, and a 10M-pattern answer then cost as much to fault in as to
+ * compute: bench/RESULTS.md, sixth session). Blocks from calloc are never kept: no calloc takes one back,
+ * and a query's freed counting tables held every slot, so that its answer could no longer be kept. Kept
+ * blocks count as freed in the statistics. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE, mremap: <sys/mman.h> hides them under strict C11 */
 #include "tandem/tandem.h"
 
@@ -34,7 +36,8 @@ typedef union {
 } header;
 
 #define MAPPED ((size_t)1 << (sizeof(size_t) * 8 - 1))
-#define ROOM(h) ((h)->s.cap & ~MAPPED)
+#define ZEROED ((size_t)1 << (sizeof(size_t) * 8 - 2)) /* from calloc: never kept (no calloc takes one) */
+#define ROOM(h) ((h)->s.cap & ~(MAPPED | ZEROED))
 #define HUGE ((size_t)2 << 20)
 #if defined(__SANITIZE_ADDRESS__) || !defined(MAP_ANONYMOUS)
 #define MAP_MIN SIZE_MAX /* never: glibc's blocks, which the sanitizer checks */
@@ -102,6 +105,7 @@ static void release(header *h) {
 #define KEEP_BYTES ((size_t)512 << 20)
 static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
 static header *kept[KEEP_SLOTS];
+static uint64_t kept_stamp[KEEP_SLOTS], keep_clock; /* when each was kept */
 static size_t kept_bytes;
 
 /* A kept block with room for bytes and at most half as much again, the smallest such; NULL if none. */
@@ -118,14 +122,28 @@ static header *take_kept(size_t bytes) {
     return best;
 }
 
-/* Keeps a freed large block when a slot and the byte budget allow; returns whether it did. */
+/* Keeps a freed large block (not one from calloc, which no calloc would take), making room by giving
+ * back the blocks kept longest (so that blocks nobody asks for again do not hold the slots); returns
+ * whether it did. */
 static int keep(header *h) {
-    int done = 0;
+    if ((h->s.cap & ZEROED) || ROOM(h) > KEEP_BYTES) return 0;
+    header *out[KEEP_SLOTS];
+    int nout = 0, at = -1;
     pthread_mutex_lock(&keep_mu);
-    for (int i = 0; i < KEEP_SLOTS && !done; i++)
-        if (!kept[i] && kept_bytes + ROOM(h) <= KEEP_BYTES) kept[i] = h, kept_bytes += ROOM(h), done = 1;
+    for (;;) {
+        int oldest = -1;
+        at = -1;
+        for (int i = 0; i < KEEP_SLOTS; i++) {
+            if (!kept[i]) at = at < 0 ? i : at;
+            else if (oldest < 0 || kept_stamp[i] < kept_stamp[oldest]) oldest = i;
+        }
+        if (at >= 0 && kept_bytes + ROOM(h) <= KEEP_BYTES) break;
+        out[nout++] = kept[oldest], kept_bytes -= ROOM(kept[oldest]), kept[oldest] = NULL;
+    }
+    kept[at] = h, kept_stamp[at] = ++keep_clock, kept_bytes += ROOM(h);
     pthread_mutex_unlock(&keep_mu);
-    return done;
+    for (int i = 0; i < nout; i++) release(out[i]);
+    return 1;
 }
 
 static atomic_uint_fast64_t cur_bytes, peak_bytes, n_allocs, n_live;
@@ -169,7 +187,7 @@ void *tdm_calloc(size_t count, size_t size) {
      * kept block, which would need clearing, never serves it). */
     header *h = calloc(1, sizeof(header) + bytes);
     if (h)
-        h->s.cap = bytes;
+        h->s.cap = bytes | ZEROED;
     return track(h, bytes);
 }
 

@@ -277,7 +277,7 @@ static void test_alloc_accounting(void **state) {
     unsigned char *c10 = tdm_malloc(big / 2 - 4096); /* blocks from 4 MB up are kept: b3's serves it */
     tu_check(c10 == b3, "a freed 10 MB block did not serve the next 10 MB request");
     tdm_free(c10);
-    unsigned char *c40 = tdm_malloc(2 * big); /* now kept: 40 MB (and z's and b4's 20 MB ones, b3's 10 MB) */
+    unsigned char *c40 = tdm_malloc(2 * big); /* now kept: 40 MB (and b4's 20 MB, b3's 10 MB; z came from calloc) */
     assert_non_null(c40);
     uintptr_t at40 = (uintptr_t)c40;
     tdm_free(c40);
@@ -289,6 +289,21 @@ static void test_alloc_accounting(void **state) {
     stats(&s);
     assert_int_equal(s.current_bytes, base.current_bytes);
     assert_int_equal(s.live, base.live);
+
+    /* The four blocks freed last are the ones kept (older ones, and blocks from calloc, make way): six
+     * blocks of 50-70 MB (none of those kept above fits them; 4 MB apart, blocks being whole 2 MB pages)
+     * freed in turn, then the four last sizes asked for again, largest first. */
+    unsigned char *six[6];
+    for (int i = 0; i < 6; i++) assert_non_null(six[i] = tdm_malloc((size_t)(50 + 4 * i) << 20));
+    unsigned char *zc = tdm_calloc((size_t)11 << 20, 1);
+    assert_non_null(zc);
+    for (int i = 0; i < 6; i++) tdm_free(six[i]);
+    tdm_free(zc); /* from calloc: not kept, so it takes no slot from six[2..5] */
+    for (int i = 5; i >= 2; i--) {
+        unsigned char *again = tdm_malloc(((size_t)(50 + 4 * i) << 20) - 1024);
+        tu_check(again == six[i], "the %d MB block freed among the last four was not kept", 50 + 4 * i);
+        tdm_free(again);
+    }
 
     /* strndup copies len bytes (NULs included) and terminates. */
     char *d = tdm_strndup("ab\0cdef", 5);
