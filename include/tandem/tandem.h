@@ -102,9 +102,9 @@ const char *tdm_log_level_name(tdm_log_level level);
  * library holds. They behave as malloc/calloc/realloc/free, and return NULL (without a detail message) on
  * failure or on a size that overflows. tdm_free accepts NULL. Memory from one family must not be passed
  * to the other. Blocks of 4 MB and more are mappings of their own, aligned to and rounded up to 2 MB
- * pages and advised for transparent huge pages. Freed blocks of 4 MB and more (up to four, 512 MB in all)
- * are kept for the next large tdm_malloc, so that repeated large answers do not fault fresh pages in each
- * time; they count as freed. */
+ * pages and advised for transparent huge pages. Freed blocks of 4 MB and more from tdm_malloc or
+ * tdm_realloc (the four freed last, 512 MB in all) are kept for the next large tdm_malloc, so that
+ * repeated large answers do not fault fresh pages in each time; they count as freed. */
 void *tdm_malloc(size_t bytes);
 void *tdm_calloc(size_t count, size_t size);
 void *tdm_realloc(void *ptr, size_t bytes);
