@@ -134,27 +134,14 @@ static int ran_where_asked(const brow *b, const tdm_seq_query_stats *st) {
 
 /* Builds the store of the first n patterns and the engine over it. */
 static void build_engine(const options *o, tdm_ctx *ctx, const patterns *p, uint32_t n, brow *b) {
-    tdm_seq_gen_opts go;
-    tdm_seq_gen_opts_init(&go);
-    double t0 = now_s();
     tdm_seq_store *s;
-    int rc = tdm_seq_store_new(ctx, &s);
-    if (rc) die("store_new", rc);
-    tdm_seq_vocab *v = tdm_seq_store_vocab(s);
-    char name[16];
-    for (uint32_t r = 0; r < go.vocab; r++) {
-        uint32_t id;
-        size_t len = tdm_seq_gen_symbol_name(r, name);
-        if ((rc = tdm_seq_vocab_intern(v, name, len, &id))) die("vocab_intern", rc);
-    }
-    for (uint32_t k = 0; k < n; k++)
-        if ((rc = tdm_seq_store_add(s, p->sym + p->off[k], (size_t)(p->off[k + 1] - p->off[k]), NULL))) die("store_add", rc);
-    tdm_seq_store_shrink(s);
-    b->store_build_s = now_s() - t0;
+    uint64_t vocab_bytes;
+    b->store_build_s = build_store(ctx, p, n, &s, &vocab_bytes); /* bench_common.h, as bench_seq's */
     b->host_bytes = tdm_seq_store_bytes(s);
     tdm_seq_engine_opts eo;
     tdm_seq_engine_opts_init(ctx, &eo);
-    t0 = now_s();
+    double t0 = now_s();
+    int rc;
     if ((rc = tdm_seq_engine_new(s, &eo, &b->engine))) die("engine_new", rc);
     b->engine_build_s = now_s() - t0;
     tdm_seq_engine_stats es;

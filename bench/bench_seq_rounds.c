@@ -176,6 +176,17 @@ static void put_ms_array(const char *key, const double *v, uint32_t n) {
     putchar(']');
 }
 
+/* The answers' hit counts and digests as the members "hits" and "digests", closing the object; frees
+ * both arrays. */
+static void put_answers(size_t *hits, uint64_t *dig, uint32_t n) {
+    put_uint_array("hits", hits, n);
+    fputs(", ", stdout);
+    put_digest_array("digests", dig, n);
+    putchar('}');
+    free(hits);
+    free(dig);
+}
+
 /* Threshold-0.1 queries of the first n STMs one at a time, after WARMUPS untimed ones; prints the JSON
  * member `key` (mean, every latency, hit counts and digests). */
 static void one_at_a_time(bench *b, const char *key, tdm_seq_metric metric, uint32_t n) {
@@ -207,12 +218,7 @@ static void one_at_a_time(bench *b, const char *key, tdm_seq_metric metric, uint
            tdm_seq_metric_name(metric), n, total / n);
     put_ms_array("ms", b->lat, n);
     fputs(", ", stdout);
-    put_uint_array("hits", hits, n);
-    fputs(", ", stdout);
-    put_digest_array("digests", dig, n);
-    putchar('}');
-    free(hits);
-    free(dig);
+    put_answers(hits, dig, n);
 }
 
 static void lcs_batch(bench *b) {
@@ -238,12 +244,7 @@ static void lcs_batch(bench *b) {
     printf("\"lcs_batch\": {\"metric\": \"lcs\", \"threshold\": 0.1, \"queries\": %u, \"ms\": %.4f, "
            "\"ms_per_query\": %.5f, ",
            n, dt * 1e3, dt * 1e3 / n);
-    put_uint_array("hits", hits, n);
-    fputs(", ", stdout);
-    put_digest_array("digests", dig, n);
-    putchar('}');
-    free(hits);
-    free(dig);
+    put_answers(hits, dig, n);
 }
 
 static void difflib_pairs(bench *b) {
