@@ -759,7 +759,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                 }
                 for (uint32_t i = begin; i < end && !me->err && !failed; i++) {
                     if (unit == BLOCK && p.one_exact && me->u[ids[i] - block_lo] == 1) {
-                        /* one common symbol, once in the STM: the LCS (and difflib's count) is 1 */
+                        /* a single common element: the LCS (and difflib's count) is 1 */
                         uint32_t id = ids[i];
                         size_t n = (size_t)(s->off[id + 1] - s->off[id]);
                         me->st.scored++;

@@ -1,13 +1,14 @@
 /* query_index.c: the count bound of a threshold query through the inverted index. For a pattern p, the
- * multiset overlap with the STM is at most U(p) = sum of cS(x) over the STM's distinct symbols x that p
- * contains (cS = count in the STM). The most frequent symbols F (whose counts add up to less than the
- * smallest need, Lmin) are not walked: U(p) <= U_W(p) + C_F, where U_W sums over the walked symbols'
- * postings and C_F over F. A pattern in no walked posting has U_W = 0 and C_F < Lmin, so it cannot pass;
- * a touched one is kept only if U_W(p) + C_F reaches the need of its own length, checked from the offsets
- * alone, before its symbols are read. The bound is applied in one of two ways: a sorted candidate list
- * when the postings are few (high thresholds), or block by block inside the scan, with the block's
- * counters small enough to stay in the first-level cache (low thresholds, where the walk touches most of
- * the store). */
+ * multiset overlap with the STM is U(p) = sum of min(cS(x), cP(x)) over the STM's distinct symbols x
+ * that p contains (cS, cP = counts in the STM and in p): each posting adds 1, and when cS(x) >= 2 the
+ * repeat list (a pattern once per further occurrence) adds up to cS(x) - 1 more. The most frequent
+ * symbols F (whose STM counts add up to less than the smallest need, Lmin) are not walked: U(p) <=
+ * U_W(p) + C_F, where U_W sums over the walked symbols' postings and C_F the STM counts of F. A pattern in
+ * no walked posting has U_W = 0 and C_F < Lmin, so it cannot pass; a touched one is kept only if U_W(p) +
+ * C_F reaches the need of its own length, checked from the offsets alone, before its symbols are read.
+ * The bound is applied in one of two ways: a sorted candidate list when the postings are few (high
+ * thresholds), or block by block inside the scan, with the block's counters small enough to stay in the
+ * first-level cache (low thresholds, where the walk touches most of the store). */
 #include "seq/seq_internal.h"
 
 #include <stdlib.h>
@@ -64,7 +65,7 @@ int tdm_seq_walk_plan(const tdm_seq_store *s, const tdm_seq_stm *q, const uint32
         } else {
             walking = 1;
             w->sym[w->n] = sym, w->cnt[w->n] = c, w->n++;
-            w->cost += s->post[sym].n;
+            w->cost += s->post[sym].n + (c > 1 ? s->post[sym].nrep : 0);
         }
         i = j;
     }
@@ -79,6 +80,33 @@ int tdm_seq_walk_plan(const tdm_seq_store *s, const tdm_seq_stm *q, const uint32
     return TDM_OK;
 }
 
+/* First position of ids[0..n) that is >= lo. */
+static uint32_t first_at(const uint32_t *ids, uint32_t n, uint32_t lo) {
+    uint32_t a = 0, b = n;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (ids[mid] < lo) a = mid + 1;
+        else b = mid;
+    }
+    return a;
+}
+
+/* Adds min(c, the pattern's count of the symbol) to u[id], saturating at 255 (which always passes), for
+ * every id in lo..hi-1 of the symbol's postings. A repeat entry counts while fewer than c - 1 entries of
+ * the same id precede it: the list is ascending, so that is the entry c - 1 places back differing. */
+static void add_counts(const tdm_seq_postings *pl, uint32_t c, uint32_t lo, uint32_t hi, uint8_t *restrict u) {
+    const uint32_t *ids = pl->ids;
+    if (c >= 255) {
+        for (uint32_t e = first_at(ids, pl->n, lo); e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] = 255;
+        return;
+    }
+    for (uint32_t e = first_at(ids, pl->n, lo); e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] += u[ids[e] - lo] != 255;
+    if (c < 2) return;
+    const uint32_t *rep = pl->rep, d = c - 1;
+    for (uint32_t e = first_at(rep, pl->nrep, lo); e < pl->nrep && rep[e] < hi; e++)
+        u[rep[e] - lo] += u[rep[e] - lo] != 255 && (e < d || rep[e - d] != rep[e]);
+}
+
 int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t **cand, size_t *ncand) {
     /* One byte per pattern; 255 means "255 or more" and always makes a candidate, so the bound stays an
      * upper bound. Add the postings up, then revisit them (clearing each byte to see each id once) rather
@@ -90,11 +118,7 @@ int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, uint3
         return tdm_error(TDM_E_NOMEM, "tdm_seq_query: no memory");
     }
     size_t n = 0;
-    for (size_t k = 0; k < w->n; k++)
-        for (uint32_t e = 0; e < s->post[w->sym[k]].n; e++) {
-            uint32_t id = s->post[w->sym[k]].ids[e], v = u[id] + w->cnt[k];
-            u[id] = (uint8_t)(v > 255 ? 255 : v);
-        }
+    for (size_t k = 0; k < w->n; k++) add_counts(&s->post[w->sym[k]], w->cnt[k], 0, UINT32_MAX, u);
     for (size_t k = 0; k < w->n; k++)
         for (uint32_t e = 0; e < s->post[w->sym[k]].n; e++) {
             uint32_t id = s->post[w->sym[k]].ids[e];
@@ -112,24 +136,7 @@ int tdm_seq_walk_candidates(const tdm_seq_store *s, const tdm_seq_walk *w, uint3
 size_t tdm_seq_walk_block(const tdm_seq_store *s, const tdm_seq_walk *w, uint32_t lo, uint32_t n, uint8_t *restrict u,
                           uint32_t *restrict out) {
     memset(u, 0, n);
-    uint32_t hi = lo + n;
-    for (size_t k = 0; k < w->n; k++) {
-        const tdm_seq_postings *pl = &s->post[w->sym[k]];
-        const uint32_t *ids = pl->ids;
-        uint32_t c = w->cnt[k], a = 0, b = pl->n;
-        while (a < b) { /* first entry >= lo */
-            uint32_t mid = a + (b - a) / 2;
-            if (ids[mid] < lo) a = mid + 1;
-            else b = mid;
-        }
-        if (c >= 255)
-            for (uint32_t e = a; e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] = 255;
-        else
-            for (uint32_t e = a; e < pl->n && ids[e] < hi; e++) {
-                uint32_t v = u[ids[e] - lo] + c;
-                u[ids[e] - lo] = (uint8_t)(v > 255 ? 255 : v);
-            }
-    }
+    for (size_t k = 0; k < w->n; k++) add_counts(&s->post[w->sym[k]], w->cnt[k], lo, lo + n, u);
     /* Branch-free selection (about half the touched ids pass at low thresholds): id passes when its
      * count reaches t[len] = need[len] - cf, at least 1; 256 (never) where no count passes; a saturated
      * 255 passes wherever a count can. */

@@ -26,10 +26,12 @@ typedef struct {
     size_t n, cap;
 } tdm_seq_lenbucket;
 
-/* Ids of the patterns that contain a symbol (once per pattern), ascending. */
+/* Ids of the patterns that contain a symbol (once per pattern), ascending; rep lists a pattern once more
+ * for each further occurrence (c - 1 times for c occurrences, ascending, so a pattern's entries are
+ * adjacent), which lets the index bound count min(STM count, pattern count) per symbol. */
 typedef struct {
-    uint32_t *ids;
-    uint32_t n, cap;
+    uint32_t *ids, *rep;
+    uint32_t n, cap, nrep, caprep;
 } tdm_seq_postings;
 
 struct tdm_seq_store {

@@ -32,7 +32,7 @@ void tdm_seq_store_free(tdm_seq_store *s) {
     tdm_free(s->off);
     for (size_t i = 0; i < s->nbuckets; i++) tdm_free(s->buckets[i].ids);
     tdm_free(s->buckets);
-    for (size_t i = 0; i < s->npost; i++) tdm_free(s->post[i].ids);
+    for (size_t i = 0; i < s->npost; i++) tdm_free(s->post[i].ids), tdm_free(s->post[i].rep);
     tdm_free(s->post);
     tdm_free(s);
 }
@@ -72,28 +72,43 @@ int tdm_seq_store_get(const tdm_seq_store *s, uint32_t id, const uint32_t **syms
     return TDM_OK;
 }
 
-/* Adds pattern id to the postings of each distinct symbol. Ids arrive in increasing order, so a repeated
- * symbol finds id already at the end of its list. On failure the lists may hold id: harmless, since a
- * failed append never makes id a pattern and the next pattern reuses it. */
+static int list_push(uint32_t **ids, uint32_t *n, uint32_t *cap, uint32_t id) {
+    if (*n == *cap) {
+        size_t c = *cap;
+        if (tdm_grow((void **)ids, &c, (size_t)*n + 1, sizeof **ids)) return -1;
+        *cap = (uint32_t)c;
+    }
+    (*ids)[(*n)++] = id;
+    return 0;
+}
+
+/* Adds pattern id to the postings of each distinct symbol, and to rep for each repeat. Ids arrive in
+ * increasing order, so a repeated symbol finds id already at the end of its list. On failure the entries
+ * made for id are taken out again (they are at the ends of their lists), so that the next pattern, which
+ * reuses id, is not counted with symbols it lacks. */
 static int index_pattern(tdm_seq_store *s, const uint32_t *syms, size_t n, uint32_t id) {
     for (size_t i = 0; i < n; i++) {
         uint32_t sym = syms[i];
         if (sym >= s->npost) {
             size_t cap = s->npost, want = (size_t)s->vocab->n > (size_t)sym + 1 ? s->vocab->n : (size_t)sym + 1;
-            if (tdm_grow((void **)&s->post, &cap, want, sizeof *s->post)) return -1;
+            if (tdm_grow((void **)&s->post, &cap, want, sizeof *s->post)) goto undo;
             memset(s->post + s->npost, 0, (cap - s->npost) * sizeof *s->post);
             s->npost = cap;
         }
         tdm_seq_postings *pl = &s->post[sym];
-        if (pl->n && pl->ids[pl->n - 1] == id) continue;
-        if (pl->n == pl->cap) {
-            size_t cap = pl->cap;
-            if (tdm_grow((void **)&pl->ids, &cap, (size_t)pl->n + 1, sizeof *pl->ids)) return -1;
-            pl->cap = (uint32_t)cap;
-        }
-        pl->ids[pl->n++] = id;
+        int rc = pl->n && pl->ids[pl->n - 1] == id ? list_push(&pl->rep, &pl->nrep, &pl->caprep, id)
+                                                   : list_push(&pl->ids, &pl->n, &pl->cap, id);
+        if (rc) goto undo;
     }
     return 0;
+undo:
+    for (size_t i = 0; i < n; i++) {
+        if (syms[i] >= s->npost) continue;
+        tdm_seq_postings *pl = &s->post[syms[i]];
+        while (pl->n && pl->ids[pl->n - 1] == id) pl->n--;
+        while (pl->nrep && pl->rep[pl->nrep - 1] == id) pl->nrep--;
+    }
+    return -1;
 }
 
 int tdm_seq_store_append_checked(tdm_seq_store *s, const uint32_t *syms, size_t n, uint32_t *id) {
@@ -169,7 +184,7 @@ uint64_t tdm_seq_store_bytes(const tdm_seq_store *s) {
                  (uint64_t)s->capbuckets * sizeof *s->buckets;
     for (size_t i = 0; i < s->nbuckets; i++) b += (uint64_t)s->buckets[i].cap * sizeof(uint32_t);
     b += (uint64_t)s->npost * sizeof *s->post;
-    for (size_t i = 0; i < s->npost; i++) b += (uint64_t)s->post[i].cap * sizeof(uint32_t);
+    for (size_t i = 0; i < s->npost; i++) b += ((uint64_t)s->post[i].cap + s->post[i].caprep) * sizeof(uint32_t);
     const tdm_seq_vocab *v = s->vocab;
     b += v->capbytes + v->capcps * sizeof *v->cps + v->capoff * sizeof *v->off +
          v->capcpoff * sizeof *v->cpoff + v->caphash * sizeof *v->hash + v->tcap * sizeof *v->table;
@@ -204,5 +219,8 @@ void tdm_seq_store_shrink(tdm_seq_store *s) {
         size_t cap = s->post[i].cap;
         shrink((void **)&s->post[i].ids, &cap, list_keep(s->post[i].n), sizeof(uint32_t));
         s->post[i].cap = (uint32_t)cap;
+        cap = s->post[i].caprep;
+        shrink((void **)&s->post[i].rep, &cap, s->post[i].nrep ? list_keep(s->post[i].nrep) : 0, sizeof(uint32_t));
+        s->post[i].caprep = (uint32_t)cap;
     }
 }

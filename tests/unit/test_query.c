@@ -640,6 +640,94 @@ static void test_query_ranked(void **state) {
     tdm_seq_store_free(s);
 }
 
+static size_t plen(const tdm_seq_store *s, uint32_t id) {
+    const uint32_t *P;
+    size_t n;
+    assert_int_equal(tdm_seq_store_get(s, id, &P, &n), TDM_OK);
+    return n;
+}
+
+/* The index bound's counts are exactly sum over walked symbols x of min(STM count, pattern count), capped
+ * at 255: not lower (a pattern that passes would be lost) and not higher (the bound is as tight as the
+ * counts allow). Small vocabularies, so that both the STMs and the patterns repeat symbols; block walks at
+ * several offsets and the candidate list. */
+static void test_walk_counts_exact(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(13);
+    for (int round = 0; round < 3; round++) {
+        uint32_t vocab = round == 0 ? 6 : round == 1 ? 40 : 400;
+        tdm_seq_store *s = make_store(tu_next(&r), vocab, 3000, 60, 20.0);
+        uint32_t count = tdm_seq_store_count(s);
+        enum { N = 12 };
+        tdm_seq_stm stms[N];
+        size_t n = make_stms(s, &r, vocab, stms, N, 1);
+        uint8_t *u = malloc(count), *want = malloc(count);
+        uint32_t *ids = malloc(count * sizeof *ids);
+        int repeats = 0;
+        for (size_t i = 0; i < n; i++) {
+            static const double thr[] = {0.05, 0.3, 0.7};
+            for (size_t t = 0; t < 3; t++) {
+                tdm_seq_query_opts o;
+                tdm_seq_query_opts_init(&o);
+                o.threshold = thr[t];
+                uint32_t *need;
+                size_t n_need;
+                assert_int_equal(tdm_seq_need_table(s, stms[i].n, &o, &need, &n_need), 0);
+                tdm_seq_walk w;
+                assert_int_equal(tdm_seq_walk_plan(s, &stms[i], need, n_need, &w), TDM_OK);
+                tdm_free(need);
+                if (!w.usable) {
+                    tdm_seq_walk_clear(&w);
+                    continue;
+                }
+                for (uint32_t id = 0; id < count; id++) {
+                    const uint32_t *P;
+                    size_t np;
+                    assert_int_equal(tdm_seq_store_get(s, id, &P, &np), TDM_OK);
+                    uint32_t sum = 0;
+                    for (size_t k = 0; k < w.n; k++) {
+                        uint32_t cp = 0;
+                        for (size_t e = 0; e < np; e++) cp += P[e] == w.sym[k];
+                        repeats += cp > 1 && w.cnt[k] > 1;
+                        sum += cp < w.cnt[k] ? cp : w.cnt[k];
+                    }
+                    want[id] = (uint8_t)(sum > 255 ? 255 : sum);
+                }
+                uint32_t lo = (uint32_t)tu_below(&r, 64), step = 1 + (uint32_t)tu_below(&r, 700);
+                for (uint32_t b = lo; b < count; b += step) {
+                    uint32_t len = count - b < step ? count - b : step;
+                    size_t kept = tdm_seq_walk_block(s, &w, b, len, u, ids);
+                    size_t want_kept = 0;
+                    for (uint32_t j = 0; j < len; j++) {
+                        tu_check(u[j] == want[b + j], "vocab %u STM %zu thr %g: id %u counted %u, want %u", vocab, i, thr[t],
+                                 b + j, u[j], want[b + j]);
+                        if (want[b + j] >= w.tneed[plen(s, b + j)]) {
+                            tu_check(want_kept < kept && ids[want_kept] == b + j, "vocab %u STM %zu: id %u not kept", vocab, i, b + j);
+                            want_kept++;
+                        }
+                    }
+                    assert_int_equal(kept, want_kept);
+                }
+                uint32_t *cand;
+                size_t ncand, want_cand = 0;
+                assert_int_equal(tdm_seq_walk_candidates(s, &w, &cand, &ncand), TDM_OK);
+                for (uint32_t id = 0; id < count; id++)
+                    if (want[id] && want[id] >= w.tneed[plen(s, id)]) {
+                        tu_check(want_cand < ncand && cand[want_cand] == id, "vocab %u STM %zu: candidate %u missing", vocab, i, id);
+                        want_cand++;
+                    }
+                assert_int_equal(ncand, want_cand);
+                tdm_free(cand);
+                tdm_seq_walk_clear(&w);
+            }
+        }
+        tu_check(repeats > 100, "vocab %u: only %d repeated symbols in both an STM and a pattern", vocab, repeats);
+        for (size_t i = 0; i < n; i++) tdm_seq_stm_clear(&stms[i]);
+        free(u), free(want), free(ids);
+        tdm_seq_store_free(s);
+    }
+}
+
 static void test_query_invalid(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(4);
@@ -825,6 +913,7 @@ int main(void) {
         cmocka_unit_test(test_query_lanes),
         cmocka_unit_test(test_query_lanes_ranges),
         cmocka_unit_test(test_query_ranked),
+        cmocka_unit_test(test_walk_counts_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
