@@ -116,6 +116,8 @@ typedef struct {
     double *rankval;     /* the value of each rank, and how many; NULL when hits are sorted instead */
     uint32_t nrank;
     int rowmask;         /* difflib with the STM as b, |STM| <= 64: rows of the bit-parallel matcher are q.masks */
+    uint64_t *row64;          /* with mask1, p->rowmask and a store of 8+ symbols per vocabulary id: q.masks by */
+                              /* vocabulary id (0 = absent), for visit_rows */
     uint64_t *mask1;          /* threshold queries of one word with map8: q.masks by slot + 1 (mask1[0] = 0), */
     uint64_t live;            /* and the query's bits */
     tdm_seq_lcs_many_in many; /* lcs among them: patterns scored in groups (visit_grouped); many.mask1 NULL */
@@ -318,11 +320,15 @@ static int visit_need(const prepared *p, scratch *sc, uint32_t id) {
     return keep_count(p, sc, id, count, n);
 }
 
-/* visit_need for difflib with the STM as b, of one word, and map8 (p->rowmask, p->mask1): the pattern's
- * elements found in the STM become the block search's rows in the same pass that maps them (their
- * masks and positions), and the plain count of them is the first bound. The rows then give difflib's
- * count outright when they hold no run of two (tdm_seq_difflib_chain); only otherwise is the LCS
- * computed, as the bound before the block search and the point where it may stop. Returns -1 on
+/* visit_need for difflib with the STM as b, of one word, and map8 (p->rowmask, p->row64). One pass over
+ * the pattern lists the rows of its elements found in the STM (their STM positions, read by vocabulary
+ * id from row64: one load, where the slot map and the slot's mask were two in a chain), counts them (the
+ * first bound), and notes whether two adjacent elements hold a run of two (an absent element's row is
+ * empty, so it ends every run). With no run, difflib's count is the chain over the rows (as in
+ * tdm_seq_difflib_chain, whose adjacency test the pass has done). Otherwise (about one pattern in seven)
+ * the positions are listed in a second pass, and the LCS bounds the block search and tells where it may
+ * stop. On the GPU machine's host this took a difflib thr 0.1 query from 17.9-18.3 to 16.0-17.0 ms, the
+ * positions' second pass alone gaining nothing (bench/RESULTS.md, eleventh session). Returns -1 on
  * allocation failure. */
 static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
     size_t n;
@@ -332,24 +338,40 @@ static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
         (n + 1 > sc->cap_apos && tdm_grow((void **)&sc->apos, &sc->cap_apos, n + 1, sizeof *sc->apos)))
         return -1;
     const uint32_t *restrict P = p->s->arena + p->s->off[id];
-    const uint8_t *restrict map = p->map8;
-    const uint64_t *restrict mask1 = p->mask1;
+    const uint64_t *restrict row64 = p->row64;
     uint64_t *restrict rows = sc->arow;
-    uint32_t *restrict pos = sc->apos;
+    uint64_t prev = 0, two = 0;
     size_t k = 0;
     for (size_t t = 0; t < n; t++) { /* branch-free, as collect */
-        uint8_t sl = map[P[t]];
-        rows[k] = mask1[sl], pos[k] = (uint32_t)t;
-        k += sl != 0;
+        uint64_t r = row64[P[t]];
+        rows[k] = r;
+        two |= r & (prev << 1);
+        prev = r;
+        k += r != 0;
     }
     if (k < need) {
         sc->st.multiset_pruned++;
         return 0;
     }
     size_t count;
-    if (!tdm_seq_difflib_chain(pos, rows, k, &count)) {
+    if (!two) {
+        uint64_t above = ~0ull;
+        count = 0;
+        for (size_t e = 0; e < k; e++) { /* the chain: see tdm_seq_difflib_chain */
+            uint64_t m = rows[e] & above, rest = m ^ (0 - m);
+            above = m ? rest : above;
+            count += m != 0;
+        }
+    } else {
+        uint32_t *restrict pos = sc->apos;
         uint64_t v = ~0ull;
-        for (size_t e = 0; e < k; e++) v = tdm_seq_lcs_step(v, rows[e]);
+        k = 0;
+        for (size_t t = 0; t < n; t++) {
+            uint64_t r = row64[P[t]];
+            pos[k] = (uint32_t)t;
+            v = tdm_seq_lcs_step(v, r); /* an empty row leaves v as it is */
+            k += r != 0;
+        }
         size_t lcs = tdm_seq_lcs_of(v, p->live);
         if (lcs < need) {
             sc->st.lcs_pruned++;
@@ -499,6 +521,7 @@ static void query_release(prepared *p, plan *pl) {
     tdm_free(p->rank);
     tdm_free(p->rankval);
     tdm_free(p->mask1);
+    tdm_free(p->row64);
     tdm_seq_walk_clear(&p->walk);
     tdm_seq_lcsq_clear(&p->q);
 }
@@ -601,6 +624,11 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
         for (uint32_t k = 0; k < ns; k++) p->mask1[k + 1] = p->q.masks[k];
         p->live = tdm_seq_live_bits(p->m);
         if (o->metric == TDM_SEQ_LCS) p->many = (tdm_seq_lcs_many_in){s->arena, s->off, p->map8, p->mask1, p->live};
+        if (p->rowmask && s->nsym >= (size_t)s->vocab->n * 8) { /* the table costs less than the scan */
+            if (!(p->row64 = tdm_calloc(s->vocab->n, sizeof *p->row64))) return -1;
+            for (size_t i = 0; i < stm->n; i++)
+                if (stm->ids[i] != TDM_SEQ_UNKNOWN) p->row64[stm->ids[i]] = p->mask1[p->map8[stm->ids[i]]];
+        }
     }
     if ((uint64_t)p->n_need * (p->m + 1) <= TDM_SEQ_LANES_TABLE && !(p->sim = tdm_seq_sim_table(o->metric, p->m, p->n_need)))
         return -1; /* the values a hit can take, once each */
@@ -730,7 +758,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
             ck = NULL, hist = NULL;
         }
     }
-    int (*visit)(const prepared *, scratch *, uint32_t) = !p.need ? visit_any : p.rowmask && p.mask1 ? visit_rows : visit_need;
+    int (*visit)(const prepared *, scratch *, uint32_t) = !p.need ? visit_any : p.row64 ? visit_rows : visit_need;
     /* Visiting few, scattered ids: fetch ahead in software (dense id lists stream well without it). */
     int sparse = pl.cand && pl.ncand * 4 < s->count;
     if (sc) {
