@@ -799,7 +799,7 @@ static int scan_range(const tdm_seq_store *s, const tdm_seq_stm *stm, const tdm_
                         if (i + 16 < end) __builtin_prefetch(&s->off[ids[i + 16]]);
                         if (i + 8 < end) __builtin_prefetch(s->arena + s->off[ids[i + 8]]);
                     } else if (unit == BLOCK && p.row64 && i + 4 < end) {
-                        /* difflib's rows: the pattern four visits ahead, two lines (64 symbols). The
+                        /* difflib's rows: the pattern four visits ahead, two cache lines (32 symbols). The
                          * mapping pass stalls on its first symbols; on the GPU machine's host this
                          * took a thr 0.1 query from 16.0-17.8 to 15.0-16.0 ms (eight ahead: no gain). */
                         const uint32_t *q = s->arena + s->off[ids[i + 4]];
