@@ -4,11 +4,13 @@ algorithm as the reference DSL's objects(), run by this CPython) on the grids be
 
 usage: bench/arc_peer.py GRIDS.jsonl   (from: build/bench/bench_arc 200 GRIDS.jsonl, or any JSON-lines
        file of grids: the 10x10 and 30x30 ones are timed)
-       bench/arc_peer.py --solvers PROGRAMS.py --data DIR [--repeat R]
+       bench/arc_peer.py --solvers PROGRAMS.py --data DIR [--repeat R] [--per-task 1]
        (solver calls: every solver of PROGRAMS.py on every train and test pair of its task in DIR, run by
        this CPython over the model's primitives; each output is checked against the task's, and the time
        per call is the best of R passes; `tandem arc run PROGRAMS --data DIR --quiet --repeat R --threads 1`
-       is the same work for the port, bench/run-arc-solvers.sh runs both)
+       is the same work for the port, bench/run-arc-solvers.sh runs both. With --per-task 1, also one
+       JSON line per solver, {"task": ID, "calls": N, "us": best microseconds per call of its own R
+       passes}, for bench/arc_weights.py)
 """
 import json
 import os
@@ -25,7 +27,7 @@ CONSTANTS = dict(F=False, T=True, ZERO=0, ONE=1, TWO=2, THREE=3, FOUR=4, FIVE=5,
                  ZERO_BY_TWO=(0, 2), TWO_BY_ZERO=(2, 0), TWO_BY_TWO=(2, 2), THREE_BY_THREE=(3, 3))
 
 
-def solver_calls(programs, data, repeat):
+def solver_calls(programs, data, repeat, per_task=False):
     env = {k: getattr(arc_model, k) for k in dir(arc_model) if not k.startswith("_")}
     env.update(CONSTANTS)
     exec(compile(open(programs).read(), programs, "exec"), env)
@@ -59,6 +61,19 @@ def solver_calls(programs, data, repeat):
                 pass
         t = time.perf_counter() - t0
         best = t if best is None or t < best else best
+    for name in sorted({w[0] for w in work}) if per_task else ():
+        calls = [w for w in work if w[0] == name]
+        one = None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            for _, _, _, fn, grid, _ in calls:
+                try:
+                    fn(grid)
+                except Exception:
+                    pass
+            t = time.perf_counter() - t0
+            one = t if one is None or t < one else one
+        print(json.dumps({"task": name[len("solve_"):], "calls": len(calls), "us": one / len(calls) * 1e6}))
     print("Python model solver calls (%s): %d solvers (%d skipped, no task), %d calls per pass, best of %d passes"
           % (sys.version.split()[0], len({w[0] for w in work}), skipped, len(work), repeat))
     print("  %.1f us per call (%.0f calls/s); %d of %d outputs differ from the task's%s"
@@ -70,8 +85,8 @@ def solver_calls(programs, data, repeat):
 if len(sys.argv) > 1 and sys.argv[1] == "--solvers":
     args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
     if "--data" not in args:
-        sys.exit("arc_peer.py --solvers PROGRAMS.py --data DIR [--repeat R]")
-    sys.exit(solver_calls(args["--solvers"], args["--data"], int(args.get("--repeat", "3"))))
+        sys.exit("arc_peer.py --solvers PROGRAMS.py --data DIR [--repeat R] [--per-task 1]")
+    sys.exit(solver_calls(args["--solvers"], args["--data"], int(args.get("--repeat", "3")), args.get("--per-task") == "1"))
 
 grids = [tuple(tuple(r) for r in json.loads(ln)) for ln in open(sys.argv[1])]
 print("Python model objects(), microseconds per call (%s)" % sys.version.split()[0])

@@ -15,7 +15,7 @@ tdm_arc_val *arc_p_size(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_int(rt, n);
 }
 
-tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *combine_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_list la, lb;
     ARC_TRYI(arc_elems(rt, a[0], &la, "combine"));
     ARC_TRYI(arc_elems(rt, a[1], &lb, "combine"));
@@ -24,6 +24,20 @@ tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (la.n) memcpy(v, la.v, la.n * sizeof *v);
     if (lb.n) memcpy(v + la.n, lb.v, lb.n * sizeof *v);
     return arc_rebuild(rt, a[0], v, la.n + lb.n);
+}
+
+/* Two sets of positions (or of cells): their union, laid out when read (combine_eager then), so that
+ * combining the deferred results of mapply, ofcolor or neighbours lays none of them out. */
+tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && arc_is_set(a[1]) && (a[0]->n || a[1]->n)) {
+        arc_bits b;
+        ARC_TRYI(arc_bits_init_wide(rt, &b));
+        int r = arc_bits_add(&b, a[0]);
+        if (r > 0) r = arc_bits_add(&b, a[1]);
+        ARC_TRYI(r);
+        if (r) return arc_bits_set(rt, &b, combine_eager, a, 2);
+    }
+    return combine_eager(rt, a);
 }
 
 tdm_arc_val *arc_p_intersection(tdm_arc_rt *rt, tdm_arc_val **a) {
