@@ -27,6 +27,21 @@ CONSTANTS = dict(F=False, T=True, ZERO=0, ONE=1, TWO=2, THREE=3, FOUR=4, FIVE=5,
                  ZERO_BY_TWO=(0, 2), TWO_BY_ZERO=(2, 0), TWO_BY_TWO=(2, 2), THREE_BY_THREE=(3, 3))
 
 
+def best_pass(work, repeat):
+    """The fastest of repeat passes over the calls in work, in seconds (a failing call counts as run)."""
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _, _, _, fn, grid, _ in work:
+            try:
+                fn(grid)
+            except Exception:
+                pass
+        t = time.perf_counter() - t0
+        best = t if best is None or t < best else best
+    return best
+
+
 def solver_calls(programs, data, repeat, per_task=False):
     env = {k: getattr(arc_model, k) for k in dir(arc_model) if not k.startswith("_")}
     env.update(CONSTANTS)
@@ -51,28 +66,10 @@ def solver_calls(programs, data, repeat, per_task=False):
             got = "error: %s" % e
         if got != want:
             wrong.append("%s %s %d" % (name, split, k))
-    best = None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _, _, _, fn, grid, _ in work:
-            try:
-                fn(grid)
-            except Exception:
-                pass
-        t = time.perf_counter() - t0
-        best = t if best is None or t < best else best
+    best = best_pass(work, repeat)
     for name in sorted({w[0] for w in work}) if per_task else ():
         calls = [w for w in work if w[0] == name]
-        one = None
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _, _, _, fn, grid, _ in calls:
-                try:
-                    fn(grid)
-                except Exception:
-                    pass
-            t = time.perf_counter() - t0
-            one = t if one is None or t < one else one
+        one = best_pass(calls, repeat)
         print(json.dumps({"task": name[len("solve_"):], "calls": len(calls), "us": one / len(calls) * 1e6}))
     print("Python model solver calls (%s): %d solvers (%d skipped, no task), %d calls per pass, best of %d passes"
           % (sys.version.split()[0], len({w[0] for w in work}), skipped, len(work), repeat))

@@ -535,16 +535,6 @@ static int add_chunks(plan *pl, uint32_t unit, size_t begin, size_t end) {
     return 0;
 }
 
-/* First position of an ascending id list holding an id >= x. */
-static size_t lower_bound(const uint32_t *ids, size_t n, uint32_t x) {
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (ids[mid] < x) a = mid + 1;
-        else b = mid;
-    }
-    return a;
-}
 
 double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need) {
     size_t row = m + 1;
@@ -635,7 +625,7 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     uint64_t kept = 0, kept_sym = 0;
     for (size_t b = 0; b < s->nbuckets; b++) {
         if (p->need[s->buckets[b].length] == NEVER) continue;
-        size_t a = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->lo), z = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->hi);
+        size_t a = tdm_seq_lower_bound(s->buckets[b].ids, s->buckets[b].n, p->lo), z = tdm_seq_lower_bound(s->buckets[b].ids, s->buckets[b].n, p->hi);
         kept += z - a;
         kept_sym += (uint64_t)(z - a) * s->buckets[b].length;
     }
@@ -677,7 +667,7 @@ static int prepare(prepared *p, plan *pl, tdm_seq_query_stats *st) {
     }
     pl->work = kept_sym;
     for (size_t b = 0; b < s->nbuckets; b++) {
-        size_t a = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->lo), z = lower_bound(s->buckets[b].ids, s->buckets[b].n, p->hi);
+        size_t a = tdm_seq_lower_bound(s->buckets[b].ids, s->buckets[b].n, p->lo), z = tdm_seq_lower_bound(s->buckets[b].ids, s->buckets[b].n, p->hi);
         if (p->need[s->buckets[b].length] == NEVER) st->length_pruned += z - a;
         else if (add_chunks(pl, (uint32_t)b, a, z)) return -1;
     }

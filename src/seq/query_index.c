@@ -80,30 +80,19 @@ int tdm_seq_walk_plan(const tdm_seq_store *s, const tdm_seq_stm *q, const uint32
     return TDM_OK;
 }
 
-/* First position of ids[0..n) that is >= lo. */
-static uint32_t first_at(const uint32_t *ids, uint32_t n, uint32_t lo) {
-    uint32_t a = 0, b = n;
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (ids[mid] < lo) a = mid + 1;
-        else b = mid;
-    }
-    return a;
-}
-
 /* Adds min(c, the pattern's count of the symbol) to u[id], saturating at 255 (which always passes), for
  * every id in lo..hi-1 of the symbol's postings. A repeat entry counts while fewer than c - 1 entries of
  * the same id precede it: the list is ascending, so that is the entry c - 1 places back differing. */
 static void add_counts(const tdm_seq_postings *pl, uint32_t c, uint32_t lo, uint32_t hi, uint8_t *restrict u) {
     const uint32_t *ids = pl->ids;
     if (c >= 255) {
-        for (uint32_t e = first_at(ids, pl->n, lo); e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] = 255;
+        for (uint32_t e = (uint32_t)tdm_seq_lower_bound(ids, pl->n, lo); e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] = 255;
         return;
     }
-    for (uint32_t e = first_at(ids, pl->n, lo); e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] += u[ids[e] - lo] != 255;
+    for (uint32_t e = (uint32_t)tdm_seq_lower_bound(ids, pl->n, lo); e < pl->n && ids[e] < hi; e++) u[ids[e] - lo] += u[ids[e] - lo] != 255;
     if (c < 2) return;
     const uint32_t *rep = pl->rep, d = c - 1;
-    for (uint32_t e = first_at(rep, pl->nrep, lo); e < pl->nrep && rep[e] < hi; e++)
+    for (uint32_t e = (uint32_t)tdm_seq_lower_bound(rep, pl->nrep, lo); e < pl->nrep && rep[e] < hi; e++)
         u[rep[e] - lo] += u[rep[e] - lo] != 255 && (e < d || rep[e - d] != rep[e]);
 }
 

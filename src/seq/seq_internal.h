@@ -168,6 +168,17 @@ size_t tdm_seq_difflib_count_search(const uint32_t *pos, const uint64_t *rows, s
 void tdm_seq_rows_summary(const uint32_t *pos, const uint64_t *rows, size_t ne, const uint32_t *a, size_t na, size_t nb,
                           tdm_seq_hit_blocks *out);
 
+/* First position of an ascending id list holding an id >= x. */
+static inline size_t tdm_seq_lower_bound(const uint32_t *ids, size_t n, uint32_t x) {
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (ids[mid] < x) a = mid + 1;
+        else b = mid;
+    }
+    return a;
+}
+
 /* The inverted index's count bound for a threshold query (query_index.c). A walk plan lists the STM's
  * distinct symbols whose postings are walked (sym, with their STM counts cnt), cf = the STM count of the
  * frequent symbols assumed present instead, and cost = the postings walked. usable is 0 when some
