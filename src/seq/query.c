@@ -535,7 +535,6 @@ static int add_chunks(plan *pl, uint32_t unit, size_t begin, size_t end) {
     return 0;
 }
 
-
 double *tdm_seq_sim_table(tdm_seq_metric metric, size_t m, size_t n_need) {
     size_t row = m + 1;
     double *t = tdm_malloc((n_need ? n_need : 1) * row * sizeof *t);

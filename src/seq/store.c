@@ -72,6 +72,7 @@ int tdm_seq_store_get(const tdm_seq_store *s, uint32_t id, const uint32_t **syms
     return TDM_OK;
 }
 
+/* Appends id to a list of n entries and room for cap, growing it: 0, or -1 out of memory. */
 static int list_push(uint32_t **ids, uint32_t *n, uint32_t *cap, uint32_t id) {
     if (*n == *cap) {
         size_t c = *cap;
