@@ -68,6 +68,19 @@ int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j) {
     return push_key(b, arc_bits_key(c, i, j));
 }
 
+int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, int64_t dj, uint32_t n) {
+    uint32_t *m = arc_bits_block(b, (int)c);
+    for (uint32_t k = 0; k < n; k++, i += di, j += dj) {
+        if (arc_bits_fits(i, j)) {
+            m[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+        } else {
+            if (b->nout == b->cap && reserve(b, n - k)) return -1;
+            b->out[b->nout++] = arc_bits_key(c, i, j);
+        }
+    }
+    return 0;
+}
+
 /* Where an interned position or cell lies: its index in arc_pos_vals / arc_cell_vals, or -1. */
 static inline long pos_index(const tdm_arc_val *v) {
     uintptr_t d = (uintptr_t)v - (uintptr_t)arc_pos_vals;

@@ -408,14 +408,11 @@ static int line(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj, 
         return 0;
     if (pos_begin(rt, &b)) return -1;
     b.rt = rt; /* wide: the line may leave the masks */
-    if (ai == bi || aj == bj) {
-        for (int64_t i = si; i <= ei; i++)
-            for (int64_t j = sj; j <= ej; j++)
-                if (arc_bits_put(&b, 0, i, j)) return -1;
-    } else {
-        for (int64_t k = 0; k <= ei - si; k++)
-            if (arc_bits_put(&b, 0, si + k, diag ? sj + k : ej - k)) return -1;
-    }
+    /* the points in the order of i, then j (a horizontal line's j ascending), as the keys sort */
+    int r = ai == bi   ? arc_bits_put_run(&b, 0, si, sj, 0, 1, (uint32_t)(ej - sj + 1))
+            : aj == bj ? arc_bits_put_run(&b, 0, si, sj, 1, 0, (uint32_t)(ei - si + 1))
+                       : arc_bits_put_run(&b, 0, si, diag ? sj : ej, 1, diag ? 1 : -1, (uint32_t)(ei - si + 1));
+    if (r) return -1;
     return (*out = arc_bits_set(rt, &b, eager, a, 2)) ? 1 : -1;
 }
 
