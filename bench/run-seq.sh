@@ -98,8 +98,8 @@ step "bench_seq"
     ${TANDEM_BENCH_ARGS:-} | tee "$out/bench_seq.txt"
 
 step "peers (CPython difflib, RapidFuzz) on the $largest-pattern data"
-# shellcheck disable=SC2086
 peers_rc=0
+# shellcheck disable=SC2086
 "$venv/bin/python" bench/peers.py run --data "$data" --patterns "$largest" --dump "$out/dump" --json "$out/peers.json" \
     "${peer_args[@]}" ${TANDEM_BENCH_PEER_ARGS:-} || peers_rc=$?
 
