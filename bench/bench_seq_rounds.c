@@ -187,14 +187,20 @@ static void put_answers(size_t *hits, uint64_t *dig, uint32_t n) {
     free(dig);
 }
 
-/* Threshold-0.1 queries of the first n STMs one at a time, after WARMUPS untimed ones; prints the JSON
- * member `key` (mean, every latency, hit counts and digests). */
-static void one_at_a_time(bench *b, const char *key, tdm_seq_metric metric, uint32_t n) {
+/* The rounds' query options: metric at threshold 0.1 on the configured threads. */
+static tdm_seq_query_opts thr01_opts(const bench *b, tdm_seq_metric metric) {
     tdm_seq_query_opts qo;
     tdm_seq_query_opts_init(&qo);
     qo.metric = metric;
     qo.threshold = 0.1;
     qo.threads = b->o->threads;
+    return qo;
+}
+
+/* Threshold-0.1 queries of the first n STMs one at a time, after WARMUPS untimed ones; prints the JSON
+ * member `key` (mean, every latency, hit counts and digests). */
+static void one_at_a_time(bench *b, const char *key, tdm_seq_metric metric, uint32_t n) {
+    tdm_seq_query_opts qo = thr01_opts(b, metric);
     tdm_seq_result r;
     int rc;
     for (uint32_t i = 0; i < WARMUPS && i < b->o->queries; i++) {
@@ -223,11 +229,7 @@ static void one_at_a_time(bench *b, const char *key, tdm_seq_metric metric, uint
 
 static void lcs_batch(bench *b) {
     uint32_t n = b->o->batch_q;
-    tdm_seq_query_opts qo;
-    tdm_seq_query_opts_init(&qo);
-    qo.metric = TDM_SEQ_LCS;
-    qo.threshold = 0.1;
-    qo.threads = b->o->threads;
+    tdm_seq_query_opts qo = thr01_opts(b, TDM_SEQ_LCS);
     int rc;
     if ((rc = tdm_seq_query_batch(b->s, b->stms, n, &qo, b->out))) die("warm-up query_batch", rc);
     for (uint32_t i = 0; i < n; i++) tdm_seq_result_clear(&b->out[i]);

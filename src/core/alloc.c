@@ -94,6 +94,15 @@ static header *grow_mapped(header *old, size_t len) {
     return mapped(at, len);
 }
 
+/* A fresh block with room for bytes: a mapping from MAP_MIN up (glibc's when that fails or below); NULL
+ * on failure. */
+static header *new_block(size_t bytes) {
+    header *h = bytes >= MAP_MIN ? map_block(bytes) : NULL;
+    if (!h && (h = malloc(sizeof(header) + bytes)))
+        h->s.cap = bytes;
+    return h;
+}
+
 /* Gives a block back: to the system (a mapping) or to glibc. */
 static void release(header *h) {
     if (h->s.cap & MAPPED) munmap(h, ROOM(h) + sizeof(header));
@@ -170,10 +179,8 @@ void *tdm_malloc(size_t bytes) {
     if (bytes > SIZE_MAX - sizeof(header))
         return NULL;
     header *h = bytes >= KEEP_MIN ? take_kept(bytes) : NULL;
-    if (!h && bytes >= MAP_MIN)
-        h = map_block(bytes);
-    if (!h && (h = malloc(sizeof(header) + bytes)))
-        h->s.cap = bytes;
+    if (!h)
+        h = new_block(bytes);
     return track(h, bytes);
 }
 
@@ -191,12 +198,10 @@ void *tdm_calloc(size_t count, size_t size) {
     return track(h, bytes);
 }
 
-/* Moves a block's first keep bytes into a fresh block with room for bytes (a mapping from MAP_MIN up);
+/* Moves a block's first keep bytes into a fresh block with room for bytes (new_block);
  * NULL on failure, the old block left as it was. */
 static header *move_block(header *old, size_t keep, size_t bytes) {
-    header *h = bytes >= MAP_MIN ? map_block(bytes) : NULL;
-    if (!h && (h = malloc(sizeof(header) + bytes)))
-        h->s.cap = bytes;
+    header *h = new_block(bytes);
     if (!h)
         return NULL;
     memcpy(h + 1, old + 1, keep);
