@@ -69,24 +69,23 @@ static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
     return arc_mostcolor_of_counts(count, first);
 }
 
-/* Links keep the smaller root; 1 when a and b were apart. */
-static int unite(int16_t *par, int a, int b) {
-    a = find(par, a), b = find(par, b);
-    if (a == b) return 0;
-    if (a < b) par[b] = (int16_t)a;
-    else par[a] = (int16_t)b;
-    return 1;
+/* Joins run b (of the row being scanned) to run a (of the row above), keeping the smaller root (so a root
+ * stays the smallest run of its tree); 1 when they were apart. No branch on which case it is (b's first
+ * link, or a second one that may close a loop): to a predictor they come at random. */
+static inline uint32_t link_runs(int16_t *par, int a, int b) {
+    int ra = find(par, a), rb = find(par, b), lo = ra < rb ? ra : rb;
+    par[ra ^ rb ^ lo] = (int16_t)lo; /* the larger root under the smaller (itself when they are one) */
+    return ra != rb;
 }
 
-/* Joins run b (of the row being scanned) to run a (of the row above); 1 when they were apart. */
-static inline uint32_t link_runs(int16_t *par, int a, int b) {
-    if (par[b] == b) {
-        /* b's first link: runs of a row only link upwards, so b is still alone, and a's root (the smallest
-           run of its tree, from an earlier row) is below b, as unite would choose */
-        par[b] = (int16_t)find(par, a);
-        return 1;
-    }
-    return (uint32_t)unite(par, a, b);
+/* par[r] = r for the 32 runs from r0 (a row has at most 30): stores, not a loop to a random end. */
+static inline void own_parents(int16_t *par, uint32_t r0) {
+#if defined(__SSE2__)
+    __m128i v = _mm_add_epi16(_mm_set1_epi16((short)r0), _mm_set_epi16(7, 6, 5, 4, 3, 2, 1, 0)), eight = _mm_set1_epi16(8);
+    for (int t = 0; t < 4; t++, v = _mm_add_epi16(v, eight)) _mm_storeu_si128((__m128i *)(par + r0 + 8 * t), v);
+#else
+    for (uint32_t t = 0; t < 32; t++) par[r0 + t] = (int16_t)(r0 + t);
+#endif
 }
 
 /* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp. */
@@ -115,7 +114,7 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
         if (!uni) x->chg[i] = full & ~eq_mask(r, r - 1);
         uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
         prefix_counts(s, cur);
-        for (uint32_t t = 0, k = cur[31]; t < k; t++) par[nr + t] = (int16_t)(nr + t); /* the row's runs, alone */
+        own_parents(par, nr); /* the row's runs, alone */
         if (i) {
             /* a pair (run above, run here) per segment of shared columns: where the segment begins or a
                run begins inside it (then the run above begins there too); when diagonal, the corners: a

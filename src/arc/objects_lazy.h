@@ -26,7 +26,7 @@ typedef struct {
        left to right, so the run holding column j of row i is rbase[i] + (run starts at or left of j) - 1 */
     uint32_t start[ARC_SLOT], end[ARC_SLOT];
     uint16_t rbase[ARC_SLOT];
-    int16_t rpar[MAXC];      /* per run: union-find parent */
+    int16_t rpar[MAXC + 32]; /* per run: union-find parent (a row's 32 entries are set at once) */
     uint32_t fg[ARC_SLOT];  /* per row: the cells in objects (all but the background's) */
     uint32_t chg[ARC_SLOT]; /* per row, not univalued: where a cell's colour differs from its left neighbour's */
     /* made by prepare() on first need */
