@@ -118,10 +118,26 @@ static int read_grids(const char *path, int h, int w, int **out) {
     return n;
 }
 
-/* usage: bench_arc [NGRIDS [DUMP]]  random grids, 10x10 and 30x30; DUMP receives them as JSON lines for
- *                                    the Python peer (bench/arc_peer.py), so both time the same inputs
- *        bench_arc --grids FILE      the 30x30 grids of a JSON-lines file (e.g. the ARC tasks' grids) */
+/* usage() below: random grids (DUMP writes them for the Python peer, so both time the same inputs), or the
+ * 30x30 grids of a file. */
+static int usage(FILE *f) {
+    fprintf(f, "usage: bench_arc [NGRIDS [DUMP]]  NGRIDS random grids per size (10x10, 30x30; default 200); DUMP\n"
+               "                                   receives them as JSON lines for bench/arc_peer.py\n"
+               "       bench_arc --grids FILE      the 30x30 grids of a JSON-lines file (e.g. the ARC tasks' own)\n");
+    return f == stdout ? 0 : 2;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout);
+    char *end = NULL;
+    long ngrids = argc > 1 && strcmp(argv[1], "--grids") ? strtol(argv[1], &end, 10) : 200;
+    if (end && (*end || ngrids < 1 || ngrids > 1000000)) {
+        fprintf(stderr, "bench_arc: NGRIDS must be a whole number from 1 to 1000000, not '%s'\n", argv[1]);
+        return usage(stderr);
+    }
+    if (argc > 1 && !strcmp(argv[1], "--grids") && argc != 3) return usage(stderr);
+    FILE *dump = end && argc > 2 ? fopen(argv[2], "w") : NULL;
+    if (end && argc > 2 && !dump) return fprintf(stderr, "bench_arc: cannot write %s\n", argv[2]), 1;
     tdm_arc_rt *rt;
     if (tdm_arc_rt_new(&rt)) return 1;
     printf("objects() on one thread, microseconds per call (best of %d passes): as returned (lazy), with the\n"
@@ -138,13 +154,11 @@ int main(int argc, char **argv) {
         free(gs.cells), tdm_arc_rt_free(rt);
         return rc;
     }
-    int ngrids = argc > 1 ? atoi(argv[1]) : 200;
-    FILE *dump = argc > 2 ? fopen(argv[2], "w") : NULL;
-    printf("(%d random grids per size)\n", ngrids);
+    printf("(%ld random grids per size)\n", ngrids);
     int sizes[2] = {10, 30};
     for (int s = 0; s < 2; s++) {
         int n = sizes[s];
-        grid_set gs = {n == 10 ? "10x10" : "30x30", ngrids, n, n, malloc(sizeof(int) * n * n * ngrids)};
+        grid_set gs = {n == 10 ? "10x10" : "30x30", (int)ngrids, n, n, malloc(sizeof(int) * n * n * (size_t)ngrids)};
         for (int g = 0; g < ngrids; g++) {
             random_grid(n, n, gs.cells + g * n * n);
             for (int i = 0; dump && i < n; i++)
