@@ -42,6 +42,10 @@ struct arc_lazy {
     /* Adds s's elements to *dst (arc_bits, bits.c) without a layout: 1, or 0 when they do not fit it (then
        *dst is spent). NULL: the elements are only known through the layout. */
     int (*bits)(arc_lazy *z, tdm_arc_val *s, struct arc_bits *dst);
+    /* The elements in no particular order, without a layout: 1 with *v (s->n entries, owned by the maker,
+       the same values a layout would hold), 0 when only the layout knows them, -1 out of memory. NULL:
+       never. For readers whose answer does not depend on the order (a union, a deferred filter). */
+    int (*members)(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v);
 };
 
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */
@@ -201,6 +205,32 @@ static inline arc_slot *arc_set_slots(tdm_arc_val *s) {
 }
 static inline int arc_set_is_lazy(const tdm_arc_val *s) { return arc_is_set(s) && s->u.set.lazy != NULL; }
 /* 1 (and *c) when s is a lazy set of cells all of colour c (arc_lazy.uniform); 0 when not or not known. */
+/* s's elements in no particular order (arc_lazy.members): 1 with *v (s->n entries, borrowed), 0 when s
+ * lists none that way (read it with arc_elems), -1 out of memory. */
+static inline int arc_set_members(tdm_arc_val *s, tdm_arc_val ***v) {
+    arc_lazy *z = arc_set_is_lazy(s) ? s->u.set.lazy : NULL;
+    return z && z->members ? z->members(z, s, v) : 0;
+}
+/* A filter over a set that lists its members (arc_set_members), deferred: keep(e) on each member in the
+ * list's order (1 keep, 0 drop, -1 out of memory, -2 not known without CPython's order), then a lazy
+ * set (image.c) whose layout, when read, walks c in CPython's order adding the kept elements, as
+ * frozenset(e for e in c if keep(e)) does. Returns the subset (an empty set when nothing is kept), NULL with
+ * rt's error, or NULL with *deferred 0 when c lists no members or keep answered -2: then the caller takes
+ * its ordered path. Before that fallback the runtime is put back as it was (a raised error cleared, the
+ * closure serial and call depth restored), so the ordered path makes the same calls the reference does. */
+tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
+                                void *ctx, int *deferred);
+/* apply(f, c) the same way (image.c): f called once per member, in the list's order; the lazy set's layout
+ * adds f's results in c's CPython order. Falls back (NULL, *deferred 0, the runtime put back) when a call
+ * raises or a result holds a function value (closures hash by serial number, which another order changes). */
+tdm_arc_val *arc_map_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, int *deferred);
+/* Its two halves, for mapply: f on each of c's members m (c->n of them, arc_set_members), in that order:
+ * 1 with *img (f's results, member order), 0 after a fallback as above, -1 out of memory; and the images
+ * of c's elements in CPython's order (c laid out, dropped images skipped) into out (nm entries of room):
+ * their count, or -1. */
+int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val ***img);
+int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
+                        tdm_arc_val **out);
 static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
     return arc_set_is_lazy(s) && s->u.set.lazy->uniform && s->u.set.lazy->uniform(s->u.set.lazy, s, c);
 }

@@ -17,6 +17,8 @@
  *     described by the labels instead of built: minus(nb, occupied) depends only on which keys it holds and
  *     how many (arc_set_minus_where); an object of up to 4 cells whose hash slots differ is laid out
  *     directly (it never leaves its first 8-slot table, so insertion order cannot matter).
+ * The outer set also lists its objects without a layout (members), for order-free readers (merge, the
+ * deferred filters and maps of image.c).
  * Each object also knows its bounding box, the positions it holds and whether its cells share one colour,
  * so measures, delta and colour readers need no layout (the arc_lazy hooks). The tests hold every layout made here to arc_objects_eager's, bit for bit (tests/unit/test_arc_lazy.c). */
 #include "objects_lazy.h"
@@ -377,6 +379,19 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
+/* The outer set's members: its objects, in their own order (by first run), with no layout. */
+static int lazy_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part != OUTER) return 0;
+    if (prepare(x)) return -1;
+    if (!x->objp) {
+        if (!(x->objp = arc_alloc(z->rt, (size_t)x->ncomp * sizeof *x->objp))) return -1;
+        for (uint32_t r = 0; r < x->ncomp; r++) x->objp[r] = &x->objs[r];
+    }
+    *v = x->objp;
+    return 1;
+}
+
 int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs) {
     if (!arc_set_is_lazy(outer) || outer->u.set.lazy->layout != lazy_layout || outer->u.set.part != OUTER) return -1;
     objs_ctx *x = (objs_ctx *)outer->u.set.lazy;
@@ -393,8 +408,8 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->z.bits = lazy_bits;
-    x->prepared = x->comp_ready = x->ordered = 0, x->added = NULL;
+    x->z.bits = lazy_bits, x->z.members = lazy_members;
+    x->prepared = x->comp_ready = x->ordered = 0, x->added = NULL, x->objp = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }

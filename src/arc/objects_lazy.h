@@ -43,6 +43,7 @@ typedef struct {
     uint32_t *base;    /* per object: cells of the objects found before it (occupied's size at its start) */
     uint8_t *added;    /* replay: cells of the object being replayed already added to occupied */
     tdm_arc_val *objs; /* the k lazy objects */
+    tdm_arc_val **objp; /* pointers to them, made when the outer set's members are first asked for */
     int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
     uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
     int cur;           /* the object being replayed */

@@ -107,7 +107,19 @@ static tdm_arc_val *first_color(tdm_arc_rt *rt, tdm_arc_val *obj, const char *wh
 
 tdm_arc_val *arc_p_color(tdm_arc_rt *rt, tdm_arc_val **a) { return first_color(rt, a[0], "color"); }
 
+/* An object's colour without its layout when its cells share one (else the first cell decides: -2). */
+static int keep_colour(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
+    int64_t c;
+    tdm_arc_val *want = ctx;
+    (void)rt;
+    if (!arc_set_uniform_colour(e, &c)) return -2;
+    return arc_is_int(want) && want->u.i == c;
+}
+
 tdm_arc_val *arc_p_colorfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int deferred;
+    tdm_arc_val *d = arc_filter_members(rt, a[0], keep_colour, a[1], &deferred);
+    if (d || deferred) return d;
     arc_list l;
     ARC_TRYI(arc_elems(rt, a[0], &l, "colorfilter"));
     tdm_arc_val *s = arc_set_new(rt);

@@ -106,7 +106,20 @@ static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     return r ? arc_truthy(r) : -1;
 }
 
-tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[0], keep_cond, a[1], "sfilter"); }
+/* keep_cond for a deferred filter: a raise means "take the ordered path", which raises the reference's
+ * error (that of the first failing element in CPython's order). */
+static int keep_cond_any(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
+    tdm_arc_val *r = arc_call1(rt, ctx, e);
+    return r ? arc_truthy(r) : rt->status == TDM_E_NOMEM ? -1 : -2;
+}
+
+/* Over a set that lists its members, deferred (image.c): the condition is called once per element as in
+ * the reference, in another order; only its truth is kept, so closures it makes go nowhere. */
+tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int deferred;
+    tdm_arc_val *r = arc_filter_members(rt, a[0], keep_cond_any, a[1], &deferred);
+    return r || deferred ? r : filter(rt, a[0], keep_cond, a[1], "sfilter");
+}
 
 tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *f = arc_p_sfilter(rt, a);
@@ -206,7 +219,10 @@ tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
         /* a set of sets of positions (or of cells): their union, laid out when read */
         arc_list outer;
         arc_bits b;
-        ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
+        int m = arc_set_members(a[0], &outer.v); /* a union: any order will do */
+        ARC_TRYI(m);
+        if (m) outer.n = a[0]->n;
+        else ARC_TRYI(arc_elems(rt, a[0], &outer, "merge"));
         ARC_TRYI(arc_bits_init_wide(rt, &b));
         uint32_t k = 0;
         int r = 1;
@@ -430,7 +446,16 @@ tdm_arc_val *arc_p_pair(tdm_arc_rt *rt, tdm_arc_val **a) {
     return t;
 }
 
+static int keep_size(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
+    int64_t n = arc_len(rt, e);
+    tdm_arc_val *want = ctx;
+    return n < 0 ? -2 : arc_is_int(want) && want->u.i == n;
+}
+
 tdm_arc_val *arc_p_sizefilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int deferred;
+    tdm_arc_val *d = arc_filter_members(rt, a[0], keep_size, a[1], &deferred);
+    if (d || deferred) return d;
     arc_list l;
     ARC_TRYI(arc_elems(rt, a[0], &l, "sizefilter"));
     tdm_arc_val *s = arc_set_new(rt);

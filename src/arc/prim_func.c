@@ -124,6 +124,9 @@ tdm_arc_val *arc_p_power(tdm_arc_rt *rt, tdm_arc_val **a) {
 /* ---- mapping ------------------------------------------------------------------------------------------ */
 
 tdm_arc_val *arc_p_apply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int deferred;
+    tdm_arc_val *d = arc_map_members(rt, a[0], a[1], &deferred); /* over objects(): no layout (image.c) */
+    if (d || deferred) return d;
     arc_list l;
     ARC_TRYI(arc_elems(rt, a[1], &l, "apply"));
     tdm_arc_val **out = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *out);
@@ -149,7 +152,47 @@ static tdm_arc_val *mapply_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_merge_eager(rt, &applied);
 }
 
+/* mapply's layout when f was called on the members of a[0] (a[1], a tuple) giving a[2] (a tuple): apply's set
+ * from the results in a[0]'s CPython order, merged. */
+static tdm_arc_val *mapply_members_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val **out = arc_alloc(rt, (size_t)(a[1]->n ? a[1]->n : 1) * sizeof *out);
+    ARC_TRY(out);
+    int n = arc_images_in_order(rt, a[0], a[1]->u.items, a[2]->u.items, a[1]->n, out);
+    ARC_TRYI(n);
+    tdm_arc_val *applied = arc_set_from(rt, out, (uint32_t)n);
+    ARC_TRY(applied);
+    return arc_merge_eager(rt, &applied);
+}
+
+/* Over objects() (a set that lists its members): f called on the members, in their order (image.c says when
+ * that is the same as CPython's), the results' union deferred as below. */
+static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **m, int *done) {
+    tdm_arc_val **img, *args[3];
+    arc_bits b;
+    *done = 0;
+    int r = arc_call_members(rt, a[0], a[1], m, &img);
+    ARC_TRYI(r);
+    if (!r) return NULL;
+    *done = 1;
+    uint32_t n = a[1]->n;
+    tdm_arc_val *mt = arc_tuple(rt, n), *it = arc_tuple(rt, n);
+    ARC_TRY(mt && it);
+    memcpy(mt->u.items, m, n * sizeof *m), memcpy(it->u.items, img, n * sizeof *img);
+    args[0] = a[1], args[1] = mt, args[2] = it;
+    ARC_TRYI(arc_bits_init_wide(rt, &b));
+    int fits = 1;
+    for (uint32_t k = 0; k < n && fits; k++) ARC_TRYI(fits = arc_bits_add(&b, img[k]));
+    return fits ? arc_bits_set(rt, &b, mapply_members_recipe, args, 3) : mapply_members_recipe(rt, args);
+}
+
 tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val **m;
+    int members = arc_defer(rt) && arc_is_set(a[1]) ? arc_set_members(a[1], &m) : 0, done;
+    ARC_TRYI(members);
+    if (members) {
+        tdm_arc_val *r = mapply_members(rt, a, m, &done);
+        if (r || done) return r;
+    }
     if (!arc_defer(rt) || !arc_is_set(a[1]) || !a[1]->n) {
         tdm_arc_val *applied = arc_p_apply(rt, a);
         ARC_TRY(applied);

@@ -317,6 +317,36 @@ int64_t arc_hash(tdm_arc_val *v) {
 
 /* ---- equality and ordering ------------------------------------------------------------------------- */
 
+/* == of two frozensets of one size (arc_eq's set case, kept out of it: arc_eq recurses through tuples, hot,
+ * and this part's locals cost every call a longer entry). */
+static __attribute__((noinline)) int set_eq(tdm_arc_val *a, tdm_arc_val *b) {
+    if (a->hashed && b->hashed && a->hash != b->hash) return 0;
+    if (a->u.set.lazy || b->u.set.lazy) { /* a deferred set (bits.c) compares masks, with no layout */
+        int same = arc_bits_equal(a, b);
+        if (same >= 0) return same;
+    }
+    if (a->u.set.lazy && !b->u.set.lazy) { /* walk the one with a table; ask the lazy one */
+        tdm_arc_val *t = a;
+        a = b, b = t;
+    }
+    if (a->u.set.lazy) { /* both lazy: walk one that lists its members, so neither is laid out */
+        tdm_arc_val **m;
+        int ma = arc_set_members(a, &m) > 0, mb = !ma && arc_set_members(b, &m) > 0;
+        if (ma || mb) {
+            tdm_arc_val *other = ma ? b : a;
+            for (uint32_t k = 0; k < a->n; k++)
+                if (!arc_set_contains(other, m[k])) return 0;
+            return 1;
+        }
+    }
+    arc_set_slots(a);
+    for (uint32_t s = 0; s <= a->u.set.mask; s++) {
+        tdm_arc_val *k = a->u.set.tab[s].key;
+        if (k && k != ARC_DUMMY && !arc_set_contains(b, k)) return 0;
+    }
+    return 1;
+}
+
 int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
     if (a == b) return 1;
     if (arc_is_int(a) && arc_is_int(b)) return a->u.i == b->u.i;
@@ -327,23 +357,7 @@ int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
         for (uint32_t k = 0; k < a->n; k++)
             if (!arc_eq(a->u.items[k], b->u.items[k])) return 0;
         return 1;
-    case TDM_ARC_FSET:
-        if (a->n != b->n) return 0;
-        if (a->hashed && b->hashed && a->hash != b->hash) return 0;
-        if (a->u.set.lazy || b->u.set.lazy) { /* a deferred set (bits.c) compares masks, with no layout */
-            int same = arc_bits_equal(a, b);
-            if (same >= 0) return same;
-        }
-        if (a->u.set.lazy && !b->u.set.lazy) { /* walk the one with a table; ask the lazy one */
-            tdm_arc_val *t = a;
-            a = b, b = t;
-        }
-        arc_set_slots(a);
-        for (uint32_t s = 0; s <= a->u.set.mask; s++) {
-            tdm_arc_val *k = a->u.set.tab[s].key;
-            if (k && k != ARC_DUMMY && !arc_set_contains(b, k)) return 0;
-        }
-        return 1;
+    case TDM_ARC_FSET: return a->n == b->n && set_eq(a, b);
     case TDM_ARC_NONE: return 1;
     default: return 0; /* functions: identity only */
     }

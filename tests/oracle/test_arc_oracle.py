@@ -116,6 +116,18 @@ PROGRAMS += [
     ["x1 = objects(I, F, T, T)", "x2 = compose(toindices, normalize)", "O = apply(x2, x1)"],
     ["x1 = asindices(I)", "O = corners(x1)"], ["x1 = ofcolor(I, ONE)", "x2 = first(x1)", "O = hfrontier(x2)"],
     ["x1 = objects(I, T, F, T)", "x2 = apply(outbox, x1)", "O = merge(x2)"],
+    # filters and maps over objects() without its layout (src/arc/image.c), chained, and their fallbacks
+    ["x1 = objects(I, T, F, T)", "x2 = sizefilter(x1, TWO)", "x3 = apply(outbox, x2)", "O = merge(x3)"],
+    ["x1 = objects(I, T, F, F)", "x2 = colorfilter(x1, ZERO)", "x3 = rbind(bordering, I)", "O = mfilter(x2, x3)"],
+    ["x1 = objects(I, T, T, T)", "x2 = sizefilter(x1, ONE)", "O = colorfilter(x2, TWO)"],
+    ["x1 = objects(I, F, F, T)", "O = colorfilter(x1, ONE)"],
+    ["x1 = objects(I, T, F, T)", "x2 = apply(normalize, x1)", "O = sizefilter(x2, TWO)"],
+    ["x1 = objects(I, T, F, T)", "x2 = compose(first, delta)", "O = sfilter(x1, x2)"],
+    ["x1 = objects(I, T, T, T)", "x2 = sizefilter(x1, THREE)", "O = mapply(delta, x2)"],
+    ["x1 = objects(I, T, F, T)", "x2 = colorfilter(x1, TWO)", "O = argmax(x2, size)"],
+    ["x1 = objects(I, T, F, F)", "x2 = sizefilter(x1, ONE)", "x3 = apply(center, x2)", "O = totuple(x3)"],
+    ["x1 = objects(I, T, F, T)", "x2 = rbind(greater, TWO)", "x3 = compose(x2, size)", "x4 = sfilter(x1, x3)",
+     "x5 = sizefilter(x1, FOUR)", "O = intersection(x4, x5)"],
 ]
 
 

@@ -1,0 +1,188 @@
+/* image.c: filters and maps over a lazy set, deferred (spec §4.11). sizefilter, colorfilter, sfilter and
+ * apply over the result of objects() (or over a set made here) take the elements without reading CPython's
+ * iteration order, when they are listed without a layout (arc_lazy.members), and return a lazy set that
+ * knows its elements, its hash and its membership, and lists them to the next order-free reader (merge,
+ * another filter or map). Its layout is the reference's recipe, frozenset(g(e) for e in c ...): c's elements
+ * in CPython's order, each one's image (itself when a filter keeps it, f(e) for apply) added to a fresh
+ * set. The images are remembered, so no function is called again. Equal images (two objects that normalize
+ * alike) may differ in their own layouts, and the set keeps the first in CPython's order: such a set does
+ * not list members (readers take its layout). The tests hold every table to the eager runtime's
+ * (tests/unit/test_arc_bits.c, tests/oracle/test_arc_oracle.py). */
+#include "arc_internal.h"
+
+#include <string.h>
+
+typedef struct {
+    arc_lazy z;          /* first: the lazy set points here */
+    tdm_arc_val *parent; /* the set filtered or mapped */
+    tdm_arc_val **m;     /* the parent's members, nm of them */
+    tdm_arc_val **img;   /* per member: its image (one of v), NULL when dropped */
+    uint32_t nm;
+    tdm_arc_val **v; /* the distinct images (the first of equal ones), in member order */
+    uint32_t n;
+    int dups;        /* some images are equal: v's may not be the values the layout holds */
+} arc_image;
+
+/* Slot of a key (an address, or a hash) in a table of 2^bits (open addressing). */
+static inline size_t slot_of(uint64_t key, int bits) { return (size_t)(key * 0x9e3779b97f4a7c15ull >> (64 - bits)); }
+static inline uint64_t addr_key(const void *p) { return (uint64_t)(uintptr_t)p >> 4; }
+
+static int table_bits(uint32_t n) {
+    int bits = 3;
+    while ((1u << bits) < 2 * n) bits++;
+    return bits;
+}
+
+int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
+                        tdm_arc_val **out) {
+    int bits = table_bits(nm);
+    size_t mask = ((size_t)1 << bits) - 1;
+    uint32_t *t = arc_alloc(rt, (mask + 1) * sizeof *t), n = 0; /* member index + 1, by the member's address */
+    arc_list l;
+    if (!t || arc_elems(rt, c, &l, "image") < 0) return -1;
+    memset(t, 0, (mask + 1) * sizeof *t);
+    for (uint32_t k = 0; k < nm; k++) {
+        size_t i = slot_of(addr_key(m[k]), bits);
+        while (t[i]) i = (i + 1) & mask;
+        t[i] = k + 1;
+    }
+    /* c's elements in CPython's order (the same values its members are), each one's image */
+    for (uint32_t k = 0; k < l.n; k++) {
+        size_t i = slot_of(addr_key(l.v[k]), bits);
+        while (t[i] && m[t[i] - 1] != l.v[k]) i = (i + 1) & mask;
+        if (t[i] && img[t[i] - 1]) out[n++] = img[t[i] - 1];
+    }
+    return (int)n;
+}
+
+static int img_layout(arc_lazy *z, tdm_arc_val *s) {
+    arc_image *x = (arc_image *)z;
+    tdm_arc_val **out = arc_alloc(z->rt, (size_t)(x->nm ? x->nm : 1) * sizeof *out);
+    int n = out ? arc_images_in_order(z->rt, x->parent, x->m, x->img, x->nm, out) : -1;
+    tdm_arc_val *r = n < 0 ? NULL : arc_set_from(z->rt, out, (uint32_t)n); /* frozenset(g(e) for e in c) */
+    if (!r) return -1;
+    arc_set_take(s, r);
+    return 0;
+}
+
+static int64_t img_hash(arc_lazy *z, tdm_arc_val *s) {
+    arc_image *x = (arc_image *)z;
+    uint64_t acc = 0;
+    (void)s;
+    for (uint32_t k = 0; k < x->n; k++) acc = arc_fset_hash_add(acc, arc_hash_fast(x->v[k]));
+    return arc_fset_hash_end(acc, x->n);
+}
+
+static int img_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
+    arc_image *x = (arc_image *)z;
+    (void)s;
+    int64_t h = arc_hash_fast(key);
+    for (uint32_t k = 0; k < x->n; k++)
+        if (arc_hash_fast(x->v[k]) == h && arc_eq(x->v[k], key)) return 1;
+    return 0;
+}
+
+static int img_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
+    arc_image *x = (arc_image *)z;
+    (void)s;
+    if (x->dups) return 0;
+    *v = x->v;
+    return 1;
+}
+
+/* The images made: the distinct ones listed, and the lazy set (an empty set when there are none). */
+static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
+                              int distinct) {
+    tdm_arc_val **v = arc_alloc(rt, (size_t)(nm ? nm : 1) * sizeof *v);
+    if (!v) return NULL;
+    uint32_t n = 0;
+    if (distinct) { /* a filter's images are members: distinct already */
+        for (uint32_t k = 0; k < nm; k++)
+            if (img[k]) v[n++] = img[k];
+    } else {
+        int bits = table_bits(nm);
+        size_t mask = ((size_t)1 << bits) - 1;
+        uint32_t *t = arc_alloc(rt, (mask + 1) * sizeof *t); /* index + 1 into v, by hash */
+        if (!t) return NULL;
+        memset(t, 0, (mask + 1) * sizeof *t);
+        for (uint32_t k = 0; k < nm; k++) {
+            int64_t h = arc_hash_fast(img[k]);
+            size_t i = slot_of((uint64_t)h, bits);
+            while (t[i] && !(arc_hash_fast(v[t[i] - 1]) == h && arc_eq(v[t[i] - 1], img[k]))) i = (i + 1) & mask;
+            if (!t[i]) v[n] = img[k], t[i] = ++n;
+        }
+    }
+    if (!n) return arc_set_new(rt); /* frozenset() of nothing: a fresh empty table */
+    arc_image *x = arc_alloc(rt, sizeof *x);
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->z.rt = rt, x->z.layout = img_layout, x->z.hash = img_hash, x->z.contains = img_contains, x->z.members = img_members;
+    x->parent = parent, x->m = m, x->img = img, x->nm = nm, x->v = v, x->n = n;
+    x->dups = !distinct && n < nm;
+    return arc_set_lazy(rt, &x->z, 0, n);
+}
+
+/* Puts rt back for the ordered path after a -2 (a raise cleared, serial and depth restored): 0, or -1 when
+ * the failure was memory. */
+static int restore(tdm_arc_rt *rt, int serial, int depth) {
+    if (rt->failed && rt->status != TDM_E_NOMEM) rt->failed = 0, rt->status = 0, rt->err[0] = '\0';
+    if (rt->failed) return -1;
+    rt->serial = serial, rt->depth = depth;
+    return 0;
+}
+
+tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
+                                void *ctx, int *deferred) {
+    tdm_arc_val **m;
+    *deferred = 0;
+    int r = arc_defer(rt) && arc_is_set(c) ? arc_set_members(c, &m) : 0;
+    if (r <= 0) return r < 0 ? (*deferred = 1, NULL) : NULL;
+    tdm_arc_val **img = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *img);
+    if (!img) return *deferred = 1, NULL;
+    int serial = rt->serial, depth = rt->depth;
+    for (uint32_t k = 0; k < c->n; k++) {
+        int y = keep(rt, m[k], ctx);
+        if (y == -1) return *deferred = 1, NULL;
+        if (y == -2) return restore(rt, serial, depth) ? (*deferred = 1, NULL) : NULL;
+        img[k] = y ? m[k] : NULL;
+    }
+    *deferred = 1;
+    return image_set(rt, c, m, img, c->n, 1);
+}
+
+/* Does v hold a function value (whose hash is its serial number, which this order would change)? */
+static int holds_function(tdm_arc_val *v) {
+    if (arc_is_func(v)) return 1;
+    if (arc_is_tuple(v)) {
+        for (uint32_t k = 0; k < v->n; k++)
+            if (holds_function(v->u.items[k])) return 1;
+    } else if (arc_is_set(v) && !v->u.set.lazy) { /* lazy sets hold cells, positions, objects or their sets */
+        for (uint32_t s = 0; s <= v->u.set.mask; s++) {
+            tdm_arc_val *e = v->u.set.tab[s].key;
+            if (e && e != ARC_DUMMY && holds_function(e)) return 1;
+        }
+    }
+    return 0;
+}
+
+int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val ***img) {
+    tdm_arc_val **v = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *v);
+    if (!v) return -1;
+    int serial = rt->serial, depth = rt->depth;
+    for (uint32_t k = 0; k < c->n; k++) {
+        /* a raise, or a function among the images: the ordered path decides */
+        if (!(v[k] = arc_call1(rt, f, m[k])) || holds_function(v[k])) return restore(rt, serial, depth) ? -1 : 0;
+    }
+    *img = v;
+    return 1;
+}
+
+tdm_arc_val *arc_map_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, int *deferred) {
+    tdm_arc_val **m, **img;
+    *deferred = 0;
+    int r = arc_defer(rt) && arc_is_set(c) ? arc_set_members(c, &m) : 0;
+    if (r > 0) r = arc_call_members(rt, f, c, m, &img);
+    if (r <= 0) return r < 0 ? (*deferred = 1, NULL) : NULL;
+    *deferred = 1;
+    return image_set(rt, c, m, img, c->n, 0);
+}
