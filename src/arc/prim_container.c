@@ -275,7 +275,43 @@ static tdm_arc_val *valext(tdm_arc_rt *rt, tdm_arc_val **a, int gt, const char *
 tdm_arc_val *arc_p_valmax(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a, 1, "valmax"); }
 tdm_arc_val *arc_p_valmin(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a, 0, "valmin"); }
 
+/* Calls f on the members of c (a set that lists them: image.c's arc_call_members): 1 with *res, c->n results
+ * in member order, and *mark the runtime's closure serial and call depth from before the calls (to put back
+ * when the ordered path must make them again); 0 when c lists no members or a call fell back; -1 error. */
+static int call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val ***m, tdm_arc_val ***res,
+                        int mark[2]) {
+    int r = arc_defer(rt) && arc_is_set(c) && c->n ? arc_set_members(c, m) : 0;
+    mark[0] = rt->serial, mark[1] = rt->depth;
+    return r > 0 ? arc_call_members(rt, f, c, *m, res) : r;
+}
+
+/* argmax / argmin over members: max() calls the key on every element, in any order the same calls; when
+ * every key is an int and one element alone is best, it is the answer in any order. Ties, and keys that
+ * are not ints (a partial order: sets), go the ordered way. */
+static tdm_arc_val *argext_members(tdm_arc_rt *rt, tdm_arc_val **a, int gt, int *done) {
+    tdm_arc_val **m, **key;
+    int mark[2], r = call_members(rt, a[1], a[0], &m, &key, mark);
+    *done = r < 0;
+    if (r <= 0) return NULL;
+    uint32_t n = a[0]->n, best = 0, ties = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!arc_is_int(key[k])) {
+            ties = 1;
+            break;
+        }
+        int64_t x = key[k]->u.i, y = key[best]->u.i;
+        if (k && (gt ? x > y : x < y)) best = k, ties = 0;
+        else if (k && x == y) ties++;
+    }
+    if (!ties) return *done = 1, m[best];
+    rt->serial = mark[0], rt->depth = mark[1]; /* the ordered path calls the key again */
+    return NULL;
+}
+
 static tdm_arc_val *argext(tdm_arc_rt *rt, tdm_arc_val **a, int gt, const char *who) {
+    int done;
+    tdm_arc_val *w = argext_members(rt, a, gt, &done);
+    if (w || done) return w;
     arc_list l;
     ARC_TRYI(arc_elems(rt, a[0], &l, who));
     if (!l.n) return arc_fail(rt, "%s: %s() arg is an empty sequence", who, gt ? "max" : "min");
@@ -350,7 +386,26 @@ tdm_arc_val *arc_p_leastcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(
 
 tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_from(rt, a, 1); }
 
+/* extract over members: the condition on every member (the reference stops at the first in its order that
+ * holds); when exactly one holds, no call raised and none made a closure (so the serial counter stands where
+ * the reference's would), it is the answer in any order. Otherwise the ordered way. */
+static tdm_arc_val *extract_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
+    tdm_arc_val **m, **res;
+    int mark[2], r = call_members(rt, a[1], a[0], &m, &res, mark);
+    *done = r < 0;
+    if (r <= 0) return NULL;
+    uint32_t hits = 0, at = 0;
+    for (uint32_t k = 0; k < a[0]->n; k++)
+        if (arc_truthy(res[k])) hits++, at = k;
+    if (hits == 1 && rt->serial == mark[0]) return *done = 1, m[at];
+    rt->serial = mark[0], rt->depth = mark[1];
+    return NULL;
+}
+
 tdm_arc_val *arc_p_extract(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int done;
+    tdm_arc_val *w = extract_members(rt, a, &done);
+    if (w || done) return w;
     arc_list l;
     ARC_TRYI(arc_elems(rt, a[0], &l, "extract"));
     for (uint32_t k = 0; k < l.n; k++) {

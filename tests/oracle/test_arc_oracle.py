@@ -128,6 +128,12 @@ PROGRAMS += [
     ["x1 = objects(I, T, F, F)", "x2 = sizefilter(x1, ONE)", "x3 = apply(center, x2)", "O = totuple(x3)"],
     ["x1 = objects(I, T, F, T)", "x2 = rbind(greater, TWO)", "x3 = compose(x2, size)", "x4 = sfilter(x1, x3)",
      "x5 = sizefilter(x1, FOUR)", "O = intersection(x4, x5)"],
+    # selections over objects(): order-free when one element alone is the answer, else CPython's order
+    ["x1 = objects(I, T, F, T)", "O = argmin(x1, size)"],
+    ["x1 = objects(I, T, F, T)", "x2 = compose(size, backdrop)", "O = argmax(x1, x2)"],
+    ["x1 = objects(I, T, T, T)", "x2 = matcher(size, ONE)", "O = extract(x1, x2)"],
+    ["x1 = objects(I, F, F, T)", "x2 = rbind(bordering, I)", "O = extract(x1, x2)"],
+    ["x1 = objects(I, T, F, F)", "x2 = colorfilter(x1, ZERO)", "O = argmax(x2, ulcorner)"],
 ]
 
 
