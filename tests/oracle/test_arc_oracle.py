@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Oracle test: `tandem arc eval` against CPython 3.11's own frozensets, on seeded random grids.
 
-What: about sixty short DSL programs (objects in all 8 flag combinations, partition, fgpartition,
+What: about 150 short DSL programs (objects in all 8 flag combinations, partition, fgpartition,
 frontiers, occurrences, box/inbox/outbox/delta/backdrop/corners, neighbourhoods, mirrors, upscale, the
 container and selection primitives, painting ...) run on a few hundred random grids by the CLI and by a
 small Python reference written here from the specification (shared/spec/arc-dsl.md, semantics only; the
