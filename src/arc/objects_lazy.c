@@ -91,9 +91,8 @@ static int prepare(objs_ctx *x) {
     x->objs = arc_alloc(rt, (size_t)k * sizeof *x->objs);
     x->ucol = arc_alloc(rt, (size_t)k);
     x->box = arc_alloc(rt, (size_t)k * sizeof *x->box);
-    uint64_t *acc = arc_alloc(rt, (size_t)k * sizeof *acc);
     uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
-    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->comp || !x->objs || !x->ucol || !x->box || !acc || !size)
+    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->comp || !x->objs || !x->ucol || !x->box || !size)
         return nomem(rt);
     int16_t *rid = x->rid, *rroot = x->rroot, *runobj = x->runobj;
     /* each cell's run; each run's root and object (a root, the smallest run of its tree, comes before the
@@ -107,24 +106,15 @@ static int prepare(objs_ctx *x) {
         next += is_root;
     }
     rroot[nr] = (int16_t)nr, runobj[nr] = -1; /* background */
-    /* per object: hash, size, box, colour, run by run; a run's part of the hash is the xor of two prefix
-       xors of cell hashes at its ends: its colour's (cell_pxor) when univalued, else its row's */
-    memset(acc, 0, (size_t)k * sizeof *acc);
+    /* per object: size, box, colour, run by run (its hash waits for the first hash question) */
     memset(size, 0, (size_t)k * sizeof *size);
     memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
     for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
     for (int i = 0; i < h; i++) {
         const uint8_t *cr = x->col + i * w;
-        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
-        uint64_t px[ARC_SLOT + 1], a = 0;
-        px[0] = 0;
-        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
-            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
         uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
             int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
-            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
-            acc[r] ^= p[j1 + 1] ^ p[j0];
             size[r] += (uint32_t)(j1 - j0 + 1);
             uint8_t *b = x->box[r];
             b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
@@ -137,11 +127,38 @@ static int prepare(objs_ctx *x) {
     memset(x->objs, 0, (size_t)k * sizeof *x->objs);
     for (int r = 0; r < k; r++) {
         tdm_arc_val *o = &x->objs[r];
-        o->kind = TDM_ARC_FSET, o->n = size[r];
-        o->hash = arc_fset_hash_end(acc[r], size[r]), o->hashed = 1;
+        o->kind = TDM_ARC_FSET, o->n = size[r]; /* hashed 0: lazy_hash makes the hashes when first asked */
         o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
     }
     x->prepared = 1;
+    return 0;
+}
+
+/* The objects' hashes, run by run: a run's part is the xor of two prefix xors of cell hashes at its ends,
+ * its colour's (cell_pxor) when univalued, else its row's. Apart from prepare(): filters, unions, measures
+ * and fills never ask for them, and the table reads are most of their cost. */
+static int object_hashes(objs_ctx *x) {
+    if (x->hashes_ready) return 0;
+    int h = x->h, w = x->w, k = (int)x->ncomp;
+    uint64_t *acc = arc_alloc(x->z.rt, (size_t)k * sizeof *acc);
+    if (!acc) return nomem(x->z.rt);
+    memset(acc, 0, (size_t)k * sizeof *acc);
+    for (int i = 0; i < h; i++) {
+        const uint8_t *cr = x->col + i * w;
+        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
+        uint64_t px[ARC_SLOT + 1], a = 0;
+        px[0] = 0;
+        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
+            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+        uint32_t st = x->start[i], en = x->end[i];
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
+            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
+            acc[x->runobj[run]] ^= p[j1 + 1] ^ p[j0];
+        }
+    }
+    for (int r = 0; r < k; r++) x->objs[r].hash = arc_fset_hash_end(acc[r], x->objs[r].n), x->objs[r].hashed = 1;
+    x->hashes_ready = 1;
     return 0;
 }
 
@@ -205,8 +222,8 @@ static void cell_objects(objs_ctx *x) {
 
 static int64_t lazy_hash(arc_lazy *z, tdm_arc_val *s) {
     objs_ctx *x = (objs_ctx *)z;
-    if (s->u.set.part != OUTER) return s->hash;
-    if (prepare(x)) return 0; /* no memory: the run fails */
+    if (prepare(x) || object_hashes(x)) return 0; /* no memory: the run fails */
+    if (s->u.set.part != OUTER) return x->objs[s->u.set.part].hash;
     uint64_t acc = 0;
     for (uint32_t r = 0; r < x->ncomp; r++) acc = arc_fset_hash_add(acc, x->objs[r].hash);
     return arc_fset_hash_end(acc, x->ncomp);
@@ -409,7 +426,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->z.bits = lazy_bits, x->z.members = lazy_members;
-    x->prepared = x->comp_ready = x->ordered = 0, x->added = NULL, x->objp = NULL;
+    x->prepared = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }
