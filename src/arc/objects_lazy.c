@@ -280,26 +280,31 @@ static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
 }
 
-/* An object's cells as masks (arc_bits), from its box and the cells' objects. */
+/* An object's cells as masks (arc_bits): the runs of the rows of its box that belong to it, a row mask at a
+ * time (no per-cell pass: the cells' objects are not made for it). */
 static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
     objs_ctx *x = (objs_ctx *)z;
     if (s->u.set.part == OUTER || dst->kind == ARC_BITS_POS) return 0;
     dst->kind = ARC_BITS_CELLS;
-    cell_objects(x);
-    const uint8_t *b = x->box[s->u.set.part];
     int16_t part = (int16_t)s->u.set.part;
-    if (x->ucol[part] >= 0) { /* one colour: one block */
-        uint32_t *m = arc_bits_block(dst, x->ucol[part]);
-        for (int i = b[0]; i <= b[2]; i++) {
-            uint32_t r = 0;
-            for (int j = b[1]; j <= b[3]; j++) r |= (uint32_t)(x->comp[i * x->w + j] == part) << (j + ARC_BITS_OFF);
-            m[i + ARC_BITS_OFF] |= r;
+    const uint8_t *b = x->box[part];
+    uint32_t *m = x->ucol[part] >= 0 ? arc_bits_block(dst, x->ucol[part]) : NULL; /* one colour: one block */
+    for (int i = b[0]; i <= b[2]; i++) {
+        uint32_t st = x->start[i], en = x->end[i], row = 0;
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            if (x->runobj[run] != part) continue;
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
+            row |= (2u << j1) - (1u << j0); /* columns j0..j1 (j1 <= 29) */
         }
-        return 1;
+        if (m) {
+            m[i + ARC_BITS_OFF] |= row << ARC_BITS_OFF;
+            continue;
+        }
+        for (; row; row &= row - 1) { /* several colours: cell by cell */
+            int j = __builtin_ctz(row);
+            arc_bits_block(dst, x->col[i * x->w + j])[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+        }
     }
-    for (int i = b[0]; i <= b[2]; i++)
-        for (int j = b[1]; j <= b[3]; j++)
-            if (x->comp[i * x->w + j] == part) arc_bits_block(dst, x->col[i * x->w + j])[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
     return 1;
 }
 
