@@ -7,8 +7,8 @@
  * with themselves shifted by one column; the runs of adjacent rows that touch, by comparing the row with
  * the row above (shifted by one column, for diagonals); a union-find over runs joins them; the count of
  * objects needs nothing more. The pieces of the result are made only when asked:
- *   - the objects themselves (lazy too, with their hashes) when the outer set's hash, membership or layout
- *     is first asked for;
+ *   - the objects themselves (lazy too: size, box, colour) when the outer set's members, hash, membership
+ *     or layout is first asked for, and their hashes on the first hash question;
  *   - the outer layout: the reference adds each object to a set in discovery order (the order of each
  *     component's first cell in asindices order) and freezes it; only the objects' hashes matter, so this
  *     is a replay of k adds and one copy;
