@@ -141,14 +141,6 @@ typedef struct {
     uint32_t alo, ahi, blo, bhi, elo, ehi;
 } erange;
 
-/* One row of a chain: whether it takes a bit (its lowest one in *above), and then only the bits above
- * that one stay in *above. Branch-free. */
-static inline int chain_take(uint64_t row, uint64_t *above) {
-    uint64_t m = row & *above, rest = m ^ (0 - m); /* rest: the bits above m's lowest one (0 when m is 0) */
-    *above = m ? rest : *above;                    /* a conditional move: the chain's latency is 4 steps */
-    return m != 0;
-}
-
 /* The chain of rows elo..ehi-1 with their bits masked by in_range: its count (what tdm_seq_difflib_chain
  * explains), and in *run whether two adjacent rows hold a run of two (then the count is not difflib's).
  * Branch-free but for the loop: the adjacency test mispredicted often as a branch. */
@@ -159,7 +151,7 @@ static size_t chain_run(const uint32_t *pos, const uint64_t *rows, uint32_t elo,
     for (uint32_t e = elo; e < ehi; e++) {
         uint64_t r = rows[e] & in_range;
         two |= r & (prev << 1) & (0 - (uint64_t)(pos[e] == prev_pos + 1));
-        count += chain_take(r, &above);
+        count += tdm_seq_chain_take(r, &above);
         prev = r, prev_pos = pos[e];
     }
     *run = two != 0;

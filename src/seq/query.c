@@ -357,11 +357,7 @@ static int visit_rows(const prepared *p, scratch *sc, uint32_t id) {
     if (!two) {
         uint64_t above = ~0ull;
         count = 0;
-        for (size_t e = 0; e < k; e++) { /* the chain: see tdm_seq_difflib_chain */
-            uint64_t m = rows[e] & above, rest = m ^ (0 - m);
-            above = m ? rest : above;
-            count += m != 0;
-        }
+        for (size_t e = 0; e < k; e++) count += (size_t)tdm_seq_chain_take(rows[e], &above);
     } else {
         uint32_t *restrict pos = sc->apos;
         uint64_t v = ~0ull;

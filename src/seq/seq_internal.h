@@ -168,6 +168,14 @@ size_t tdm_seq_difflib_count_search(const uint32_t *pos, const uint64_t *rows, s
 void tdm_seq_rows_summary(const uint32_t *pos, const uint64_t *rows, size_t ne, const uint32_t *a, size_t na, size_t nb,
                           tdm_seq_hit_blocks *out);
 
+/* One row of difflib's chain (tdm_seq_difflib_chain): whether it takes a bit (its lowest one in *above),
+ * and then only the bits above that one stay in *above. Branch-free. */
+static inline int tdm_seq_chain_take(uint64_t row, uint64_t *above) {
+    uint64_t m = row & *above, rest = m ^ (0 - m); /* rest: the bits above m's lowest one (0 when m is 0) */
+    *above = m ? rest : *above;                    /* a conditional move: the chain's latency is 4 steps */
+    return m != 0;
+}
+
 /* First position of an ascending id list holding an id >= x. */
 static inline size_t tdm_seq_lower_bound(const uint32_t *ids, size_t n, uint32_t x) {
     size_t a = 0, b = n;
