@@ -211,24 +211,35 @@ static inline int arc_set_members(tdm_arc_val *s, tdm_arc_val ***v) {
     arc_lazy *z = arc_set_is_lazy(s) ? s->u.set.lazy : NULL;
     return z && z->members ? z->members(z, s, v) : 0;
 }
-/* A filter over a set that lists its members (arc_set_members), deferred: keep(e) on each member in the
- * list's order (1 keep, 0 drop, -1 out of memory, -2 not known without CPython's order), then a lazy
- * set (image.c) whose layout, when read, walks c in CPython's order adding the kept elements, as
- * frozenset(e for e in c if keep(e)) does. Returns the subset (an empty set when nothing is kept), NULL with
- * rt's error, or NULL with *deferred 0 when c lists no members or keep answered -2: then the caller takes
- * its ordered path. Before that fallback the runtime is put back as it was (a raised error cleared, the
- * closure serial and call depth restored), so the ordered path makes the same calls the reference does. */
+/* The order-free forms below call functions on a set's members in the list's order, not CPython's; when
+ * that order could show (a raise, a closure kept), they give up and the caller takes its ordered path,
+ * which must make the same calls the reference does. So they mark the runtime before (the closure serial
+ * and the call depth) and put it back (a raised error cleared too): arc_put_back gives 0, or -1 when the
+ * pending error is out of memory. */
+typedef struct {
+    int serial, depth;
+} arc_mark;
+static inline arc_mark arc_mark_of(const tdm_arc_rt *rt) { return (arc_mark){rt->serial, rt->depth}; }
+int arc_put_back(tdm_arc_rt *rt, arc_mark mk);
+/* A filter over a set that lists its members (arc_set_members), deferred (image.c): keep(e) on each member
+ * in the list's order (1 keep, 0 drop, < 0 when it raised, ran out of memory or needs CPython's order),
+ * then a lazy set whose layout, when read, walks c in CPython's order adding the kept elements, as
+ * frozenset(e for e in c if keep(e)) does. Returns the set (an empty set when nothing is kept), NULL with
+ * rt's error, or NULL with *deferred 0 when c lists no members or keep gave up: then the caller takes its
+ * ordered path, the runtime put back. */
 tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
                                 void *ctx, int *deferred);
 /* apply(f, c) the same way (image.c): f called once per member, in the list's order; the lazy set's layout
  * adds f's results in c's CPython order. Falls back (NULL, *deferred 0, the runtime put back) when a call
  * raises or a result holds a function value (closures hash by serial number, which another order changes). */
 tdm_arc_val *arc_map_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, int *deferred);
-/* Its two halves, for mapply: f on each of c's members m (c->n of them, arc_set_members), in that order:
- * 1 with *img (f's results, member order), 0 after a fallback as above, -1 out of memory; and the images
- * of c's elements in CPython's order (c laid out, dropped images skipped) into out (nm entries of room):
- * their count, or -1. */
-int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val ***img);
+/* Its two halves, for mapply and the selections: f on each of c's members (*m), in that order: 1 with *img
+ * (f's results, member order) and *mk (the runtime before the calls, to put back if the caller still
+ * takes the ordered path), 0 when c lists no members or after a fallback as above, -1 out of memory; and
+ * the images of c's elements in CPython's order (c laid out, dropped images skipped) into out (nm entries
+ * of room): their count, or -1. */
+int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val ***m, tdm_arc_val ***img,
+                     arc_mark *mk);
 int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
                         tdm_arc_val **out);
 static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {

@@ -122,28 +122,31 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
-/* Puts rt back for the ordered path after a -2 (a raise cleared, serial and depth restored): 0, or -1 when
- * the failure was memory. */
-static int restore(tdm_arc_rt *rt, int serial, int depth) {
+int arc_put_back(tdm_arc_rt *rt, arc_mark mk) {
     if (rt->failed && rt->status != TDM_E_NOMEM) rt->failed = 0, rt->status = 0, rt->err[0] = '\0';
     if (rt->failed) return -1;
-    rt->serial = serial, rt->depth = depth;
+    rt->serial = mk.serial, rt->depth = mk.depth;
     return 0;
+}
+
+/* c's members when the order-free forms apply to it (a deferring runtime, a set that lists them): 1 with
+ * *m, 0 when not, -1 out of memory. */
+static int members_of(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val ***m) {
+    return arc_defer(rt) && arc_is_set(c) && c->n ? arc_set_members(c, m) : 0;
 }
 
 tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
                                 void *ctx, int *deferred) {
     tdm_arc_val **m;
-    *deferred = 0;
-    int r = arc_defer(rt) && arc_is_set(c) ? arc_set_members(c, &m) : 0;
-    if (r <= 0) return r < 0 ? (*deferred = 1, NULL) : NULL;
-    tdm_arc_val **img = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *img);
+    int r = members_of(rt, c, &m);
+    *deferred = r < 0;
+    if (r <= 0) return NULL;
+    tdm_arc_val **img = arc_alloc(rt, (size_t)c->n * sizeof *img);
     if (!img) return *deferred = 1, NULL;
-    int serial = rt->serial, depth = rt->depth;
+    arc_mark mk = arc_mark_of(rt);
     for (uint32_t k = 0; k < c->n; k++) {
         int y = keep(rt, m[k], ctx);
-        if (y == -1) return *deferred = 1, NULL;
-        if (y == -2) return restore(rt, serial, depth) ? (*deferred = 1, NULL) : NULL;
+        if (y < 0) return arc_put_back(rt, mk) ? (*deferred = 1, NULL) : NULL; /* memory, or the ordered path */
         img[k] = y ? m[k] : NULL;
     }
     *deferred = 1;
@@ -165,13 +168,16 @@ static int holds_function(tdm_arc_val *v) {
     return 0;
 }
 
-int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val ***img) {
-    tdm_arc_val **v = arc_alloc(rt, (size_t)(c->n ? c->n : 1) * sizeof *v);
+int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val ***m, tdm_arc_val ***img,
+                     arc_mark *mk) {
+    int r = members_of(rt, c, m);
+    if (r <= 0) return r;
+    tdm_arc_val **v = arc_alloc(rt, (size_t)c->n * sizeof *v);
     if (!v) return -1;
-    int serial = rt->serial, depth = rt->depth;
+    *mk = arc_mark_of(rt);
     for (uint32_t k = 0; k < c->n; k++) {
         /* a raise, or a function among the images: the ordered path decides */
-        if (!(v[k] = arc_call1(rt, f, m[k])) || holds_function(v[k])) return restore(rt, serial, depth) ? -1 : 0;
+        if (!(v[k] = arc_call1(rt, f, (*m)[k])) || holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
     }
     *img = v;
     return 1;
@@ -179,10 +185,8 @@ int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val
 
 tdm_arc_val *arc_map_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, int *deferred) {
     tdm_arc_val **m, **img;
-    *deferred = 0;
-    int r = arc_defer(rt) && arc_is_set(c) ? arc_set_members(c, &m) : 0;
-    if (r > 0) r = arc_call_members(rt, f, c, m, &img);
-    if (r <= 0) return r < 0 ? (*deferred = 1, NULL) : NULL;
-    *deferred = 1;
-    return image_set(rt, c, m, img, c->n, 0);
+    arc_mark mk;
+    int r = arc_call_members(rt, f, c, &m, &img, &mk);
+    *deferred = r != 0;
+    return r > 0 ? image_set(rt, c, m, img, c->n, 0) : NULL;
 }

@@ -106,18 +106,12 @@ static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     return r ? arc_truthy(r) : -1;
 }
 
-/* keep_cond for a deferred filter: a raise means "take the ordered path", which raises the reference's
- * error (that of the first failing element in CPython's order). */
-static int keep_cond_any(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
-    tdm_arc_val *r = arc_call1(rt, ctx, e);
-    return r ? arc_truthy(r) : rt->status == TDM_E_NOMEM ? -1 : -2;
-}
-
 /* Over a set that lists its members, deferred (image.c): the condition is called once per element as in
- * the reference, in another order; only its truth is kept, so closures it makes go nowhere. */
+ * the reference, in another order; only its truth is kept, so closures it makes go nowhere, and a raise
+ * sends it down the ordered path (which raises the reference's error: the first in CPython's order). */
 tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     int deferred;
-    tdm_arc_val *r = arc_filter_members(rt, a[0], keep_cond_any, a[1], &deferred);
+    tdm_arc_val *r = arc_filter_members(rt, a[0], keep_cond, a[1], &deferred);
     return r || deferred ? r : filter(rt, a[0], keep_cond, a[1], "sfilter");
 }
 
@@ -275,22 +269,13 @@ static tdm_arc_val *valext(tdm_arc_rt *rt, tdm_arc_val **a, int gt, const char *
 tdm_arc_val *arc_p_valmax(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a, 1, "valmax"); }
 tdm_arc_val *arc_p_valmin(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a, 0, "valmin"); }
 
-/* Calls f on the members of c (a set that lists them: image.c's arc_call_members): 1 with *res, c->n results
- * in member order, and *mark the runtime's closure serial and call depth from before the calls (to put back
- * when the ordered path must make them again); 0 when c lists no members or a call fell back; -1 error. */
-static int call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val ***m, tdm_arc_val ***res,
-                        int mark[2]) {
-    int r = arc_defer(rt) && arc_is_set(c) && c->n ? arc_set_members(c, m) : 0;
-    mark[0] = rt->serial, mark[1] = rt->depth;
-    return r > 0 ? arc_call_members(rt, f, c, *m, res) : r;
-}
-
 /* argmax / argmin over members: max() calls the key on every element, in any order the same calls; when
  * every key is an int and one element alone is best, it is the answer in any order. Ties, and keys that
  * are not ints (a partial order: sets), go the ordered way. */
 static tdm_arc_val *argext_members(tdm_arc_rt *rt, tdm_arc_val **a, int gt, int *done) {
     tdm_arc_val **m, **key;
-    int mark[2], r = call_members(rt, a[1], a[0], &m, &key, mark);
+    arc_mark mk;
+    int r = arc_call_members(rt, a[1], a[0], &m, &key, &mk);
     *done = r < 0;
     if (r <= 0) return NULL;
     uint32_t n = a[0]->n, best = 0, ties = 0;
@@ -304,7 +289,7 @@ static tdm_arc_val *argext_members(tdm_arc_rt *rt, tdm_arc_val **a, int gt, int 
         else if (k && x == y) ties++;
     }
     if (!ties) return *done = 1, m[best];
-    rt->serial = mark[0], rt->depth = mark[1]; /* the ordered path calls the key again */
+    arc_put_back(rt, mk); /* the ordered path calls the key again (no error is pending) */
     return NULL;
 }
 
@@ -391,14 +376,15 @@ tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_fro
  * the reference's would), it is the answer in any order. Otherwise the ordered way. */
 static tdm_arc_val *extract_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     tdm_arc_val **m, **res;
-    int mark[2], r = call_members(rt, a[1], a[0], &m, &res, mark);
+    arc_mark mk;
+    int r = arc_call_members(rt, a[1], a[0], &m, &res, &mk);
     *done = r < 0;
     if (r <= 0) return NULL;
     uint32_t hits = 0, at = 0;
     for (uint32_t k = 0; k < a[0]->n; k++)
         if (arc_truthy(res[k])) hits++, at = k;
-    if (hits == 1 && rt->serial == mark[0]) return *done = 1, m[at];
-    rt->serial = mark[0], rt->depth = mark[1];
+    if (hits == 1 && rt->serial == mk.serial) return *done = 1, m[at];
+    arc_put_back(rt, mk);
     return NULL;
 }
 

@@ -165,15 +165,14 @@ static tdm_arc_val *mapply_members_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 /* Over objects() (a set that lists its members): f called on the members, in their order (image.c says when
- * that is the same as CPython's), the results' union deferred as below. */
-static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **m, int *done) {
-    tdm_arc_val **img, *args[3];
+ * that is the same as CPython's), the results' union deferred as below. *done 0: the ordered path. */
+static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
+    tdm_arc_val **m, **img, *args[3];
+    arc_mark mk;
     arc_bits b;
-    *done = 0;
-    int r = arc_call_members(rt, a[0], a[1], m, &img);
-    ARC_TRYI(r);
-    if (!r) return NULL;
-    *done = 1;
+    int r = arc_call_members(rt, a[0], a[1], &m, &img, &mk);
+    *done = r != 0;
+    if (r <= 0) return NULL;
     uint32_t n = a[1]->n;
     tdm_arc_val *mt = arc_tuple(rt, n), *it = arc_tuple(rt, n);
     ARC_TRY(mt && it);
@@ -186,13 +185,9 @@ static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val 
 }
 
 tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
-    tdm_arc_val **m;
-    int members = arc_defer(rt) && arc_is_set(a[1]) ? arc_set_members(a[1], &m) : 0, done;
-    ARC_TRYI(members);
-    if (members) {
-        tdm_arc_val *r = mapply_members(rt, a, m, &done);
-        if (r || done) return r;
-    }
+    int done;
+    tdm_arc_val *r = mapply_members(rt, a, &done);
+    if (r || done) return r;
     if (!arc_defer(rt) || !arc_is_set(a[1]) || !a[1]->n) {
         tdm_arc_val *applied = arc_p_apply(rt, a);
         ARC_TRY(applied);
