@@ -129,15 +129,19 @@ static int usage(FILE *f) {
 
 int main(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout);
-    char *end = NULL;
-    long ngrids = argc > 1 && strcmp(argv[1], "--grids") ? strtol(argv[1], &end, 10) : 200;
-    if (end && (*end || ngrids < 1 || ngrids > 1000000)) {
-        fprintf(stderr, "bench_arc: NGRIDS must be a whole number from 1 to 1000000, not '%s'\n", argv[1]);
-        return usage(stderr);
+    int from_file = argc > 1 && !strcmp(argv[1], "--grids");
+    if (from_file && argc != 3) return usage(stderr);
+    long ngrids = 200;
+    if (!from_file && argc > 1) {
+        char *end;
+        ngrids = strtol(argv[1], &end, 10);
+        if (*end || ngrids < 1 || ngrids > 1000000) {
+            fprintf(stderr, "bench_arc: NGRIDS must be a whole number from 1 to 1000000, not '%s'\n", argv[1]);
+            return usage(stderr);
+        }
     }
-    if (argc > 1 && !strcmp(argv[1], "--grids") && argc != 3) return usage(stderr);
-    FILE *dump = end && argc > 2 ? fopen(argv[2], "w") : NULL;
-    if (end && argc > 2 && !dump) return fprintf(stderr, "bench_arc: cannot write %s\n", argv[2]), 1;
+    FILE *dump = !from_file && argc > 2 ? fopen(argv[2], "w") : NULL;
+    if (!from_file && argc > 2 && !dump) return fprintf(stderr, "bench_arc: cannot write %s\n", argv[2]), 1;
     tdm_arc_rt *rt;
     if (tdm_arc_rt_new(&rt)) return 1;
     printf("objects() on one thread, microseconds per call (best of %d passes): as returned (lazy), with the\n"
@@ -145,7 +149,7 @@ int main(int argc, char **argv) {
            "by the eager replay of the reference's set operations (eager)\n", REPS);
     printf("%-10s %-22s %10s %10s %14s %10s %10s\n", "grids", "univalued,diag,no_bg", "lazy", "+objects", "+layout", "eager",
            "objects");
-    if (argc > 2 && !strcmp(argv[1], "--grids")) {
+    if (from_file) {
         grid_set gs = {"arc 30x30", 0, 30, 30, NULL};
         gs.n = read_grids(argv[2], 30, 30, &gs.cells);
         if (gs.n <= 0) return fprintf(stderr, "bench_arc: no 30x30 grids in %s\n", argv[2]), 1;
