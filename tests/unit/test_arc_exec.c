@@ -166,9 +166,9 @@ static void run_half(tdm_device_pref pref) {
             return;
         }
     }
-    const char *files[2] = {"training.py", "spec_examples.py"};
+    const char *files[3] = {"training.py", "heavier.py", "spec_examples.py"};
     size_t per = getenv("TANDEM_TEST_CASES") ? (size_t)atoi(getenv("TANDEM_TEST_CASES")) : 40;
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 3; f++) {
         tdm_arc_programs *p = load(files[f]);
         /* random grids, plus grids no lane can hold */
         tgrids gs = {0};
