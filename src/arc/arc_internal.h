@@ -398,6 +398,8 @@ int arc_bits_add(arc_bits *b, tdm_arc_val *s);
  * fit, -1 out of memory. arc_bits_get takes masks only (b->nout is 0); arc_bits_get_wide, wide sets too. */
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
+/* *d = x & y (a wide accumulator, in rt's arena), for x and y of one kind: 0, or -1 out of memory. */
+int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits *d);
 /* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */
 void arc_bits_box(const arc_bits *b, int64_t box[4]);
 /* The same for a deferred set s (arc_bits_of(s) not NULL), computed once per set. */
@@ -405,6 +407,11 @@ void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]);
 /* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
  * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
+/* The positions of frozenset s (its cells' positions, for cells) as row masks in that bit layout, and in
+ * *used the rows that are not empty (bit i: rows[i]), read without a layout and without the runtime's
+ * arena: 1, or 0 when s's contents do not fit the masks (not all positions or all cells, or any out of
+ * range), -1 out of memory. */
+int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);

@@ -13,6 +13,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct {
     arc_lazy z; /* first: the set points here */
@@ -179,6 +182,101 @@ static int get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b, int wide) {
 
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(rt, s, b, 0); }
 int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(rt, s, b, 1); }
+
+static void sort_keys(tdm_arc_rt *rt, uint64_t *a, uint32_t n);
+
+/* Sorted, unique keys of b's wide part: b's own when made, else a sorted copy in rt's arena. NULL out of
+ * memory. */
+static const uint64_t *sorted_keys(tdm_arc_rt *rt, const arc_bits *b, uint32_t *n) {
+    *n = b->nout;
+    int sorted = 1;
+    for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
+    if (sorted) return b->out;
+    uint64_t *o = arc_alloc(rt, b->nout * sizeof *o);
+    if (!o) return NULL;
+    memcpy(o, b->out, b->nout * sizeof *o);
+    sort_keys(rt, o, b->nout);
+    uint32_t m = 1;
+    for (uint32_t k = 1; k < b->nout; k++)
+        if (o[k] != o[m - 1]) o[m++] = o[k];
+    *n = m;
+    return o;
+}
+
+int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits *d) {
+    if (arc_bits_init_wide(rt, d)) return -1;
+    d->kind = x->kind;
+    for (uint32_t bl = x->blocks & y->blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        uint32_t *m = arc_bits_block(d, c);
+        const uint32_t *p = x->m + 32 * c, *q = y->m + 32 * c;
+        for (int i = 0; i < 32; i++) m[i] = p[i] & q[i];
+    }
+    if (!x->nout || !y->nout) return 0;
+    uint32_t n, m, i = 0, j = 0;
+    const uint64_t *p = sorted_keys(rt, x, &n), *q = p ? sorted_keys(rt, y, &m) : NULL;
+    if (!q || reserve(d, n < m ? n : m)) return -1;
+    while (i < n && j < m) {
+        if (p[i] < q[j]) i++;
+        else if (q[j] < p[i]) j++;
+        else d->out[d->nout++] = p[i], i++, j++;
+    }
+    return 0;
+}
+
+/* Bit i: rows[i] is not 0. */
+static uint32_t nonzero_rows(const uint32_t rows[32]) {
+    uint32_t u = 0;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (int i = 0; i < 32; i += 4) {
+        __m128i v = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(rows + i)), zero);
+        u |= (uint32_t)(~_mm_movemask_ps(_mm_castsi128_ps(v)) & 15) << i;
+    }
+#else
+    for (int i = 0; i < 32; i++) u |= (uint32_t)(rows[i] != 0) << i;
+#endif
+    return u;
+}
+
+int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
+    uint32_t m[32 * ARC_COLOURS_N];
+    arc_bits b = {.kind = ARC_BITS_NONE, .m = m};
+    const arc_bits *src = arc_bits_of(s);
+    memset(rows, 0, 32 * sizeof *rows);
+    if (!src && s->u.set.lazy) { /* a lazy set answers through its bits hook */
+        int r = arc_bits_add(&b, s);
+        if (r <= 0) return r;
+        src = &b;
+    }
+    if (src) {
+        if (src->nout) return 0;
+        for (uint32_t bl = src->blocks; bl; bl &= bl - 1) {
+            const uint32_t *p = src->m + 32 * __builtin_ctz(bl);
+            for (int i = 0; i < 32; i++) rows[i] |= p[i];
+        }
+    } else { /* an eager table: straight into the rows, without colour blocks */
+        int kind = ARC_BITS_NONE;
+        uint32_t u = 0;
+        for (uint32_t k = 0; k <= s->u.set.mask; k++) {
+            const tdm_arc_val *key = s->u.set.tab[k].key;
+            if (!key || key == ARC_DUMMY) continue;
+            long x = pos_index(key);
+            int64_t c, i, j, kk = ARC_BITS_POS;
+            if (x < 0 && (x = cell_index(key)) >= 0) x %= ARC_POS_N * ARC_POS_N, kk = ARC_BITS_CELLS;
+            if (x >= 0) i = x / ARC_POS_N + ARC_POS_LO, j = x % ARC_POS_N + ARC_POS_LO;
+            else if (!(kk = parse(key, &c, &i, &j))) return 0;
+            if ((kind != kk && kind != ARC_BITS_NONE) || !arc_bits_fits(i, j)) return 0;
+            kind = (int)kk;
+            rows[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+            u |= 1u << (i + ARC_BITS_OFF);
+        }
+        *used = u;
+        return 1;
+    }
+    *used = nonzero_rows(rows);
+    return 1;
+}
 
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
     memset(rows, 0, 32 * sizeof *rows);

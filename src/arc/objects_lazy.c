@@ -282,20 +282,36 @@ static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
 
 /* An object's cells as masks (arc_bits): the runs of the rows of its box that belong to it, a row mask at a
  * time (no per-cell pass: the cells' objects are not made for it). */
+/* Every object's cells as row masks over its box (orow, from orow_at[object]), in one pass over the runs:
+ * made on the first bits question, which objects are often asked many times (manhattan in a loop). */
+static int object_rows(objs_ctx *x) {
+    tdm_arc_rt *rt = x->z.rt;
+    uint32_t total = 0, k = x->ncomp;
+    if (!(x->orow_at = arc_alloc(rt, (size_t)k * sizeof *x->orow_at))) return nomem(rt);
+    for (uint32_t r = 0; r < k; r++) x->orow_at[r] = total, total += (uint32_t)(x->box[r][2] - x->box[r][0] + 1);
+    if (!(x->orow = arc_alloc(rt, (size_t)total * sizeof *x->orow))) return nomem(rt);
+    memset(x->orow, 0, (size_t)total * sizeof *x->orow);
+    for (int i = 0; i < x->h; i++) {
+        uint32_t st = x->start[i], en = x->end[i];
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = x->runobj[run];
+            x->orow[x->orow_at[r] + (uint32_t)(i - x->box[r][0])] |= (2u << j1) - (1u << j0); /* j0..j1 (j1 <= 29) */
+        }
+    }
+    return 0;
+}
+
 static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
     objs_ctx *x = (objs_ctx *)z;
     if (s->u.set.part == OUTER || dst->kind == ARC_BITS_POS) return 0;
+    if (!x->orow && object_rows(x)) return -1;
     dst->kind = ARC_BITS_CELLS;
     int16_t part = (int16_t)s->u.set.part;
     const uint8_t *b = x->box[part];
+    const uint32_t *rows = x->orow + x->orow_at[part] - b[0];
     uint32_t *m = x->ucol[part] >= 0 ? arc_bits_block(dst, x->ucol[part]) : NULL; /* one colour: one block */
     for (int i = b[0]; i <= b[2]; i++) {
-        uint32_t st = x->start[i], en = x->end[i], row = 0;
-        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            if (x->runobj[run] != part) continue;
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
-            row |= (2u << j1) - (1u << j0); /* columns j0..j1 (j1 <= 29) */
-        }
+        uint32_t row = rows[i];
         if (m) {
             m[i + ARC_BITS_OFF] |= row << ARC_BITS_OFF;
             continue;
@@ -431,7 +447,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->z.bits = lazy_bits, x->z.members = lazy_members;
-    x->prepared = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL;
+    x->prepared = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }

@@ -46,6 +46,8 @@ typedef struct {
     tdm_arc_val **objp; /* pointers to them, made when the outer set's members are first asked for */
     int8_t *ucol;      /* per object: its one colour, or -1 when its cells differ in colour */
     uint8_t (*box)[4]; /* per object: min i, min j, max i, max j */
+    uint32_t *orow;    /* made by object_rows(): per object, its cells' columns row by row over its box */
+    uint32_t *orow_at; /* per object: where its rows start in orow */
     int cur;           /* the object being replayed */
 } objs_ctx;
 

@@ -40,11 +40,27 @@ tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
     return combine_eager(rt, a);
 }
 
-tdm_arc_val *arc_p_intersection(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *intersection_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_set(a[0]) || !arc_is_set(a[1]))
         return arc_fail(rt, "intersection: unsupported operand types for &: '%s' and '%s'", arc_type_name(a[0]),
                         arc_type_name(a[1]));
     return arc_set_meet(rt, a[0], a[1]);
+}
+
+/* Two sets of positions (or of cells), the wide ones too: x & y, laid out when read (set_intersection's
+ * walk of the smaller operand then). a & a, empty operands and mixed kinds take the eager path. */
+tdm_arc_val *arc_p_intersection(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && arc_is_set(a[1]) && a[0] != a[1] && a[0]->n && a[1]->n) {
+        arc_bits x, y, d;
+        int r = arc_bits_get_wide(rt, a[0], &x);
+        ARC_TRYI(r);
+        if (r) ARC_TRYI(r = arc_bits_get_wide(rt, a[1], &y));
+        if (r && x.kind == y.kind) {
+            ARC_TRYI(arc_bits_meet(rt, &x, &y, &d));
+            return arc_bits_set(rt, &d, intersection_eager, a, 2);
+        }
+    }
+    return intersection_eager(rt, a);
 }
 
 /* T(c, the elements e of iter(c) with keep(e)): the filter behind difference, remove and sfilter. */
@@ -68,10 +84,19 @@ static int keep_not_in(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     return r < 0 ? -1 : !r;
 }
 
+/* filter, over a set that lists its members (image.c) first: keep calls no function, so the order it
+ * runs in is unobservable. */
+static tdm_arc_val *filter_any(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
+                               void *ctx, const char *who) {
+    int deferred;
+    tdm_arc_val *r = arc_filter_members(rt, c, keep, ctx, &deferred);
+    return r || deferred ? r : filter(rt, c, keep, ctx, who);
+}
+
 static tdm_arc_val *difference_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_tuple(a[1]) && !arc_is_set(a[1]))
         return arc_fail(rt, "difference: argument of type '%s' is not iterable", arc_type_name(a[1]));
-    return filter(rt, a[0], keep_not_in, a[1], "difference");
+    return filter_any(rt, a[0], keep_not_in, a[1], "difference");
 }
 
 tdm_arc_val *arc_p_difference(tdm_arc_rt *rt, tdm_arc_val **a) {
@@ -99,7 +124,7 @@ tdm_arc_val *arc_p_difference(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 static int keep_ne(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) { return !arc_eq(e, ctx); }
 
-tdm_arc_val *arc_p_remove(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[1], keep_ne, a[0], "remove"); }
+tdm_arc_val *arc_p_remove(tdm_arc_rt *rt, tdm_arc_val **a) { return filter_any(rt, a[1], keep_ne, a[0], "remove"); }
 
 static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     tdm_arc_val *r = arc_call1(rt, ctx, e);

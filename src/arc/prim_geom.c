@@ -110,7 +110,66 @@ static tdm_arc_val *line(tdm_arc_rt *rt, tdm_arc_val *p, int vertical, const cha
 tdm_arc_val *arc_p_vline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0], 1, "vline"); }
 tdm_arc_val *arc_p_hline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0], 0, "hline"); }
 
+/* ---- pairs of patches as row masks (bits.c's layout, bit j + ARC_BITS_OFF of row i + ARC_BITS_OFF) ---- */
+/* A patch pair whose positions fit the masks: both non-empty frozensets. */
+typedef struct {
+    uint32_t a[32], b[32];
+    uint32_t ra, rb; /* bit i: row i of a (of b) is not empty */
+} rows2;
+
+/* 1 with r filled when a and b are non-empty frozensets whose positions fit the masks, 0 otherwise (the
+ * caller reads positions, which also raises what the reference raises; so does the eager runtime, which
+ * the tests compare with), -1 out of memory. */
+static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
+    if (!arc_defer(rt) || !arc_is_set(a) || !arc_is_set(b) || !a->n || !b->n) return 0;
+    int ok = arc_bits_rows(a, r->a, &r->ra);
+    return ok > 0 ? arc_bits_rows(b, r->b, &r->rb) : ok;
+}
+
+static uint32_t cols_of(const uint32_t rows[32]) {
+    uint32_t c = 0;
+    for (int i = 0; i < 32; i++) c |= rows[i];
+    return c;
+}
+
+/* min |x + dj - y| over the bits x of a and y of b (both non-empty), or cap when that is cap or more. */
+static int64_t row_gap(uint32_t a, uint32_t b, int64_t dj, int64_t cap) {
+    int64_t lo = __builtin_ctz(b), hi = 31 - __builtin_clz(b), best = cap;
+    for (; a; a &= a - 1) {
+        int64_t t = __builtin_ctz(a) + dj, d;
+        if (t <= lo) d = lo - t;
+        else if (t >= hi) d = t - hi;
+        else { /* lo < t < hi: b has bits on both sides of t */
+            int64_t up = __builtin_ctz(b >> t), down = __builtin_clz(b << (31 - t));
+            d = up < down ? up : down;
+        }
+        if (d < best && !(best = d)) break;
+    }
+    return best;
+}
+
+/* manhattan(shift(a, (di, dj)), b): the smallest row distance plus gap over the pairs of non-empty rows,
+ * skipping the pairs whose row distance alone reaches the best so far. */
+static int64_t manhattan_rows(const rows2 *r, int64_t di, int64_t dj) {
+    int64_t best = INT64_MAX;
+    for (uint32_t x = r->ra; x; x &= x - 1) {
+        int i = __builtin_ctz(x);
+        for (uint32_t y = r->rb; y; y &= y - 1) {
+            int k = __builtin_ctz(y);
+            int64_t dr = llabs(i + di - k);
+            if (dr >= best) continue;
+            int64_t h = row_gap(r->a[i], r->b[k], dj, best - dr);
+            if (dr + h < best) best = dr + h;
+        }
+    }
+    return best;
+}
+
 static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const char *who) {
+    rows2 rr;
+    int fit = rows2_of(rt, a[0], a[1], &rr);
+    ARC_TRYI(fit);
+    if (fit) return arc_bool(cols ? (cols_of(rr.a) & cols_of(rr.b)) != 0 : (rr.ra & rr.rb) != 0);
     arc_pos *p, *q;
     uint32_t n, m;
     ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, who));
@@ -135,6 +194,9 @@ static int64_t manhattan_pos(const arc_pos *p, uint32_t n, const arc_pos *q, uin
 }
 
 static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *who) {
+    rows2 rr;
+    int fit = rows2_of(rt, a[0], a[1], &rr);
+    if (fit) return fit < 0 ? -1 : (*out = manhattan_rows(&rr, 0, 0), 0);
     arc_pos *p, *q;
     uint32_t n, m;
     if (arc_positions(rt, a[0], 0, &p, &n, who) || arc_positions(rt, a[1], 0, &q, &m, who)) return -1;
@@ -264,6 +326,31 @@ static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, int64_t di, int64_t dj,
     return *out ? 1 : -1;
 }
 
+/* shift_bits for any set of positions or cells with contents (a wide one, or one whose shifted positions
+ * leave the masks): element by element, those off the masks as keys. 1 and *out, 0 when the contents are
+ * not such, or a shifted position would pass the keys' range; -1 out of memory. */
+static int shift_wide(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_t dj, arc_prim_fn eager, tdm_arc_val **a,
+                      int nargs, tdm_arc_val **out) {
+    arc_bits b, s;
+    int64_t box[4];
+    int r = arc_bits_get_wide(rt, patch, &b);
+    if (r <= 0 || b.kind == ARC_BITS_NONE) return r;
+    arc_bits_box(&b, box);
+    if (!arc_key_ok(box[0] + di, box[1] + dj) || !arc_key_ok(box[2] + di, box[3] + dj)) return 0;
+    if (arc_bits_init_wide(rt, &s)) return -1;
+    s.kind = b.kind;
+    for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        for (int i = 0; i < 32; i++)
+            for (uint32_t row = b.m[32 * c + i]; row; row &= row - 1)
+                if (arc_bits_put(&s, c, i - ARC_BITS_OFF + di, __builtin_ctz(row) - ARC_BITS_OFF + dj)) return -1;
+    }
+    for (uint32_t k = 0; k < b.nout; k++)
+        if (arc_bits_put(&s, arc_key_c(b.out[k]), arc_key_i(b.out[k]) + di, arc_key_j(b.out[k]) + dj)) return -1;
+    *out = arc_bits_set(rt, &s, eager, a, nargs);
+    return *out ? 1 : -1;
+}
+
 static tdm_arc_val *shift_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int kind = arc_patch_kind(rt, a[0], "shift");
     ARC_TRYI(kind);
@@ -276,13 +363,15 @@ static tdm_arc_val *shift_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
 tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *v = a[1], *out;
     if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && arc_is_tuple(v) && v->n == 2 && arc_is_int(v->u.items[0]) &&
-        arc_is_int(v->u.items[1]) && v->u.items[0]->u.i > -32 && v->u.items[0]->u.i < 32 && v->u.items[1]->u.i > -32 &&
-        v->u.items[1]->u.i < 32) {
+        arc_is_int(v->u.items[1]) && llabs(v->u.items[0]->u.i) < ARC_KEY_BIAS && llabs(v->u.items[1]->u.i) < ARC_KEY_BIAS) {
+        int64_t di = v->u.items[0]->u.i, dj = v->u.items[1]->u.i;
         arc_bits b;
         int r = arc_bits_get(rt, a[0], &b);
         ARC_TRYI(r);
-        if (r && b.kind != ARC_BITS_NONE) ARC_TRYI(r = shift_bits(rt, &b, v->u.items[0]->u.i, v->u.items[1]->u.i, shift_eager, a, 2, &out));
+        if (r && b.kind != ARC_BITS_NONE) ARC_TRYI(r = shift_bits(rt, &b, di, dj, shift_eager, a, 2, &out));
         if (r && b.kind != ARC_BITS_NONE) return out;
+        ARC_TRYI(r = shift_wide(rt, a[0], di, dj, shift_eager, a, 2, &out));
+        if (r) return out;
     }
     return shift_eager(rt, a);
 }
@@ -407,6 +496,16 @@ tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t si, sj, di, dj;
     ARC_TRYI(center(rt, a[0], &si, &sj, "gravitate"));
     ARC_TRYI(center(rt, a[1], &di, &dj, "gravitate"));
+    rows2 rr;
+    int fit = rows2_of(rt, a[0], a[1], &rr);
+    ARC_TRYI(fit);
+    if (fit) {
+        int64_t i = 0, j = 0, c = 0;
+        if (cols_of(rr.a) & cols_of(rr.b)) i = si < di ? 1 : -1;
+        else j = sj < dj ? 1 : -1;
+        while (manhattan_rows(&rr, c * i, c * j) != 1 && c < 42) c++;
+        return arc_ipair(rt, c * i, c * j);
+    }
     arc_pos *p, *q;
     uint32_t n, m;
     ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "gravitate"));

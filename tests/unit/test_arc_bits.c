@@ -157,7 +157,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 52 };
+enum { NOPS = 60 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -270,6 +270,25 @@ static int step(tu_rng *r, int g) {
         case 51: { /* a key that raises on some objects (first of an empty delta) */
             tdm_arc_val *cm[2] = {arc_prim_val(ARC_P_first), arc_prim_val(ARC_P_delta)};
             f = arc_p_argmax, a[0] = O, a[1] = arc_p_compose(rt, cm), type = -1;
+            break;
+        }
+        case 52: f = arc_p_shift, a[0] = P, a[1] = arc_ipair(rt, di * 9, dj * 11); break; /* off the masks and back */
+        /* measures between patches and objects, by row masks on the deferring runtime */
+        case 53: case 54: case 55: case 56: case 57: {
+            static const int m2[] = {ARC_P_manhattan, ARC_P_adjacent, ARC_P_gravitate, ARC_P_hmatching, ARC_P_vmatching};
+            tdm_arc_val *ob = arc_p_first(rt, &O); /* an object, when there is one */
+            f = arc_prim_table_fn(m2[op - 53]), a[0] = fn % 2 && ob ? ob : P, a[1] = fn % 3 == 0 ? Q : fn % 3 == 1 && ob ? ob : P;
+            if (!ob) rt->failed = 0, rt->err[0] = '\0';
+            type = -1;
+            break;
+        }
+        /* remove and difference over objects: order-free filters */
+        case 58: case 59: {
+            tdm_arc_val *ob = arc_p_first(rt, &O), *sz[2] = {O, arc_int(rt, 1 + c % 3)};
+            if (!ob) rt->failed = 0, rt->err[0] = '\0';
+            f = op == 58 && ob ? arc_p_remove : arc_p_difference, a[0] = op == 58 && ob ? ob : O;
+            a[1] = op == 58 && ob ? O : arc_p_sizefilter(rt, sz);
+            type = T_OBJS;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
