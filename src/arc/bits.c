@@ -24,6 +24,7 @@ typedef struct {
     arc_bits b;
     int boxed;       /* box holds b's box (arc_bits_box_of): vline, hline, shape, ... ask one set again */
     int64_t box[4];
+    tdm_arc_val **mem; /* its elements, the interned values, once listed (bset_members) */
 } arc_bset;
 
 static inline int popc(uint32_t v) {
@@ -364,6 +365,26 @@ static int bset_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     return b->blocks >> c & 1 && b->m[32 * c + i + ARC_BITS_OFF] >> (j + ARC_BITS_OFF) & 1;
 }
 
+/* The elements without a layout (arc_lazy.members), for the order-free filters and maps (image.c): the
+ * interned positions or cells of the masks. A wide set lists none (its other elements are not values yet). */
+static int bset_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
+    arc_bset *x = (arc_bset *)z;
+    const arc_bits *b = &x->b;
+    if (b->nout || !b->kind) return 0;
+    if (!x->mem) {
+        uint32_t n = 0;
+        if (!(x->mem = arc_alloc(z->rt, (size_t)s->n * sizeof *x->mem))) return -1;
+        for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
+            int c = __builtin_ctz(bl);
+            for (int i = 0; i < 32; i++)
+                for (uint32_t r = b->m[32 * c + i]; r; r &= r - 1)
+                    x->mem[n++] = (tdm_arc_val *)elem_at(b->kind, c, i, __builtin_ctz(r));
+        }
+    }
+    *v = x->mem;
+    return 1;
+}
+
 static int bset_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
     const arc_bits *b = &((arc_bset *)z)->b;
     if (b->kind != ARC_BITS_CELLS || !s->n || popc(b->blocks) > 1) return 0;
@@ -475,7 +496,7 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     memset(x, 0, sizeof *x);
     x->z.rt = rt, x->z.layout = bset_layout, x->z.hash = bset_hash, x->z.contains = bset_contains;
-    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.bits = bset_bits;
+    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.bits = bset_bits, x->z.members = bset_members;
     x->eager = eager, x->b = *b;
     for (int k = 0; k < nargs; k++) x->arg[k] = args[k];
     return arc_set_lazy(rt, &x->z, 0, n);

@@ -33,6 +33,20 @@ static int table_bits(uint32_t n) {
     return bits;
 }
 
+/* The members by value (hash, then ==) in a table of 2^bits: index + 1. NULL out of memory. */
+static uint32_t *value_table(tdm_arc_rt *rt, tdm_arc_val **m, uint32_t nm, int bits) {
+    size_t mask = ((size_t)1 << bits) - 1;
+    uint32_t *t = arc_alloc(rt, (mask + 1) * sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0, (mask + 1) * sizeof *t);
+    for (uint32_t k = 0; k < nm; k++) {
+        size_t i = slot_of((uint64_t)arc_hash_fast(m[k]), bits);
+        while (t[i]) i = (i + 1) & mask;
+        t[i] = k + 1;
+    }
+    return t;
+}
+
 int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
                         tdm_arc_val **out) {
     int bits = table_bits(nm);
@@ -47,10 +61,19 @@ int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc
         t[i] = k + 1;
     }
     /* c's elements in CPython's order (the same values its members are), each one's image */
+    uint32_t *tv = NULL; /* member index + 1, by value: made when an element is an equal value elsewhere */
     for (uint32_t k = 0; k < l.n; k++) {
         size_t i = slot_of(addr_key(l.v[k]), bits);
         while (t[i] && m[t[i] - 1] != l.v[k]) i = (i + 1) & mask;
-        if (t[i] && img[t[i] - 1]) out[n++] = img[t[i] - 1];
+        uint32_t at = t[i];
+        if (!at) { /* a deferred set of positions lists the interned pairs; its recipe may hold equal tuples */
+            if (!tv && !(tv = value_table(rt, m, nm, bits))) return -1;
+            int64_t h = arc_hash_fast(l.v[k]);
+            for (i = slot_of((uint64_t)h, bits); tv[i]; i = (i + 1) & mask)
+                if (arc_eq(m[tv[i] - 1], l.v[k])) break;
+            at = tv[i];
+        }
+        if (at && img[at - 1]) out[n++] = img[at - 1];
     }
     return (int)n;
 }

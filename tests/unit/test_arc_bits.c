@@ -157,7 +157,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 60 };
+enum { NOPS = 65 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -289,6 +289,19 @@ static int step(tu_rng *r, int g) {
             f = op == 58 && ob ? arc_p_remove : arc_p_difference, a[0] = op == 58 && ob ? ob : O;
             a[1] = op == 58 && ob ? O : arc_p_sizefilter(rt, sz);
             type = T_OBJS;
+            break;
+        }
+        /* filters, maps and selections over a deferred set of positions or cells (its interned members) */
+        case 60: case 61: case 62: case 63: case 64: {
+            static const int unary[] = {ARC_P_dneighbors, ARC_P_neighbors, ARC_P_initset, ARC_P_first, ARC_P_last};
+            tdm_arc_val *in[2] = {arc_prim_val(ARC_P_contained), Q}, *ev[2] = {arc_prim_val(ARC_P_even), arc_prim_val(ARC_P_first)};
+            tdm_arc_val *cond = fn % 2 ? arc_p_rbind(rt, in) : arc_p_compose(rt, ev), *u = arc_prim_val(unary[fn % 5]);
+            a[0] = P, type = -1;
+            if (op == 60) f = arc_p_mapply, a[0] = arc_prim_val(unary[fn % 3]), a[1] = P, type = T_PATCH;
+            if (op == 61) f = arc_p_apply, a[0] = u, a[1] = P, type = fn % 5 == 2 ? T_OBJS : -1;
+            if (op == 62) f = arc_p_sfilter, a[1] = cond, type = T_PATCH;
+            if (op == 63) f = fn % 2 ? arc_p_argmax : arc_p_argmin, a[1] = u;
+            if (op == 64) f = arc_p_extract, a[1] = cond;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
