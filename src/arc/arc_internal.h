@@ -394,6 +394,8 @@ int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, i
  * then), -1 out of memory. Reads no layout (a lazy set answers through its bits hook, or is declined
  * when it has none). */
 int arc_bits_add(arc_bits *b, tdm_arc_val *s);
+/* The same for n values given as elements (a lazy set's members): 1, 0 or -1 as above. */
+int arc_bits_add_elems(arc_bits *b, tdm_arc_val *const *v, uint32_t n);
 /* s's contents: 1 and *b (borrowed from s if s is deferred, else built in rt's arena), 0 when they do not
  * fit, -1 out of memory. arc_bits_get takes masks only (b->nout is 0); arc_bits_get_wide, wide sets too. */
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);

@@ -155,6 +155,14 @@ static int or_bits(arc_bits *b, const arc_bits *src) {
     return 1;
 }
 
+int arc_bits_add_elems(arc_bits *b, tdm_arc_val *const *v, uint32_t n) {
+    for (uint32_t k = 0; k < n; k++) {
+        int r = add_key(b, v[k]);
+        if (r <= 0) return r;
+    }
+    return 1;
+}
+
 int arc_bits_add(arc_bits *b, tdm_arc_val *s) {
     if (!arc_is_set(s)) return 0;
     if (!s->n) return 1;

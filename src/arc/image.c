@@ -113,6 +113,14 @@ static int img_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
     return 1;
 }
 
+/* The contents as positions or cells (arc_lazy.bits): equal images are equal values, so the distinct ones
+ * are the contents even when the layout keeps another of them. */
+static int img_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
+    arc_image *x = (arc_image *)z;
+    (void)s;
+    return arc_bits_add_elems(dst, x->v, x->n);
+}
+
 /* The images made: the distinct ones listed, and the lazy set (an empty set when there are none). */
 static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
                               int distinct) {
@@ -140,6 +148,7 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
     x->z.rt = rt, x->z.layout = img_layout, x->z.hash = img_hash, x->z.contains = img_contains, x->z.members = img_members;
+    x->z.bits = img_bits;
     x->parent = parent, x->m = m, x->img = img, x->nm = nm, x->v = v, x->n = n;
     x->dups = !distinct && n < nm;
     return arc_set_lazy(rt, &x->z, 0, n);

@@ -181,6 +181,16 @@ int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, i
         *n = patch->n, *u = b[0], *l = b[1], *d = b[2], *r = b[3];
         return 0;
     }
+    if (arc_set_is_lazy(patch) && patch->n && patch->u.set.lazy->bits) { /* a filter's result, say */
+        arc_bits x;
+        int fit = arc_bits_get_wide(rt, patch, &x);
+        if (fit < 0) return -1;
+        if (fit && x.kind != ARC_BITS_NONE) {
+            arc_bits_box(&x, b);
+            *n = patch->n, *u = b[0], *l = b[1], *d = b[2], *r = b[3];
+            return 0;
+        }
+    }
     arc_pos *p;
     if (arc_positions(rt, patch, 0, &p, n, who)) return -1;
     if (*n) arc_bbox(p, *n, u, l, d, r);

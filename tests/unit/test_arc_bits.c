@@ -157,7 +157,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 65 };
+enum { NOPS = 67 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -304,6 +304,8 @@ static int step(tu_rng *r, int g) {
             if (op == 64) f = arc_p_extract, a[1] = cond;
             break;
         }
+        case 65: f = arc_p_occurrences, a[0] = G, a[1] = P; break; /* P deferred, a filter's result, ... */
+        case 66: f = arc_p_shape, a[0] = P, type = -1; break;
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
