@@ -334,7 +334,7 @@ static int shift_wide(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_t dj
     arc_bits b, s;
     int64_t box[4];
     int r = arc_bits_get_wide(rt, patch, &b);
-    if (r <= 0 || b.kind == ARC_BITS_NONE) return r;
+    if (r <= 0 || b.kind == ARC_BITS_NONE) return r < 0 ? -1 : 0;
     arc_bits_box(&b, box);
     if (!arc_key_ok(box[0] + di, box[1] + dj) || !arc_key_ok(box[2] + di, box[3] + dj)) return 0;
     if (arc_bits_init_wide(rt, &s)) return -1;

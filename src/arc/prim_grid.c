@@ -196,6 +196,45 @@ static tdm_arc_val *scale(tdm_arc_rt *rt, tdm_arc_val **a, int hor, int ver, con
 tdm_arc_val *arc_p_hupscale(tdm_arc_rt *rt, tdm_arc_val **a) { return scale(rt, a, 1, 0, "hupscale"); }
 tdm_arc_val *arc_p_vupscale(tdm_arc_rt *rt, tdm_arc_val **a) { return scale(rt, a, 0, 1, "vupscale"); }
 
+static tdm_arc_val *upscale_object(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f);
+
+/* upscale of an object whose cells fit the masks, scaled ones included: each row's cells widened f times
+ * and the row repeated f times, from the object's upper left corner; laid out (upscale_object) when read.
+ * 1 and *out, 0 when it does not fit (or is not such an object), -1 out of memory. */
+static int upscale_bits(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f, tdm_arc_val **out);
+
+static tdm_arc_val *upscale_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int64_t f;
+    ARC_TRYI(arc_get_int(rt, a[1], &f, "upscale"));
+    return upscale_object(rt, a, f);
+}
+
+static int upscale_bits(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f, tdm_arc_val **out) {
+    arc_bits b, d;
+    int64_t box[4];
+    if (!arc_defer(rt) || f < 1 || f > 32 || !arc_is_set(a[0]) || !a[0]->n) return 0;
+    int r = arc_bits_get(rt, a[0], &b);
+    if (r <= 0 || b.kind != ARC_BITS_CELLS) return r < 0 ? -1 : 0;
+    arc_bits_box(&b, box);
+    int64_t h = box[2] - box[0] + 1, w = box[3] - box[1] + 1;
+    if (!arc_bits_fits(box[0] + h * f - 1, box[1] + w * f - 1)) return 0;
+    if (arc_bits_init(rt, &d)) return -1;
+    d.kind = ARC_BITS_CELLS;
+    int top = (int)box[0] + ARC_BITS_OFF, left = (int)box[1] + ARC_BITS_OFF;
+    for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        uint32_t *m = arc_bits_block(&d, c);
+        const uint32_t *p = b.m + 32 * c;
+        for (int i = 0; i < h; i++) {
+            uint32_t row = p[top + i] >> left, wide = 0, run = (uint32_t)((2ull << (f - 1)) - 1); /* f ones */
+            for (; row; row &= row - 1) wide |= run << (__builtin_ctz(row) * f);
+            for (int u = 0; u < f; u++) m[top + i * f + u] = wide << left;
+        }
+    }
+    *out = arc_bits_set(rt, &d, upscale_eager, a, 2);
+    return *out ? 1 : -1;
+}
+
 tdm_arc_val *arc_p_upscale(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (arc_is_tuple(a[0])) return scale(rt, a, 1, 1, "upscale");
     int64_t f;
@@ -207,6 +246,14 @@ tdm_arc_val *arc_p_upscale(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (f > 0 && (__builtin_mul_overflow(f, f, &cells) || __builtin_mul_overflow(cells, (int64_t)a[0]->n, &cells)))
         cells = INT64_MAX;
     ARC_TRYI(arc_elems_limit(rt, "upscale", f > 0 ? (uint64_t)cells : 0));
+    tdm_arc_val *out = NULL;
+    int r = upscale_bits(rt, a, f, &out);
+    ARC_TRYI(r);
+    return r ? out : upscale_object(rt, a, f);
+}
+
+/* upscale of a non-empty set (the reference's object branch), f read already. */
+static tdm_arc_val *upscale_object(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f) {
     tdm_arc_val *ul = arc_p_ulcorner(rt, a);
     ARC_TRY(ul);
     int64_t ai = ul->u.items[0]->u.i, aj = ul->u.items[1]->u.i;

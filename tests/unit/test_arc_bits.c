@@ -157,7 +157,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 67 };
+enum { NOPS = 68 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -306,6 +306,12 @@ static int step(tu_rng *r, int g) {
         }
         case 65: f = arc_p_occurrences, a[0] = G, a[1] = P; break; /* P deferred, a filter's result, ... */
         case 66: f = arc_p_shape, a[0] = P, type = -1; break;
+        case 67: { /* upscale of an object or of a patch (positions raise) */
+            tdm_arc_val *ob = arc_p_first(rt, &O);
+            if (!ob) rt->failed = 0, rt->err[0] = '\0';
+            f = arc_p_upscale, a[0] = fn % 2 && ob ? ob : P, a[1] = arc_int(rt, 1 + c % 3);
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
