@@ -96,6 +96,10 @@ struct tdm_arc_rt {
     char err[256];
     tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
     int eager;       /* no deferred layouts (bits.c): every set is laid out when made (tests compare) */
+    /* arc_read_grid's last grid and its dense copy (values never change; reset forgets it) */
+    tdm_arc_val *grid_seen;
+    int grid_h, grid_w;
+    int64_t *grid_c;
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
@@ -271,7 +275,9 @@ int arc_contains(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val *x);
 
 /* ---- grids and patches ------------------------------------------------------------------------------- */
 /* A dense copy of a grid value: h rows of w ints. Grids whose rows differ in length or whose cells are not
- * ints are refused with an error (docs/arc.md: the port's one representation limit). h may be 0. */
+ * ints are refused with an error (docs/arc.md: the port's one representation limit). h may be 0. c is in
+ * rt's arena and read only: the runtime keeps the last grid read and hands the same copy to the next read
+ * of that value. */
 typedef struct {
     int h, w;
     int64_t *c;

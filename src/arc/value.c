@@ -135,6 +135,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     }
     rt->chunk = NULL, rt->cur = rt->end = NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
+    rt->grid_seen = NULL; /* its copy was in the arena */
 }
 
 const char *tdm_arc_rt_error(const tdm_arc_rt *rt) { return rt ? rt->err : ""; }
@@ -473,7 +474,19 @@ tdm_arc_val *arc_first(tdm_arc_val *c) {
 
 /* ---- grids -------------------------------------------------------------------------------------------- */
 
+static int read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
+
 int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
+    if (v == rt->grid_seen) { /* occurrences over many templates reads one grid again and again */
+        g->h = rt->grid_h, g->w = rt->grid_w, g->c = rt->grid_c;
+        return 0;
+    }
+    if (read_grid(rt, v, g, who)) return -1;
+    rt->grid_seen = v, rt->grid_h = g->h, rt->grid_w = g->w, rt->grid_c = g->c;
+    return 0;
+}
+
+static int read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
     if (!arc_is_tuple(v)) return arc_failf(rt, "%s: expected a grid (tuple of rows), got %s", who, arc_type_name(v));
     g->h = (int)v->n, g->w = 0, g->c = NULL;
     if (!v->n) return 0;
