@@ -305,6 +305,31 @@ tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_cellv *c = NULL;
     uint32_t n = 0;
     const arc_bits *nb = arc_bits_of(normed);
+    if (h2 > 0 && w2 > 0 && nb && nb->kind == ARC_BITS_CELLS && !nb->nout && g.w <= 32) {
+        /* deferred cells: per row of candidates, the columns where every cell matches, as masks (the
+           reference adds (i, j) row by row, left to right: so does this) */
+        uint32_t (*col)[ARC_COLOURS_N] = arc_alloc(rt, (size_t)g.h * sizeof *col); /* per row, per colour */
+        ARC_TRY(col);
+        memset(col, 0, (size_t)g.h * sizeof *col);
+        for (int64_t i = 0; i < g.h; i++)
+            for (int64_t j = 0; j < g.w; j++) {
+                int64_t v = g.c[i * g.w + j];
+                if (v >= 0 && v < ARC_COLOURS_N) col[i][v] |= 1u << j;
+            }
+        uint32_t all = w2 >= 32 ? UINT32_MAX : (1u << w2) - 1;
+        for (int64_t i = 0; i < h2; i++) {
+            uint32_t ok = all;
+            for (uint32_t bl = nb->blocks; bl && ok; bl &= bl - 1) {
+                int cc = __builtin_ctz(bl);
+                for (int r = ARC_BITS_OFF; r < 32 && ok; r++)
+                    for (uint32_t row = nb->m[32 * cc + r] >> ARC_BITS_OFF; row && ok; row &= row - 1)
+                        ok &= col[i + r - ARC_BITS_OFF][cc] >> __builtin_ctz(row);
+            }
+            for (; ok; ok &= ok - 1)
+                if (arc_set_add(rt, occs, arc_ipair(rt, i, __builtin_ctz(ok)))) return NULL;
+        }
+        return arc_set_copy(rt, occs);
+    }
     if (h2 > 0 && w2 > 0 && nb && nb->kind == ARC_BITS_CELLS && !nb->nout) {
         /* deferred cells: any order gives the same matches (every cell must match), so no layout */
         ARC_TRY(c = arc_alloc(rt, (size_t)normed->n * sizeof *c));
