@@ -330,16 +330,7 @@ tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
         }
         return arc_set_copy(rt, occs);
     }
-    if (h2 > 0 && w2 > 0 && nb && nb->kind == ARC_BITS_CELLS && !nb->nout) {
-        /* deferred cells: any order gives the same matches (every cell must match), so no layout */
-        ARC_TRY(c = arc_alloc(rt, (size_t)normed->n * sizeof *c));
-        for (uint32_t bl = nb->blocks; bl; bl &= bl - 1) {
-            int col = __builtin_ctz(bl);
-            for (int i = 0; i < 32; i++)
-                for (uint32_t row = nb->m[32 * col + i]; row; row &= row - 1)
-                    c[n].c = col, c[n].i = i - ARC_BITS_OFF, c[n++].j = __builtin_ctz(row) - ARC_BITS_OFF;
-        }
-    } else if (h2 > 0 && w2 > 0 && normed->n) {
+    if (h2 > 0 && w2 > 0 && normed->n) {
         ARC_TRYI(arc_cells(rt, normed, &c, &n, "occurrences"));
     }
     for (int64_t i = 0; i < h2; i++)
