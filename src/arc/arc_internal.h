@@ -96,10 +96,12 @@ struct tdm_arc_rt {
     char err[256];
     tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
     int eager;       /* no deferred layouts (bits.c): every set is laid out when made (tests compare) */
-    /* arc_read_grid's last grid and its dense copy (values never change; reset forgets it) */
+    /* arc_read_grid's last grid and its dense copy (values never change; reset forgets it), and its
+       colour masks once asked for (arc_grid_colour_rows) */
     tdm_arc_val *grid_seen;
     int grid_h, grid_w;
     int64_t *grid_c;
+    uint32_t *grid_colours;
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
@@ -283,6 +285,10 @@ typedef struct {
     int64_t *c;
 } arc_grid;
 int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
+/* Per row of g (read from v, at most 32 wide), for each colour 0..9 the columns holding it: row i, colour
+ * c at [i * ARC_COLOURS_N + c] (bit j). In rt's arena, read only; kept with the last grid read. NULL out of
+ * memory. */
+const uint32_t *arc_grid_colour_rows(tdm_arc_rt *rt, tdm_arc_val *v, const arc_grid *g);
 /* Like arc_read_grid, but also fails (as Python's grid[0]) on an empty grid. */
 int arc_read_grid0(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
 tdm_arc_val *arc_make_grid(tdm_arc_rt *rt, int h, int w, const int64_t *c);

@@ -118,24 +118,30 @@ static int parse(const tdm_arc_val *key, int64_t *c, int64_t *i, int64_t *j) {
     return *c >= 0 && *c < ARC_COLOURS_N && ints_of(key->u.items[1], i, j) ? ARC_BITS_CELLS : 0;
 }
 
-/* Adds the element key of an eager table: 1, 0 when it does not fit b, -1 out of memory. Interned pairs
- * are told by their address; others are read. */
-static int add_key(arc_bits *b, const tdm_arc_val *key) {
+/* What key is as an element: ARC_BITS_POS or ARC_BITS_CELLS, with its colour (0 for a position) and
+ * (i, j); 0 when neither. Interned pairs are told by their address; others are read (a tuple built
+ * elsewhere: equal values hash alike, so the contents are what matter). */
+static inline int elem_of(const tdm_arc_val *key, int64_t *c, int64_t *i, int64_t *j) {
     long k = pos_index(key);
-    int c = 0, kind = ARC_BITS_POS;
-    if (k < 0 && (k = cell_index(key)) >= 0) c = (int)(k / (ARC_POS_N * ARC_POS_N)), k %= ARC_POS_N * ARC_POS_N, kind = ARC_BITS_CELLS;
-    if (k >= 0) {
-        int i = (int)(k / ARC_POS_N) + ARC_POS_LO, j = (int)(k % ARC_POS_N) + ARC_POS_LO;
-        if (arc_bits_fits(i, j)) {
-            if (!want_kind(b, kind)) return 0;
-            arc_bits_block(b, c)[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
-            return 1;
-        }
+    int kind = ARC_BITS_POS;
+    *c = 0;
+    if (k < 0 && (k = cell_index(key)) >= 0) *c = k / (ARC_POS_N * ARC_POS_N), k %= ARC_POS_N * ARC_POS_N, kind = ARC_BITS_CELLS;
+    if (k < 0) return parse(key, c, i, j);
+    *i = k / ARC_POS_N + ARC_POS_LO, *j = k % ARC_POS_N + ARC_POS_LO;
+    return kind;
+}
+
+/* Adds the element key of an eager table: 1, 0 when it does not fit b, -1 out of memory. */
+static int add_key(arc_bits *b, const tdm_arc_val *key) {
+    int64_t c, i, j;
+    int kind = elem_of(key, &c, &i, &j);
+    if (!kind || !want_kind(b, kind)) return 0;
+    if (arc_bits_fits(i, j)) {
+        arc_bits_block(b, (int)c)[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+        return 1;
     }
-    /* a tuple built elsewhere (or far out): equal values hash alike, so the contents are what matter */
-    int64_t cc, i, j;
-    if (!(kind = parse(key, &cc, &i, &j)) || !want_kind(b, kind) || (!b->rt && !arc_bits_fits(i, j))) return 0;
-    return arc_bits_put(b, cc, i, j) ? -1 : 1;
+    if (!b->rt) return 0;
+    return arc_bits_put(b, c, i, j) ? -1 : 1;
 }
 
 /* b |= src (same kind, or either empty): 1, 0 when src is wide and b is not, -1 out of memory. */
@@ -252,7 +258,6 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     uint32_t m[32 * ARC_COLOURS_N];
     arc_bits b = {.kind = ARC_BITS_NONE, .m = m};
     const arc_bits *src = arc_bits_of(s);
-    memset(rows, 0, 32 * sizeof *rows);
     if (!src && s->u.set.lazy) { /* a lazy set answers through its bits hook */
         int r = arc_bits_add(&b, s);
         if (r <= 0) return r;
@@ -260,30 +265,25 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     }
     if (src) {
         if (src->nout) return 0;
-        for (uint32_t bl = src->blocks; bl; bl &= bl - 1) {
-            const uint32_t *p = src->m + 32 * __builtin_ctz(bl);
-            for (int i = 0; i < 32; i++) rows[i] |= p[i];
-        }
-    } else { /* an eager table: straight into the rows, without colour blocks */
-        int kind = ARC_BITS_NONE;
-        uint32_t u = 0;
-        for (uint32_t k = 0; k <= s->u.set.mask; k++) {
-            const tdm_arc_val *key = s->u.set.tab[k].key;
-            if (!key || key == ARC_DUMMY) continue;
-            long x = pos_index(key);
-            int64_t c, i, j, kk = ARC_BITS_POS;
-            if (x < 0 && (x = cell_index(key)) >= 0) x %= ARC_POS_N * ARC_POS_N, kk = ARC_BITS_CELLS;
-            if (x >= 0) i = x / ARC_POS_N + ARC_POS_LO, j = x % ARC_POS_N + ARC_POS_LO;
-            else if (!(kk = parse(key, &c, &i, &j))) return 0;
-            if ((kind != kk && kind != ARC_BITS_NONE) || !arc_bits_fits(i, j)) return 0;
-            kind = (int)kk;
-            rows[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
-            u |= 1u << (i + ARC_BITS_OFF);
-        }
-        *used = u;
+        arc_bits_positions(src, rows);
+        *used = nonzero_rows(rows);
         return 1;
     }
-    *used = nonzero_rows(rows);
+    /* an eager table: straight into the rows, without colour blocks */
+    memset(rows, 0, 32 * sizeof *rows);
+    int kind = ARC_BITS_NONE;
+    uint32_t u = 0;
+    for (uint32_t k = 0; k <= s->u.set.mask; k++) {
+        const tdm_arc_val *key = s->u.set.tab[k].key;
+        if (!key || key == ARC_DUMMY) continue;
+        int64_t c, i, j;
+        int kk = elem_of(key, &c, &i, &j);
+        if (!kk || (kind != kk && kind != ARC_BITS_NONE) || !arc_bits_fits(i, j)) return 0;
+        kind = kk;
+        rows[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+        u |= 1u << (i + ARC_BITS_OFF);
+    }
+    *used = u;
     return 1;
 }
 

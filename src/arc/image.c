@@ -33,14 +33,15 @@ static int table_bits(uint32_t n) {
     return bits;
 }
 
-/* The members by value (hash, then ==) in a table of 2^bits: index + 1. NULL out of memory. */
-static uint32_t *value_table(tdm_arc_rt *rt, tdm_arc_val **m, uint32_t nm, int bits) {
+/* The members in a table of 2^bits, by address or by hash (open addressing): index + 1, 0 empty. NULL out
+ * of memory. */
+static uint32_t *member_table(tdm_arc_rt *rt, tdm_arc_val **m, uint32_t nm, int bits, int by_hash) {
     size_t mask = ((size_t)1 << bits) - 1;
     uint32_t *t = arc_alloc(rt, (mask + 1) * sizeof *t);
     if (!t) return NULL;
     memset(t, 0, (mask + 1) * sizeof *t);
     for (uint32_t k = 0; k < nm; k++) {
-        size_t i = slot_of((uint64_t)arc_hash_fast(m[k]), bits);
+        size_t i = slot_of(by_hash ? (uint64_t)arc_hash_fast(m[k]) : addr_key(m[k]), bits);
         while (t[i]) i = (i + 1) & mask;
         t[i] = k + 1;
     }
@@ -51,15 +52,9 @@ int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc
                         tdm_arc_val **out) {
     int bits = table_bits(nm);
     size_t mask = ((size_t)1 << bits) - 1;
-    uint32_t *t = arc_alloc(rt, (mask + 1) * sizeof *t), n = 0; /* member index + 1, by the member's address */
+    uint32_t *t = member_table(rt, m, nm, bits, 0), n = 0;
     arc_list l;
     if (!t || arc_elems(rt, c, &l, "image") < 0) return -1;
-    memset(t, 0, (mask + 1) * sizeof *t);
-    for (uint32_t k = 0; k < nm; k++) {
-        size_t i = slot_of(addr_key(m[k]), bits);
-        while (t[i]) i = (i + 1) & mask;
-        t[i] = k + 1;
-    }
     /* c's elements in CPython's order (the same values its members are), each one's image */
     uint32_t *tv = NULL; /* member index + 1, by value: made when an element is an equal value elsewhere */
     for (uint32_t k = 0; k < l.n; k++) {
@@ -67,7 +62,7 @@ int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc
         while (t[i] && m[t[i] - 1] != l.v[k]) i = (i + 1) & mask;
         uint32_t at = t[i];
         if (!at) { /* a deferred set of positions lists the interned pairs; its recipe may hold equal tuples */
-            if (!tv && !(tv = value_table(rt, m, nm, bits))) return -1;
+            if (!tv && !(tv = member_table(rt, m, nm, bits, 1))) return -1;
             int64_t h = arc_hash_fast(l.v[k]);
             for (i = slot_of((uint64_t)h, bits); tv[i]; i = (i + 1) & mask)
                 if (arc_eq(m[tv[i] - 1], l.v[k])) break;

@@ -84,8 +84,8 @@ static int keep_not_in(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     return r < 0 ? -1 : !r;
 }
 
-/* filter, over a set that lists its members (image.c) first: keep calls no function, so the order it
- * runs in is unobservable. */
+/* filter, over a set that lists its members (image.c) first, in any order: arc_filter_members gives up
+ * (the ordered path then) when keep raises. */
 static tdm_arc_val *filter_any(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
                                void *ctx, const char *who) {
     int deferred;
@@ -134,11 +134,7 @@ static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
 /* Over a set that lists its members, deferred (image.c): the condition is called once per element as in
  * the reference, in another order; only its truth is kept, so closures it makes go nowhere, and a raise
  * sends it down the ordered path (which raises the reference's error: the first in CPython's order). */
-tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
-    int deferred;
-    tdm_arc_val *r = arc_filter_members(rt, a[0], keep_cond, a[1], &deferred);
-    return r || deferred ? r : filter(rt, a[0], keep_cond, a[1], "sfilter");
-}
+tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) { return filter_any(rt, a[0], keep_cond, a[1], "sfilter"); }
 
 tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *f = arc_p_sfilter(rt, a);

@@ -196,12 +196,33 @@ static tdm_arc_val *scale(tdm_arc_rt *rt, tdm_arc_val **a, int hor, int ver, con
 tdm_arc_val *arc_p_hupscale(tdm_arc_rt *rt, tdm_arc_val **a) { return scale(rt, a, 1, 0, "hupscale"); }
 tdm_arc_val *arc_p_vupscale(tdm_arc_rt *rt, tdm_arc_val **a) { return scale(rt, a, 0, 1, "vupscale"); }
 
-static tdm_arc_val *upscale_object(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f);
-
-/* upscale of an object whose cells fit the masks, scaled ones included: each row's cells widened f times
- * and the row repeated f times, from the object's upper left corner; laid out (upscale_object) when read.
- * 1 and *out, 0 when it does not fit (or is not such an object), -1 out of memory. */
-static int upscale_bits(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f, tdm_arc_val **out);
+/* upscale of a non-empty set (the reference's object branch), f read already. */
+static tdm_arc_val *upscale_object(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f) {
+    tdm_arc_val *ul = arc_p_ulcorner(rt, a);
+    ARC_TRY(ul);
+    int64_t ai = ul->u.items[0]->u.i, aj = ul->u.items[1]->u.i;
+    tdm_arc_val *args[2] = {a[0], arc_ipair(rt, -ai, -aj)};
+    ARC_TRY(args[1]);
+    tdm_arc_val *normed = arc_p_shift(rt, args);
+    ARC_TRY(normed);
+    arc_cellv *c;
+    uint32_t n;
+    ARC_TRYI(arc_cells(rt, normed, &c, &n, "upscale"));
+    arc_list el;
+    ARC_TRYI(arc_elems(rt, normed, &el, "upscale"));
+    tdm_arc_val *o = arc_set_new(rt);
+    ARC_TRY(o);
+    for (uint32_t k = 0; k < n; k++)
+        for (int64_t u = 0; u < f; u++)
+            for (int64_t v = 0; v < f; v++)
+                if (arc_set_add(rt, o, arc_pair(rt, el.v[k]->u.items[0], arc_ipair(rt, c[k].i * f + u, c[k].j * f + v))))
+                    return NULL;
+    tdm_arc_val *fo = arc_set_copy(rt, o);
+    ARC_TRY(fo);
+    args[0] = fo;
+    ARC_TRY(args[1] = arc_ipair(rt, ai, aj));
+    return arc_p_shift(rt, args);
+}
 
 static tdm_arc_val *upscale_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t f;
@@ -209,6 +230,9 @@ static tdm_arc_val *upscale_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     return upscale_object(rt, a, f);
 }
 
+/* upscale of an object whose cells fit the masks, scaled ones included: each row's cells widened f times
+ * and the row repeated f times, from the object's upper left corner; laid out (upscale_eager) when read.
+ * 1 and *out, 0 when it does not fit (or is not such an object), -1 out of memory. */
 static int upscale_bits(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f, tdm_arc_val **out) {
     arc_bits b, d;
     int64_t box[4];
@@ -250,34 +274,6 @@ tdm_arc_val *arc_p_upscale(tdm_arc_rt *rt, tdm_arc_val **a) {
     int r = upscale_bits(rt, a, f, &out);
     ARC_TRYI(r);
     return r ? out : upscale_object(rt, a, f);
-}
-
-/* upscale of a non-empty set (the reference's object branch), f read already. */
-static tdm_arc_val *upscale_object(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f) {
-    tdm_arc_val *ul = arc_p_ulcorner(rt, a);
-    ARC_TRY(ul);
-    int64_t ai = ul->u.items[0]->u.i, aj = ul->u.items[1]->u.i;
-    tdm_arc_val *args[2] = {a[0], arc_ipair(rt, -ai, -aj)};
-    ARC_TRY(args[1]);
-    tdm_arc_val *normed = arc_p_shift(rt, args);
-    ARC_TRY(normed);
-    arc_cellv *c;
-    uint32_t n;
-    ARC_TRYI(arc_cells(rt, normed, &c, &n, "upscale"));
-    arc_list el;
-    ARC_TRYI(arc_elems(rt, normed, &el, "upscale"));
-    tdm_arc_val *o = arc_set_new(rt);
-    ARC_TRY(o);
-    for (uint32_t k = 0; k < n; k++)
-        for (int64_t u = 0; u < f; u++)
-            for (int64_t v = 0; v < f; v++)
-                if (arc_set_add(rt, o, arc_pair(rt, el.v[k]->u.items[0], arc_ipair(rt, c[k].i * f + u, c[k].j * f + v))))
-                    return NULL;
-    tdm_arc_val *fo = arc_set_copy(rt, o);
-    ARC_TRY(fo);
-    args[0] = fo;
-    ARC_TRY(args[1] = arc_ipair(rt, ai, aj));
-    return arc_p_shift(rt, args);
 }
 
 tdm_arc_val *arc_p_downscale(tdm_arc_rt *rt, tdm_arc_val **a) {

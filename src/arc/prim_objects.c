@@ -308,14 +308,8 @@ tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (h2 > 0 && w2 > 0 && nb && nb->kind == ARC_BITS_CELLS && !nb->nout && g.w <= 32) {
         /* deferred cells: per row of candidates, the columns where every cell matches, as masks (the
            reference adds (i, j) row by row, left to right: so does this) */
-        uint32_t (*col)[ARC_COLOURS_N] = arc_alloc(rt, (size_t)g.h * sizeof *col); /* per row, per colour */
+        const uint32_t *col = arc_grid_colour_rows(rt, a[0], &g);
         ARC_TRY(col);
-        memset(col, 0, (size_t)g.h * sizeof *col);
-        for (int64_t i = 0; i < g.h; i++)
-            for (int64_t j = 0; j < g.w; j++) {
-                int64_t v = g.c[i * g.w + j];
-                if (v >= 0 && v < ARC_COLOURS_N) col[i][v] |= 1u << j;
-            }
         uint32_t all = w2 >= 32 ? UINT32_MAX : (1u << w2) - 1;
         for (int64_t i = 0; i < h2; i++) {
             uint32_t ok = all;
@@ -323,7 +317,7 @@ tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
                 int cc = __builtin_ctz(bl);
                 for (int r = ARC_BITS_OFF; r < 32 && ok; r++)
                     for (uint32_t row = nb->m[32 * cc + r] >> ARC_BITS_OFF; row && ok; row &= row - 1)
-                        ok &= col[i + r - ARC_BITS_OFF][cc] >> __builtin_ctz(row);
+                        ok &= col[(i + r - ARC_BITS_OFF) * ARC_COLOURS_N + cc] >> __builtin_ctz(row);
             }
             for (; ok; ok &= ok - 1)
                 if (arc_set_add(rt, occs, arc_ipair(rt, i, __builtin_ctz(ok)))) return NULL;

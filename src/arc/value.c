@@ -474,18 +474,6 @@ tdm_arc_val *arc_first(tdm_arc_val *c) {
 
 /* ---- grids -------------------------------------------------------------------------------------------- */
 
-static int read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
-
-int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
-    if (v == rt->grid_seen) { /* occurrences over many templates reads one grid again and again */
-        g->h = rt->grid_h, g->w = rt->grid_w, g->c = rt->grid_c;
-        return 0;
-    }
-    if (read_grid(rt, v, g, who)) return -1;
-    rt->grid_seen = v, rt->grid_h = g->h, rt->grid_w = g->w, rt->grid_c = g->c;
-    return 0;
-}
-
 static int read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
     if (!arc_is_tuple(v)) return arc_failf(rt, "%s: expected a grid (tuple of rows), got %s", who, arc_type_name(v));
     g->h = (int)v->n, g->w = 0, g->c = NULL;
@@ -506,6 +494,31 @@ static int read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *wh
         }
     }
     return 0;
+}
+
+int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
+    if (v == rt->grid_seen) { /* occurrences over many templates reads one grid again and again */
+        g->h = rt->grid_h, g->w = rt->grid_w, g->c = rt->grid_c;
+        return 0;
+    }
+    if (read_grid(rt, v, g, who)) return -1;
+    rt->grid_seen = v, rt->grid_h = g->h, rt->grid_w = g->w, rt->grid_c = g->c, rt->grid_colours = NULL;
+    return 0;
+}
+
+const uint32_t *arc_grid_colour_rows(tdm_arc_rt *rt, tdm_arc_val *v, const arc_grid *g) {
+    if (v == rt->grid_seen && rt->grid_colours) return rt->grid_colours;
+    size_t n = (size_t)(g->h ? g->h : 1) * ARC_COLOURS_N;
+    uint32_t *m = arc_alloc(rt, n * sizeof *m);
+    if (!m) return NULL;
+    memset(m, 0, n * sizeof *m);
+    for (int i = 0; i < g->h; i++)
+        for (int j = 0; j < g->w; j++) {
+            int64_t c = g->c[(size_t)i * g->w + j];
+            if (c >= 0 && c < ARC_COLOURS_N) m[(size_t)i * ARC_COLOURS_N + c] |= 1u << j;
+        }
+    if (v == rt->grid_seen) rt->grid_colours = m;
+    return m;
 }
 
 int arc_read_grid0(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
