@@ -363,6 +363,8 @@ typedef struct arc_bits {
     tdm_arc_rt *rt;  /* a wide accumulator's runtime (out grows in its arena); NULL: masks only */
     uint64_t *out;   /* wide: the other elements as keys (arc_bits_key): sorted and unique in a made set */
     uint32_t nout, cap;
+    uint32_t rows;   /* in a made set (arc_bits_set): bit i when row i of some block is not empty; 0 while
+                        not known (an accumulator), when every row may hold elements */
 } arc_bits;
 /* Masks hold -2 <= i, j < 30: a 30 x 30 grid and the ring of positions just outside its top and left
  * (neighbours, outboxes, shifts by one), all of them interned pairs. */
@@ -382,6 +384,17 @@ static inline int64_t arc_key_c(uint64_t k) { return (int64_t)(k >> 48); }
 static inline int64_t arc_key_i(uint64_t k) { return (int64_t)(k >> 24 & 0xffffff) - ARC_KEY_BIAS; }
 static inline int64_t arc_key_j(uint64_t k) { return (int64_t)(k & 0xffffff) - ARC_KEY_BIAS; }
 #define ARC_COLOURS_N 10
+/* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
+static inline int arc_popc(uint32_t v) {
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+/* The rows [*lo, *hi) outside which every block of b is empty (all 32 while b->rows is not known). */
+static inline void arc_bits_span(const arc_bits *b, int *lo, int *hi) {
+    *lo = b->rows ? __builtin_ctz(b->rows) : 0;
+    *hi = b->rows ? 32 - __builtin_clz(b->rows) : 32;
+}
 /* Block c of b, zeroed on its first use. */
 static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
     uint32_t *m = b->m + 32 * c;

@@ -27,14 +27,8 @@ typedef struct {
     tdm_arc_val **mem; /* its elements, the interned values, once listed (bset_members) */
 } arc_bset;
 
-static inline int popc(uint32_t v) {
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-
 int arc_bits_init(tdm_arc_rt *rt, arc_bits *b) {
-    b->kind = ARC_BITS_NONE, b->blocks = 0;
+    b->kind = ARC_BITS_NONE, b->blocks = 0, b->rows = 0;
     b->rt = NULL, b->out = NULL, b->nout = b->cap = 0;
     b->m = arc_alloc(rt, 32 * ARC_COLOURS_N * sizeof *b->m);
     return b->m ? 0 : -1;
@@ -148,11 +142,13 @@ static int add_key(arc_bits *b, const tdm_arc_val *key) {
 static int or_bits(arc_bits *b, const arc_bits *src) {
     if (src->kind == ARC_BITS_NONE) return 1;
     if ((src->nout && !b->rt) || !want_kind(b, src->kind)) return 0;
+    int lo, hi;
+    arc_bits_span(src, &lo, &hi);
     for (uint32_t bl = src->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         uint32_t *d = arc_bits_block(b, c);
         const uint32_t *s = src->m + 32 * c;
-        for (int i = 0; i < 32; i++) d[i] |= s[i];
+        for (int i = lo; i < hi; i++) d[i] |= s[i];
     }
     if (!src->nout) return 1;
     if (reserve(b, src->nout)) return -1;
@@ -288,24 +284,33 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
 }
 
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
+    int lo, hi;
+    arc_bits_span(b, &lo, &hi);
     memset(rows, 0, 32 * sizeof *rows);
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         const uint32_t *m = b->m + 32 * __builtin_ctz(bl);
-        for (int i = 0; i < 32; i++) rows[i] |= m[i];
+        for (int i = lo; i < hi; i++) rows[i] |= m[i];
     }
 }
 
 void arc_bits_box(const arc_bits *b, int64_t box[4]) {
-    uint32_t tmp[32], cols = 0;
-    const uint32_t *rows = tmp;
-    if (b->blocks && !(b->blocks & (b->blocks - 1))) rows = b->m + 32 * __builtin_ctz(b->blocks); /* one colour */
-    else arc_bits_positions(b, tmp);
+    uint32_t cols = 0;
     int64_t u = INT64_MAX, l = INT64_MAX, d = INT64_MIN, r = INT64_MIN;
-    int top = 0, bot = 31;
-    while (top < 32 && !rows[top]) top++;
-    if (top < 32) {
-        while (!rows[bot]) bot--;
+    int top, bot;
+    if (b->rows) { /* made: the rows are known, the columns are those of rows top..bot of every block */
+        top = __builtin_ctz(b->rows), bot = 31 - __builtin_clz(b->rows);
+        for (uint32_t bl = b->blocks; bl; bl &= bl - 1)
+            for (int i = top, c = __builtin_ctz(bl); i <= bot; i++) cols |= b->m[32 * c + i];
+    } else {
+        uint32_t tmp[32];
+        const uint32_t *rows = tmp;
+        if (b->blocks && !(b->blocks & (b->blocks - 1))) rows = b->m + 32 * __builtin_ctz(b->blocks); /* one colour */
+        else arc_bits_positions(b, tmp);
+        for (top = 0; top < 32 && !rows[top];) top++;
+        for (bot = 31; bot >= top && !rows[bot];) bot--;
         for (int i = top; i <= bot; i++) cols |= rows[i];
+    }
+    if (cols) {
         u = top - ARC_BITS_OFF, d = bot - ARC_BITS_OFF;
         l = __builtin_ctz(cols) - ARC_BITS_OFF, r = 31 - __builtin_clz(cols) - ARC_BITS_OFF;
     }
@@ -338,10 +343,12 @@ static inline const tdm_arc_val *elem_at(int kind, int c, int i, int j) {
 static int64_t bset_hash(arc_lazy *z, tdm_arc_val *s) {
     const arc_bits *b = &((arc_bset *)z)->b;
     uint64_t acc = 0;
+    int lo, hi;
+    arc_bits_span(b, &lo, &hi);
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         const uint32_t *m = b->m + 32 * c;
-        for (int i = 0; i < 32; i++)
+        for (int i = lo; i < hi; i++)
             for (uint32_t r = m[i]; r; r &= r - 1) acc = arc_fset_hash_add(acc, elem_at(b->kind, c, i, __builtin_ctz(r))->hash);
     }
     for (uint32_t k = 0; k < b->nout; k++) { /* the wide part: the tuples' hashes as arc_hash computes them */
@@ -381,10 +388,12 @@ static int bset_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
     if (b->nout || !b->kind) return 0;
     if (!x->mem) {
         uint32_t n = 0;
+        int lo, hi;
         if (!(x->mem = arc_alloc(z->rt, (size_t)s->n * sizeof *x->mem))) return -1;
+        arc_bits_span(b, &lo, &hi);
         for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
             int c = __builtin_ctz(bl);
-            for (int i = 0; i < 32; i++)
+            for (int i = lo; i < hi; i++)
                 for (uint32_t r = b->m[32 * c + i]; r; r &= r - 1)
                     x->mem[n++] = (tdm_arc_val *)elem_at(b->kind, c, i, __builtin_ctz(r));
         }
@@ -395,7 +404,7 @@ static int bset_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
 
 static int bset_uniform(arc_lazy *z, tdm_arc_val *s, int64_t *c) {
     const arc_bits *b = &((arc_bset *)z)->b;
-    if (b->kind != ARC_BITS_CELLS || !s->n || popc(b->blocks) > 1) return 0;
+    if (b->kind != ARC_BITS_CELLS || !s->n || arc_popc(b->blocks) > 1) return 0;
     int64_t col = b->blocks ? __builtin_ctz(b->blocks) : arc_key_c(b->out[0]);
     for (uint32_t k = 0; k < b->nout; k++)
         if (arc_key_c(b->out[k]) != col) return 0;
@@ -479,15 +488,17 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
     arc_bset *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     /* blocks that ended up empty (a difference) are dropped, so blocks names exactly the colours present;
-       the wide part is sorted, without repeats */
-    uint32_t n = 0;
+       the rows in use are noted; the wide part is sorted, without repeats */
+    uint32_t n = 0, rows = 0;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
-        uint32_t k = 0;
-        for (int i = 0; i < 32; i++) k += (uint32_t)popc(b->m[32 * c + i]);
-        if (!k) b->blocks &= ~(1u << c);
-        n += k;
+        const uint32_t *m = b->m + 32 * c;
+        uint32_t used = nonzero_rows(m);
+        if (!used) b->blocks &= ~(1u << c);
+        rows |= used;
+        for (; used; used &= used - 1) n += (uint32_t)arc_popc(m[__builtin_ctz(used)]);
     }
+    b->rows = rows;
     if (b->nout) {
         int sorted = 1;
         for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];

@@ -394,7 +394,7 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
                     cv[k] = arc_cell(z->rt, x->col[i * x->w + j], i, j);
                     used |= 1u << (cv[k++]->hash & 7);
                 }
-        if ((uint32_t)popc(used) == s->n) {
+        if ((uint32_t)arc_popc(used) == s->n) {
             tdm_arc_val *obj = arc_set_from(z->rt, cv, s->n);
             if (!obj) return -1;
             arc_set_take(s, obj);

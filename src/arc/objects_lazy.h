@@ -54,13 +54,6 @@ typedef struct {
 #define PADW 48    /* bytes per padded row: a sentinel, w colours, sentinels */
 #define NOCOL 0xff /* the sentinel: no colour */
 
-/* Set bits of v, inline: without -mpopcnt __builtin_popcount is a library call. */
-static inline int popc(uint32_t v) {
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (int)((((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-}
-
 /* The root of run x (the smallest run of its tree), halving the path on the way. */
 static inline int find(int16_t *par, int x) {
     int p = par[x];

@@ -96,6 +96,33 @@ void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, 
     *u = a, *l = b, *d = c, *r = e;
 }
 
+/* mostcolor (leastcolor) of a lazy set of cells from its contents, when one colour alone has the best
+ * count (a tie is broken by an iteration order, so it is left to the layout): 1 and *out, 0 when not
+ * told this way, -1 out of memory. */
+static int colour_counts(tdm_arc_rt *rt, tdm_arc_val *s, int least, int64_t *out) {
+    arc_bits b;
+    if (!arc_defer(rt) || !arc_set_is_lazy(s) || !s->n) return 0;
+    int r = arc_bits_get_wide(rt, s, &b);
+    if (r <= 0 || b.kind != ARC_BITS_CELLS) return r < 0 ? -1 : 0;
+    uint32_t cnt[ARC_COLOURS_N] = {0};
+    int lo, hi;
+    arc_bits_span(&b, &lo, &hi);
+    for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        for (int i = lo; i < hi; i++) cnt[c] += (uint32_t)arc_popc(b.m[32 * c + i]);
+    }
+    for (uint32_t k = 0; k < b.nout; k++) cnt[arc_key_c(b.out[k])]++;
+    int best = -1, ties = 0;
+    for (int c = 0; c < ARC_COLOURS_N; c++) {
+        if (!cnt[c]) continue;
+        if (best < 0 || (least ? cnt[c] < cnt[best] : cnt[c] > cnt[best])) best = c, ties = 0;
+        else if (cnt[c] == cnt[best]) ties = 1;
+    }
+    if (best < 0 || ties) return 0;
+    *out = best;
+    return 1;
+}
+
 /* max(set(values), key=values.count) (or min): D = seq(values) has the layout of its distinct values in
  * first-seen order, so only those are inserted; the first colour of iter(D) with the best count wins. */
 int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out) {
@@ -118,6 +145,8 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
             }
         }
     } else {
+        int r = colour_counts(rt, elem, least, out);
+        if (r) return r > 0 ? 0 : -1;
         arc_list l;
         if (arc_elems(rt, elem, &l, who)) return -1;
         if (!(vals = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *vals))) return -1;

@@ -46,8 +46,8 @@ static int palette_order_free(const arc_bits *b, int64_t *cols) {
     for (int k = 0; k < ARC_COLOURS_N; k++)
         if (c >> k & 1) homes |= 1u << (k & 7);
     *cols = c;
-    int n = __builtin_popcount(c);
-    return n >= 5 || __builtin_popcount(homes) == n;
+    int n = arc_popc(c);
+    return n >= 5 || arc_popc(homes) == n;
 }
 
 tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {

@@ -302,28 +302,31 @@ static tdm_arc_val *shift(tdm_arc_rt *rt, tdm_arc_val *patch, int64_t di, int64_
     return s;
 }
 
-/* The deferred result of shift (or normalize) by (di, dj) of a non-empty set whose contents are b, when
- * every shifted position still fits the masks (the recipe: eager on a[0..nargs-1]): 1 and *out, 0 when
- * not, -1 out of memory. */
-static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, int64_t di, int64_t dj, arc_prim_fn eager, tdm_arc_val **a,
-                      int nargs, tdm_arc_val **out) {
+/* The deferred result of shift (or normalize) by (di, dj) of a non-empty set whose contents are b (masks
+ * only) and whose box is box, when every shifted position still fits the masks (the recipe: eager on
+ * a[0..nargs-1]): 1 and *out, 0 when not, -1 out of memory. */
+static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, const int64_t box[4], int64_t di, int64_t dj,
+                      arc_prim_fn eager, tdm_arc_val **a, int nargs, tdm_arc_val **out) {
     arc_bits s;
-    int64_t box[4];
-    arc_bits_box(b, box);
     if (!arc_bits_fits(box[0] + di, box[1] + dj) || !arc_bits_fits(box[2] + di, box[3] + dj)) return 0;
     if (arc_bits_init(rt, &s)) return -1;
     s.kind = b->kind;
+    /* the rows that may hold elements, moved by di (the box keeps them on the masks) */
+    int lo = (int)(box[0] + ARC_BITS_OFF), hi = (int)(box[2] + ARC_BITS_OFF) + 1;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         uint32_t *m = arc_bits_block(&s, c);
         const uint32_t *p = b->m + 32 * c;
-        for (int64_t i = 0; i < 32; i++) {
-            uint32_t row = i - di >= 0 && i - di < 32 ? p[i - di] : 0;
-            m[i] = dj >= 0 ? row << dj : row >> -dj;
-        }
+        for (int i = lo; i < hi; i++) m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj;
     }
     *out = arc_bits_set(rt, &s, eager, a, nargs);
     return *out ? 1 : -1;
+}
+
+/* The box of set s whose contents (masks only) are b: kept with s when s is deferred. */
+static void box_of(tdm_arc_val *s, const arc_bits *b, int64_t box[4]) {
+    if (arc_bits_of(s)) arc_bits_box_of(s, box);
+    else arc_bits_box(b, box);
 }
 
 /* shift_bits for any set of positions or cells with contents (a wide one, or one whose shifted positions
@@ -366,10 +369,14 @@ tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
         arc_is_int(v->u.items[1]) && llabs(v->u.items[0]->u.i) < ARC_KEY_BIAS && llabs(v->u.items[1]->u.i) < ARC_KEY_BIAS) {
         int64_t di = v->u.items[0]->u.i, dj = v->u.items[1]->u.i;
         arc_bits b;
+        int64_t box[4];
         int r = arc_bits_get(rt, a[0], &b);
         ARC_TRYI(r);
-        if (r && b.kind != ARC_BITS_NONE) ARC_TRYI(r = shift_bits(rt, &b, di, dj, shift_eager, a, 2, &out));
-        if (r && b.kind != ARC_BITS_NONE) return out;
+        if (r && b.kind != ARC_BITS_NONE) {
+            box_of(a[0], &b, box);
+            ARC_TRYI(r = shift_bits(rt, &b, box, di, dj, shift_eager, a, 2, &out));
+            if (r) return out;
+        }
         ARC_TRYI(r = shift_wide(rt, a[0], di, dj, shift_eager, a, 2, &out));
         if (r) return out;
     }
@@ -394,8 +401,8 @@ tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
         int r = arc_bits_get(rt, a[0], &b);
         ARC_TRYI(r);
         if (r && b.kind != ARC_BITS_NONE) {
-            arc_bits_box(&b, box);
-            ARC_TRYI(r = shift_bits(rt, &b, -box[0], -box[1], normalize_eager, a, 1, &out));
+            box_of(a[0], &b, box);
+            ARC_TRYI(r = shift_bits(rt, &b, box, -box[0], -box[1], normalize_eager, a, 1, &out));
             if (r) return out;
         }
     }
@@ -485,10 +492,68 @@ static tdm_arc_val *mirror(tdm_arc_rt *rt, tdm_arc_val *piece, int m, const char
     return mirror_patch(rt, x, M_V, who);
 }
 
-tdm_arc_val *arc_p_hmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_H, "hmirror"); }
-tdm_arc_val *arc_p_vmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_V, "vmirror"); }
-tdm_arc_val *arc_p_dmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_D, "dmirror"); }
-tdm_arc_val *arc_p_cmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_C, "cmirror"); }
+static tdm_arc_val *hmirror_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_H, "hmirror"); }
+static tdm_arc_val *vmirror_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_V, "vmirror"); }
+static tdm_arc_val *dmirror_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_D, "dmirror"); }
+static tdm_arc_val *cmirror_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror(rt, a[0], M_C, "cmirror"); }
+
+static uint32_t rev32(uint32_t x) {
+    x = (x >> 1 & 0x55555555u) | (x & 0x55555555u) << 1;
+    x = (x >> 2 & 0x33333333u) | (x & 0x33333333u) << 2;
+    x = (x >> 4 & 0x0f0f0f0fu) | (x & 0x0f0f0f0fu) << 4;
+    x = (x >> 8 & 0x00ff00ffu) | (x & 0x00ff00ffu) << 8;
+    return x >> 16 | x << 16;
+}
+
+/* A mirror of a non-empty set of positions or cells whose contents fit the masks, deferred: its box
+ * (u, l, d, r) maps (i, j) to (u + d - i, j) (hmirror), (i, l + r - j) (vmirror), (u + j - l, l + i - u)
+ * (dmirror) or (u + r - j, l + d - i) (cmirror, vmirror of dmirror of vmirror), each cell keeping its
+ * colour. 1 and *out, 0 when the contents are not such or the result would leave the masks, -1 out of
+ * memory. */
+static int mirror_bits(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager, tdm_arc_val **out) {
+    arc_bits b, s;
+    int64_t box[4];
+    int r = arc_bits_get(rt, a[0], &b);
+    if (r <= 0 || b.kind == ARC_BITS_NONE) return r;
+    box_of(a[0], &b, box);
+    int U = (int)box[0] + ARC_BITS_OFF, L = (int)box[1] + ARC_BITS_OFF, D = (int)box[2] + ARC_BITS_OFF,
+        R = (int)box[3] + ARC_BITS_OFF;
+    if ((m == M_D || m == M_C) && (U + R - L >= 32 || L + D - U >= 32)) return 0;
+    if (arc_bits_init(rt, &s)) return -1;
+    s.kind = b.kind;
+    for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl), sh = L + R - 31;
+        uint32_t *o = arc_bits_block(&s, c);
+        const uint32_t *p = b.m + 32 * c;
+        for (int i = U; i <= D; i++) {
+            if (m == M_H) o[U + D - i] = p[i];
+            else if (m == M_V) o[i] = sh >= 0 ? rev32(p[i]) << sh : rev32(p[i]) >> -sh;
+            else
+                for (uint32_t row = p[i]; row; row &= row - 1) {
+                    int j = __builtin_ctz(row);
+                    if (m == M_D) o[U + j - L] |= 1u << (L + i - U);
+                    else o[U + R - j] |= 1u << (L + D - i);
+                }
+        }
+    }
+    *out = arc_bits_set(rt, &s, eager, a, 1);
+    return *out ? 1 : -1;
+}
+
+static tdm_arc_val *mirror_of(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager) {
+    tdm_arc_val *out;
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        int r = mirror_bits(rt, a, m, eager, &out);
+        ARC_TRYI(r);
+        if (r) return out;
+    }
+    return eager(rt, a);
+}
+
+tdm_arc_val *arc_p_hmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(rt, a, M_H, hmirror_eager); }
+tdm_arc_val *arc_p_vmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(rt, a, M_V, vmirror_eager); }
+tdm_arc_val *arc_p_dmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(rt, a, M_D, dmirror_eager); }
+tdm_arc_val *arc_p_cmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(rt, a, M_C, cmirror_eager); }
 
 /* ---- gravitate and periods ---------------------------------------------------------------------------- */
 

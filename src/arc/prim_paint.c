@@ -76,25 +76,31 @@ static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
     return g->w < 32 ? row & ((1u << g->w) - 1) : row;
 }
 
+/* fill of g's copy at the positions of a lazy patch (of its cells' positions, for cells), writing only
+ * over bg unless bg is NULL: 1 when done, 0 when the patch is not such (lazy_cells), -1 no memory. */
+static int fill_lazy(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg) {
+    arc_bits b;
+    int lazy = lazy_cells(rt, g, patch, &b);
+    if (lazy <= 0) return lazy;
+    /* each position once: which cells change depends only on the grid as it was */
+    uint32_t rows[32];
+    arc_bits_positions(&b, rows);
+    for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++)
+        for (uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
+            tdm_arc_val **c = &g->g->u.items[i]->u.items[__builtin_ctz(r)];
+            if (!bg || arc_eq(*c, bg)) *c = value;
+        }
+    return 1;
+}
+
 /* fill (bg NULL) and underfill (write only over bg) */
 static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg,
                          const char *who) {
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
-    arc_bits b;
-    int lazy = lazy_cells(rt, &g, patch, &b);
+    int lazy = fill_lazy(rt, &g, value, patch, bg);
     ARC_TRYI(lazy);
-    if (lazy) {
-        /* each position once: which cells change depends only on the grid as it was */
-        uint32_t rows[32];
-        arc_bits_positions(&b, rows);
-        for (int64_t i = 0; i < g.h && i + ARC_BITS_OFF < 32; i++)
-            for (uint32_t r = in_grid(&g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
-                tdm_arc_val **c = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
-                if (!bg || arc_eq(*c, bg)) *c = value;
-            }
-        return g.g;
-    }
+    if (lazy) return g.g;
     arc_pos *p;
     uint32_t n;
     ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
@@ -125,6 +131,13 @@ tdm_arc_val *arc_p_underfill(tdm_arc_rt *rt, tdm_arc_val **a) {
 tdm_arc_val *arc_p_cover(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *bg = background(rt, a[0]);
     ARC_TRY(bg);
+    if (arc_is_tuple(a[0]) && a[0]->n && arc_set_is_lazy(a[1])) { /* a lazy patch's positions: its toindices */
+        wgrid g;
+        ARC_TRYI(wcopy(rt, a[0], &g, "cover"));
+        int lazy = fill_lazy(rt, &g, bg, a[1], NULL);
+        ARC_TRYI(lazy);
+        if (lazy) return g.g;
+    }
     tdm_arc_val *ti = arc_toindices(rt, a[1]);
     ARC_TRY(ti);
     return fill(rt, a[0], bg, ti, NULL, "cover");

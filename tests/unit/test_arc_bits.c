@@ -157,7 +157,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 68 };
+enum { NOPS = 70 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -310,6 +310,25 @@ static int step(tu_rng *r, int g) {
             tdm_arc_val *ob = arc_p_first(rt, &O);
             if (!ob) rt->failed = 0, rt->err[0] = '\0';
             f = arc_p_upscale, a[0] = fn % 2 && ob ? ob : P, a[1] = arc_int(rt, 1 + c % 3);
+            break;
+        }
+        case 68: { /* the four mirrors of an object or of a patch */
+            static const int mr[] = {ARC_P_hmirror, ARC_P_vmirror, ARC_P_dmirror, ARC_P_cmirror};
+            tdm_arc_val *ob = arc_p_first(rt, &O);
+            if (!ob) rt->failed = 0, rt->err[0] = '\0';
+            f = arc_prim_table_fn(mr[fn % 4]), a[0] = c % 2 && ob ? ob : P;
+            break;
+        }
+        case 69: { /* mostcolor and leastcolor of a patch, an object, a mirror (ties read an order), or a patch
+                      shifted part way off the masks */
+            tdm_arc_val *ob = arc_p_first(rt, &O), *m = ob ? arc_p_vmirror(rt, &ob) : NULL; /* raises when empty */
+            tdm_arc_val *sh[2] = {P, arc_ipair(rt, di, 12 + dj)};
+            if (!m) rt->failed = 0, rt->err[0] = '\0';
+            f = fn % 2 ? arc_p_mostcolor : arc_p_leastcolor;
+            tdm_arc_val *far = c % 4 == 2 ? arc_p_shift(rt, sh) : NULL;
+            if (c % 4 == 2 && !far) rt->failed = 0, rt->err[0] = '\0';
+            a[0] = c % 4 == 0 && ob ? ob : c % 4 == 1 && m ? m : far ? far : P;
+            type = -1;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
