@@ -194,7 +194,7 @@ static int get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b, int wide) {
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(rt, s, b, 0); }
 int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(rt, s, b, 1); }
 
-static void sort_keys(tdm_arc_rt *rt, uint64_t *a, uint32_t n);
+static uint32_t sort_unique(tdm_arc_rt *rt, uint64_t *a, uint32_t n);
 
 /* Sorted, unique keys of b's wide part: b's own when made, else a sorted copy in rt's arena. NULL out of
  * memory. */
@@ -206,11 +206,7 @@ static const uint64_t *sorted_keys(tdm_arc_rt *rt, const arc_bits *b, uint32_t *
     uint64_t *o = arc_alloc(rt, b->nout * sizeof *o);
     if (!o) return NULL;
     memcpy(o, b->out, b->nout * sizeof *o);
-    sort_keys(rt, o, b->nout);
-    uint32_t m = 1;
-    for (uint32_t k = 1; k < b->nout; k++)
-        if (o[k] != o[m - 1]) o[m++] = o[k];
-    *n = m;
+    *n = sort_unique(rt, o, b->nout);
     return o;
 }
 
@@ -441,16 +437,48 @@ static int key_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Sorts keys a[0..n) ascending. The wide part is mostly a few sorted runs (each merged set's list, or a
- * line's keys one way or the other), so the runs are found, the descending ones reversed, and the runs
- * merged pairwise; many short runs, or no scratch memory, go to qsort. */
-static void sort_keys(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
-    uint32_t nruns = 0, *run = arc_alloc(rt, (size_t)(n + 1) * sizeof *run);
+/* sort_unique when the keys lie in a small box of (c, i, j) (lines shot off the grid, say): each key
+ * marks its bit of a bitmap over the box, read back in order. The count left, or 0 when the box is too
+ * large for that (or no memory). */
+static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
+    int64_t c0 = INT64_MAX, c1 = INT64_MIN, i0 = INT64_MAX, i1 = INT64_MIN, j0 = INT64_MAX, j1 = INT64_MIN;
+    for (uint32_t k = 0; k < n; k++) {
+        int64_t c = arc_key_c(a[k]), i = arc_key_i(a[k]), j = arc_key_j(a[k]);
+        c0 = c < c0 ? c : c0, c1 = c > c1 ? c : c1, i0 = i < i0 ? i : i0, i1 = i > i1 ? i : i1;
+        j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
+    }
+    uint64_t hi = (uint64_t)(i1 - i0 + 1), wj = (uint64_t)(j1 - j0 + 1), bits = (uint64_t)(c1 - c0 + 1) * hi * wj;
+    if (bits > 64 * (uint64_t)n + 4096) return 0; /* more words to read than keys to sort */
+    uint64_t *map = arc_alloc(rt, (size_t)(bits + 63) / 64 * sizeof *map);
+    if (!map) return 0;
+    memset(map, 0, (size_t)(bits + 63) / 64 * sizeof *map);
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t x = ((uint64_t)(arc_key_c(a[k]) - c0) * hi + (uint64_t)(arc_key_i(a[k]) - i0)) * wj + (uint64_t)(arc_key_j(a[k]) - j0);
+        map[x / 64] |= 1ull << (x % 64);
+    }
+    uint32_t m = 0;
+    for (uint64_t w = 0; w < (bits + 63) / 64; w++)
+        for (uint64_t v = map[w]; v; v &= v - 1) {
+            uint64_t x = w * 64 + (uint64_t)__builtin_ctzll(v), j = x % wj, i = x / wj % hi, c = x / wj / hi;
+            a[m++] = arc_bits_key(c0 + (int64_t)c, i0 + (int64_t)i, j0 + (int64_t)j);
+        }
+    return m;
+}
+
+/* Sorts keys a[0..n) ascending and drops repeats: the count left. The wide part is mostly a few sorted
+ * runs (each merged set's list, or a line's keys one way or the other), often overlapping (lines shot
+ * from cells of one column), so the runs are found, the descending ones reversed, and the runs merged
+ * pairwise, repeats dropped as they meet; many short runs, or no scratch memory, go to qsort. */
+static uint32_t sort_unique(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
+    if (n < 2) return n;
+    uint32_t left = by_bitmap(rt, a, n);
+    if (left) return left;
+    uint32_t nruns = 0, *run = arc_alloc(rt, (size_t)(n + 1) * sizeof *run), *end = arc_alloc(rt, (size_t)(n + 1) * sizeof *end);
     uint64_t *tmp = arc_alloc(rt, (size_t)n * sizeof *tmp);
-    if (!run || !tmp) goto fallback;
+    if (!run || !end || !tmp) goto fallback;
     for (uint32_t k = 0; k < n;) {
         uint32_t e = k + 1;
-        if (e < n && a[e] < a[k]) { /* strictly descending: reversed, it stays a stable ascending run */
+        if (e < n && a[e] < a[k]) { /* strictly descending: reversed, it is an ascending run */
             while (e < n && a[e] < a[e - 1]) e++;
             for (uint32_t x = k, y = e - 1; x < y; x++, y--) {
                 uint64_t t = a[x];
@@ -459,29 +487,34 @@ static void sort_keys(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
         } else {
             while (e < n && a[e] >= a[e - 1]) e++;
         }
-        run[nruns++] = k, k = e;
+        run[nruns] = k, end[nruns++] = e, k = e;
         if (nruns > 16 && nruns * 4 > n) goto fallback;
     }
-    run[nruns] = n;
     uint64_t *src = a, *dst = tmp;
-    while (nruns > 1) {
-        uint32_t m = 0;
+    do { /* runs r and r + 1 into one, packed from dst[0]; a last odd run is copied (repeats dropped too) */
+        uint32_t m = 0, o = 0;
         for (uint32_t r = 0; r < nruns; r += 2, m++) {
-            /* runs r and r + 1 (run[nruns] is n: a last odd run is copied) */
-            uint32_t lo = run[r], mid = run[r + 1], hi = r + 2 <= nruns ? run[r + 2] : n, x = lo, y = mid, o = lo;
-            while (x < mid && y < hi) dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
-            while (x < mid) dst[o++] = src[x++];
-            while (y < hi) dst[o++] = src[y++];
-            run[m] = lo;
+            uint32_t x = run[r], xe = end[r], y = r + 1 < nruns ? run[r + 1] : 0, ye = r + 1 < nruns ? end[r + 1] : 0;
+            uint32_t o0 = o;
+            while (x < xe || y < ye) {
+                uint64_t v = y >= ye || (x < xe && src[x] <= src[y]) ? src[x++] : src[y++];
+                if (o == o0 || dst[o - 1] != v) dst[o++] = v;
+            }
+            run[m] = o0, end[m] = o;
         }
-        run[m] = n, nruns = m;
+        nruns = m;
         uint64_t *t = src;
         src = dst, dst = t;
-    }
+    } while (nruns > 1);
+    n = end[0];
     if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
-    return;
+    return n;
 fallback:
     qsort(a, n, sizeof *a, key_cmp);
+    uint32_t m = n ? 1 : 0;
+    for (uint32_t k = 1; k < n; k++)
+        if (a[k] != a[m - 1]) a[m++] = a[k];
+    return m;
 }
 
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
@@ -494,21 +527,21 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
         int c = __builtin_ctz(bl);
         const uint32_t *m = b->m + 32 * c;
         uint32_t used = nonzero_rows(m);
-        if (!used) b->blocks &= ~(1u << c);
+        if (!used) {
+            b->blocks &= ~(1u << c);
+            continue;
+        }
         rows |= used;
-        for (; used; used &= used - 1) n += (uint32_t)arc_popc(m[__builtin_ctz(used)]);
+        if (arc_popc(used) <= 8) /* few rows: those alone; many: all 32, a fixed count that vectorises */
+            for (; used; used &= used - 1) n += (uint32_t)arc_popc(m[__builtin_ctz(used)]);
+        else
+            for (int i = 0; i < 32; i++) n += (uint32_t)arc_popc(m[i]);
     }
     b->rows = rows;
     if (b->nout) {
         int sorted = 1;
         for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
-        if (!sorted) {
-            sort_keys(rt, b->out, b->nout);
-            uint32_t m = 1;
-            for (uint32_t k = 1; k < b->nout; k++)
-                if (b->out[k] != b->out[m - 1]) b->out[m++] = b->out[k];
-            b->nout = m;
-        }
+        if (!sorted) b->nout = sort_unique(rt, b->out, b->nout);
         n += b->nout;
     }
     if (!n) b->kind = ARC_BITS_NONE;
