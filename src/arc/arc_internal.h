@@ -404,6 +404,11 @@ static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
     }
     return m;
 }
+/* The interned element at bit j of row i of block c of masks of that kind. */
+static inline tdm_arc_val *arc_bits_elem(int kind, int c, int i, int j) {
+    int p = (i - ARC_BITS_OFF - ARC_POS_LO) * ARC_POS_N + (j - ARC_BITS_OFF - ARC_POS_LO);
+    return kind == ARC_BITS_POS ? &arc_pos_vals[p] : &arc_cell_vals[c * ARC_POS_N * ARC_POS_N + p];
+}
 /* An empty accumulator with room for cells (m in rt's arena), masks only (init) or wide (init_wide): 0, or
  * -1 out of memory. */
 int arc_bits_init(tdm_arc_rt *rt, arc_bits *b);
@@ -456,6 +461,10 @@ static inline int arc_defer(const tdm_arc_rt *rt) { return !rt->eager; }
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x);
 tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_val *y);
+/* 1 when the one-argument function value f reads its argument only through first(x) (first itself, or
+ * compose, chain, matcher and fork closures whose innermost calls on x are such), so that f gives equal
+ * results on arguments with equal first items; 0 when that is not known. */
+int arc_fn_reads_first(const tdm_arc_val *f);
 
 /* ---- the primitives ---------------------------------------------------------------------------------- */
 

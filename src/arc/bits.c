@@ -330,12 +330,6 @@ static int bset_layout(arc_lazy *z, tdm_arc_val *s) {
     return 0;
 }
 
-/* The interned element at bit j of row i of block c. */
-static inline const tdm_arc_val *elem_at(int kind, int c, int i, int j) {
-    int p = (i - ARC_BITS_OFF - ARC_POS_LO) * ARC_POS_N + (j - ARC_BITS_OFF - ARC_POS_LO);
-    return kind == ARC_BITS_POS ? &arc_pos_vals[p] : &arc_cell_vals[c * ARC_POS_N * ARC_POS_N + p];
-}
-
 static int64_t bset_hash(arc_lazy *z, tdm_arc_val *s) {
     const arc_bits *b = &((arc_bset *)z)->b;
     uint64_t acc = 0;
@@ -345,7 +339,7 @@ static int64_t bset_hash(arc_lazy *z, tdm_arc_val *s) {
         int c = __builtin_ctz(bl);
         const uint32_t *m = b->m + 32 * c;
         for (int i = lo; i < hi; i++)
-            for (uint32_t r = m[i]; r; r &= r - 1) acc = arc_fset_hash_add(acc, elem_at(b->kind, c, i, __builtin_ctz(r))->hash);
+            for (uint32_t r = m[i]; r; r &= r - 1) acc = arc_fset_hash_add(acc, arc_bits_elem(b->kind, c, i, __builtin_ctz(r))->hash);
     }
     for (uint32_t k = 0; k < b->nout; k++) { /* the wide part: the tuples' hashes as arc_hash computes them */
         uint64_t key = b->out[k];
@@ -391,7 +385,7 @@ static int bset_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
             int c = __builtin_ctz(bl);
             for (int i = lo; i < hi; i++)
                 for (uint32_t r = b->m[32 * c + i]; r; r &= r - 1)
-                    x->mem[n++] = (tdm_arc_val *)elem_at(b->kind, c, i, __builtin_ctz(r));
+                    x->mem[n++] = arc_bits_elem(b->kind, c, i, __builtin_ctz(r));
         }
     }
     *v = x->mem;

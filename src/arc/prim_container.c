@@ -134,7 +134,46 @@ static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
 /* Over a set that lists its members, deferred (image.c): the condition is called once per element as in
  * the reference, in another order; only its truth is kept, so closures it makes go nowhere, and a raise
  * sends it down the ordered path (which raises the reference's error: the first in CPython's order). */
-tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) { return filter_any(rt, a[0], keep_cond, a[1], "sfilter"); }
+static tdm_arc_val *sfilter_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[0], keep_cond, a[1], "sfilter"); }
+
+/* sfilter of a set of cells (positions) whose contents fit the masks by a condition that reads its
+ * elements only through first(): the condition is called once per colour (row) on one of its elements,
+ * and the kept blocks (rows) are the result, deferred. 1 and *out, 0 when not such, or when a call raised
+ * or made closures (the per-element path runs then, from a runtime put back), -1 out of memory. */
+static int sfilter_by_first(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) {
+    arc_bits b, d;
+    if (!arc_defer(rt) || !arc_is_set(a[0]) || !a[0]->n || !arc_fn_reads_first(a[1])) return 0;
+    int r = arc_bits_get(rt, a[0], &b);
+    if (r <= 0 || b.kind == ARC_BITS_NONE) return r;
+    if (arc_bits_init(rt, &d)) return -1;
+    d.kind = b.kind;
+    arc_mark mk = arc_mark_of(rt);
+    int lo, hi;
+    arc_bits_span(&b, &lo, &hi);
+    for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        const uint32_t *m = b.m + 32 * c;
+        for (int i = lo; i < hi; i++) {
+            if (!m[i]) continue;
+            int y = keep_cond(rt, arc_bits_elem(b.kind, c, i, __builtin_ctz(m[i])), a[1]);
+            if (y < 0 || rt->serial != mk.serial) return arc_put_back(rt, mk) ? -1 : 0;
+            if (b.kind == ARC_BITS_CELLS) { /* one colour: one answer for the block */
+                if (y) memcpy(arc_bits_block(&d, c), m, 32 * sizeof *m);
+                break;
+            }
+            if (y) arc_bits_block(&d, 0)[i] = m[i];
+        }
+    }
+    *out = arc_bits_set(rt, &d, sfilter_eager, a, 2);
+    return *out ? 1 : -1;
+}
+
+tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *out = NULL;
+    int r = sfilter_by_first(rt, a, &out);
+    ARC_TRYI(r);
+    return r ? out : filter_any(rt, a[0], keep_cond, a[1], "sfilter");
+}
 
 tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *f = arc_p_sfilter(rt, a);

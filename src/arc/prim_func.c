@@ -91,6 +91,21 @@ tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_
     return arc_call(rt, fn, 2, a);
 }
 
+static int reads_first(const tdm_arc_val *f, int depth) {
+    if (!arc_is_func(f) || f->arity != 1 || depth > 16) return 0;
+    tdm_arc_val *const *cap = f->u.fn.cap;
+    switch (f->fkind) {
+    case ARC_FN_PRIM: return f->u.fn.prim == ARC_P_first;
+    case ARC_FN_COMPOSE: return reads_first(cap[1], depth + 1);
+    case ARC_FN_CHAIN: return reads_first(cap[2], depth + 1);
+    case ARC_FN_MATCHER: return reads_first(cap[0], depth + 1);
+    case ARC_FN_FORK: return reads_first(cap[1], depth + 1) && reads_first(cap[2], depth + 1);
+    default: return 0;
+    }
+}
+
+int arc_fn_reads_first(const tdm_arc_val *f) { return reads_first(f, 0); }
+
 /* ---- builders ------------------------------------------------------------------------------------------ */
 
 tdm_arc_val *arc_p_branch(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_truthy(a[0]) ? a[1] : a[2]; }

@@ -299,7 +299,20 @@ static int step(tu_rng *r, int g) {
             a[0] = P, type = -1;
             if (op == 60) f = arc_p_mapply, a[0] = arc_prim_val(unary[fn % 3]), a[1] = P, type = T_PATCH;
             if (op == 61) f = arc_p_apply, a[0] = u, a[1] = P, type = fn % 5 == 2 ? T_OBJS : -1;
-            if (op == 62) f = arc_p_sfilter, a[1] = cond, type = T_PATCH;
+            if (op == 62) { /* conditions on first(): once per colour or row, unless one raises or makes closures */
+                tdm_arc_val *mt[2] = {arc_prim_val(ARC_P_first), C}, *fl[2] = {arc_prim_val(ARC_P_flip), NULL};
+                tdm_arc_val *ff[2] = {arc_prim_val(ARC_P_first), arc_prim_val(ARC_P_first)};
+                tdm_arc_val *rb[2] = {arc_prim_val(ARC_P_rbind), arc_prim_val(ARC_P_add)}, *mk[2] = {NULL, arc_prim_val(ARC_P_first)};
+                tdm_arc_val *fk[3] = {arc_prim_val(ARC_P_greater), arc_prim_val(ARC_P_first), NULL};
+                fl[1] = arc_p_matcher(rt, mt), mk[0] = arc_p_lbind(rt, rb);
+                tdm_arc_val *hv[2] = {arc_prim_val(ARC_P_halve), arc_prim_val(ARC_P_first)};
+                fk[2] = arc_p_compose(rt, hv);
+                tdm_arc_val *fl2[2] = {arc_prim_val(ARC_P_first), arc_prim_val(ARC_P_last)}; /* c + i: not first alone */
+                tdm_arc_val *fk2[3] = {arc_prim_val(ARC_P_add), arc_prim_val(ARC_P_first), arc_p_compose(rt, fl2)};
+                tdm_arc_val *pick[6] = {cond,  arc_p_compose(rt, fl), arc_p_compose(rt, ff), arc_p_compose(rt, mk),
+                                        arc_p_fork(rt, fk), arc_p_fork(rt, fk2)};
+                f = arc_p_sfilter, a[1] = pick[c % 6], type = T_PATCH;
+            }
             if (op == 63) f = fn % 2 ? arc_p_argmax : arc_p_argmin, a[1] = u;
             if (op == 64) f = arc_p_extract, a[1] = cond;
             break;
