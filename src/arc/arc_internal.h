@@ -46,6 +46,9 @@ struct arc_lazy {
        the same values a layout would hold), 0 when only the layout knows them, -1 out of memory. NULL:
        never. For readers whose answer does not depend on the order (a union, a deferred filter). */
     int (*members)(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v);
+    /* The positions of s as arc_bits_rows gives them (row masks, *used the rows not empty): 1, or 0 when
+       they are not known this way. NULL: never (arc_bits_rows goes through bits). */
+    int (*rows)(arc_lazy *z, tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
 };
 
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */

@@ -250,6 +250,10 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     uint32_t m[32 * ARC_COLOURS_N];
     arc_bits b = {.kind = ARC_BITS_NONE, .m = m};
     const arc_bits *src = arc_bits_of(s);
+    if (!src && s->u.set.lazy && s->u.set.lazy->rows) { /* an object of objects(): its rows are kept */
+        int r = s->u.set.lazy->rows(s->u.set.lazy, s, rows, used);
+        if (r) return r;
+    }
     if (!src && s->u.set.lazy) { /* a lazy set answers through its bits hook */
         int r = arc_bits_add(&b, s);
         if (r <= 0) return r;

@@ -324,6 +324,20 @@ static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
     return 1;
 }
 
+static int lazy_rows(arc_lazy *z, tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
+    objs_ctx *x = (objs_ctx *)z;
+    if (s->u.set.part == OUTER) return 0;
+    if (!x->orow && object_rows(x)) return -1;
+    int16_t part = (int16_t)s->u.set.part;
+    const uint8_t *b = x->box[part];
+    const uint32_t *src = x->orow + x->orow_at[part] - b[0];
+    uint32_t u = 0;
+    memset(rows, 0, 32 * sizeof *rows);
+    for (int i = b[0]; i <= b[2]; i++) rows[i + ARC_BITS_OFF] = src[i] << ARC_BITS_OFF, u |= (uint32_t)(src[i] != 0) << (i + ARC_BITS_OFF);
+    *used = u;
+    return 1;
+}
+
 /* Is position key in `occupied` while object x->cur is replayed: in an object found earlier, or added
  * already. */
 static int occupied(void *ctx, tdm_arc_val *key) {
@@ -446,7 +460,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->z.bits = lazy_bits, x->z.members = lazy_members;
+    x->z.bits = lazy_bits, x->z.members = lazy_members, x->z.rows = lazy_rows;
     x->prepared = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
