@@ -225,21 +225,55 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
     return fallback ? arc_objects_eager(rt, a) : r;
 }
 
-/* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells. */
+/* The seq of grid's cells of colour a[1], row by row: one object of partition and fgpartition, and the
+ * recipe of the deferred one. */
+static tdm_arc_val *colour_object(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *grid = a[0], *o = arc_set_new(rt);
+    ARC_TRY(o);
+    for (uint32_t i = 0; i < grid->n; i++) {
+        tdm_arc_val *r = grid->u.items[i];
+        for (uint32_t j = 0; j < r->n; j++)
+            if (arc_eq(r->u.items[j], a[1]) && arc_set_add(rt, o, arc_pair(rt, r->u.items[j], arc_ipair(rt, i, j))))
+                return NULL;
+    }
+    return o;
+}
+
+/* The object of colour c of a grid read as g (its colour masks cm), deferred: its cells are that colour's
+ * masks. NULL out of memory. */
+static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colour, const arc_grid *g,
+                                       const uint32_t *cm) {
+    arc_bits b;
+    if (arc_bits_init(rt, &b)) return NULL;
+    b.kind = ARC_BITS_CELLS;
+    uint32_t *m = arc_bits_block(&b, (int)colour->u.i);
+    for (int i = 0; i < g->h; i++) m[i + ARC_BITS_OFF] = cm[(size_t)i * ARC_COLOURS_N + colour->u.i] << ARC_BITS_OFF;
+    tdm_arc_val *args[2] = {grid, colour};
+    return arc_bits_set(rt, &b, colour_object, args, 2);
+}
+
+/* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells; with
+ * deferred layouts when the grid fits the masks and every colour is 0..9. */
 static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colours, const char *who) {
     tdm_arc_val *out = arc_set_new(rt);
     ARC_TRY(out);
     arc_list cl;
     ARC_TRYI(arc_elems(rt, colours, &cl, who));
-    for (uint32_t k = 0; k < cl.n; k++) {
-        tdm_arc_val *o = arc_set_new(rt);
-        ARC_TRY(o);
-        for (uint32_t i = 0; i < grid->n; i++) {
-            tdm_arc_val *r = grid->u.items[i];
-            for (uint32_t j = 0; j < r->n; j++)
-                if (arc_eq(r->u.items[j], cl.v[k]) && arc_set_add(rt, o, arc_pair(rt, r->u.items[j], arc_ipair(rt, i, j))))
-                    return NULL;
+    arc_grid g;
+    const uint32_t *cm = NULL;
+    int bits = arc_defer(rt);
+    for (uint32_t k = 0; k < cl.n && bits; k++) bits = arc_is_int(cl.v[k]) && cl.v[k]->u.i >= 0 && cl.v[k]->u.i < ARC_COLOURS_N;
+    if (bits) {
+        arc_mark mk = arc_mark_of(rt);
+        if (arc_read_grid(rt, grid, &g, who)) { /* a grid the port reads only as tuples: the cell-by-cell way */
+            ARC_TRYI(arc_put_back(rt, mk) ? -1 : 0);
+            bits = 0;
         }
+        if (bits && g.h <= 32 - ARC_BITS_OFF && g.w <= 32 - ARC_BITS_OFF) ARC_TRY(cm = arc_grid_colour_rows(rt, grid, &g));
+    }
+    for (uint32_t k = 0; k < cl.n; k++) {
+        tdm_arc_val *args[2] = {grid, cl.v[k]}, *o = cm ? colour_object_bits(rt, grid, cl.v[k], &g, cm) : colour_object(rt, args);
+        ARC_TRY(o);
         if (arc_set_add(rt, out, o)) return NULL;
     }
     return out;

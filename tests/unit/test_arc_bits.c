@@ -157,7 +157,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 70 };
+enum { NOPS = 71 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -344,6 +344,7 @@ static int step(tu_rng *r, int g) {
             type = -1;
             break;
         }
+        case 70: f = fn % 2 ? arc_p_partition : arc_p_fgpartition, a[0] = G, type = T_OBJS; break;
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
