@@ -505,7 +505,8 @@ enum {
     ARC_NPRIM
 };
 
-arc_prim_fn arc_prim_table_fn(int id);
+extern const arc_prim_fn arc_prim_fns[]; /* registry.c: entry points by id */
+static inline arc_prim_fn arc_prim_table_fn(int id) { return arc_prim_fns[id]; }
 /* Index of a constants.py name, or -1; its value (ints interned, pairs made in rt). */
 int arc_const_lookup(const char *name);
 tdm_arc_val *arc_const_value(tdm_arc_rt *rt, int k);

@@ -8,11 +8,10 @@
 typedef struct {
     const char *name;
     int arity;
-    arc_prim_fn fn;
 } prim_entry;
 
 static const prim_entry prims[] = {
-#define ARC_X_ENTRY(name, arity) {#name, arity, arc_p_##name},
+#define ARC_X_ENTRY(name, arity) {#name, arity},
     ARC_PRIM_LIST(ARC_X_ENTRY)
 #undef ARC_X_ENTRY
 };
@@ -30,7 +29,11 @@ __attribute__((constructor)) static void init_prim_vals(void) {
     }
 }
 
-arc_prim_fn arc_prim_table_fn(int id) { return prims[id].fn; }
+const arc_prim_fn arc_prim_fns[] = {
+#define ARC_X_FN(name, arity) arc_p_##name,
+    ARC_PRIM_LIST(ARC_X_FN)
+#undef ARC_X_FN
+};
 tdm_arc_val *arc_prim_val(int id) { return &prim_vals[id]; }
 
 int tdm_arc_prim_count(void) { return ARC_NPRIM; }
