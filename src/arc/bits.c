@@ -435,9 +435,9 @@ static int key_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* sort_unique when the keys lie in a small box of (c, i, j) (lines shot off the grid, say): each key
- * marks its bit of a bitmap over the box, read back in order. The count left, or 0 when the box is too
- * large for that (or no memory). */
+/* sort_unique of many keys packed in a small box of (c, i, j), repeats common (lines shot off the grid
+ * from cells of one column, say): each key marks its bit of a bitmap over the box, read back in order.
+ * The count left, or 0 when the box holds more than 8 bits per key (or no memory). */
 static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
     int64_t c0 = INT64_MAX, c1 = INT64_MIN, i0 = INT64_MAX, i1 = INT64_MIN, j0 = INT64_MAX, j1 = INT64_MIN;
     for (uint32_t k = 0; k < n; k++) {
@@ -446,7 +446,7 @@ static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
         j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
     }
     uint64_t hi = (uint64_t)(i1 - i0 + 1), wj = (uint64_t)(j1 - j0 + 1), bits = (uint64_t)(c1 - c0 + 1) * hi * wj;
-    if (bits > 64 * (uint64_t)n + 4096) return 0; /* more words to read than keys to sort */
+    if (bits > 8 * (uint64_t)n) return 0; /* sparse: the box's words would cost more than merging runs */
     uint64_t *map = arc_alloc(rt, (size_t)(bits + 63) / 64 * sizeof *map);
     if (!map) return 0;
     memset(map, 0, (size_t)(bits + 63) / 64 * sizeof *map);
@@ -466,10 +466,11 @@ static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
 /* Sorts keys a[0..n) ascending and drops repeats: the count left. The wide part is mostly a few sorted
  * runs (each merged set's list, or a line's keys one way or the other), often overlapping (lines shot
  * from cells of one column), so the runs are found, the descending ones reversed, and the runs merged
- * pairwise, repeats dropped as they meet; many short runs, or no scratch memory, go to qsort. */
+ * pairwise, repeats dropped as they meet; many keys packed in a small box go through a bitmap instead, and
+ * many short runs, or no scratch memory, to qsort. */
 static uint32_t sort_unique(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
     if (n < 2) return n;
-    uint32_t left = by_bitmap(rt, a, n);
+    uint32_t left = n >= 256 ? by_bitmap(rt, a, n) : 0;
     if (left) return left;
     uint32_t nruns = 0, *run = arc_alloc(rt, (size_t)(n + 1) * sizeof *run), *end = arc_alloc(rt, (size_t)(n + 1) * sizeof *end);
     uint64_t *tmp = arc_alloc(rt, (size_t)n * sizeof *tmp);
@@ -486,8 +487,8 @@ static uint32_t sort_unique(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
             while (e < n && a[e] >= a[e - 1]) e++;
         }
         run[nruns] = k, end[nruns++] = e, k = e;
-        if (nruns > 16 && nruns * 4 > n) goto fallback;
     }
+    if (nruns > 16 && nruns * 4 > n) goto fallback;
     uint64_t *src = a, *dst = tmp;
     do { /* runs r and r + 1 into one, packed from dst[0]; a last odd run is copied (repeats dropped too) */
         uint32_t m = 0, o = 0;

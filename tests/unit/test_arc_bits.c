@@ -6,9 +6,10 @@
  * interned, True for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
  * primitives (merge, mfilter, mapply, sfilter, sizefilter, colorfilter, apply, argmax, argmin, extract, toindices,
  * difference, recolor, shift, normalize, ofcolor,
- * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta) or a reader of their
- * results (fill, underfill, paint, underpaint, cover, combine, intersection, toobject, subgrid, palette,
- * first)
+ * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta, the mirrors, upscale,
+ * partition, fgpartition) or a reader of their results (fill, underfill, paint, underpaint, cover,
+ * combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
+ * leastcolor, first)
  * on both and compares: the same error, or
  * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
  * the end in random order, and each table is held to the eager one slot by slot. */

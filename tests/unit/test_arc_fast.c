@@ -4,7 +4,8 @@
  *     of more as ascending order, instead of building the set: held to the set arc_set_from builds, walked
  *     slot by slot as the reference does;
  *   - dedupe on ints 0..63 keeps first occurrences by a seen mask: held to tup.index(e) == i by ==;
- *   - the wide part of a deferred set (bits.c) is sorted by merging its runs: held to qsort + unique;
+ *   - the wide part of a deferred set (bits.c) is sorted (a bitmap over a small box, else its runs merged):
+ *     held to qsort + unique;
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
  *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address,
  *     both by vector arithmetic on addresses when every cell is interned: held to the ints put in (and
@@ -108,15 +109,18 @@ static void test_wide_sort(void **state) {
         arc_bits b;
         assert_int_equal(arc_bits_init_wide(ta_rt, &b), 0);
         b.kind = ARC_BITS_CELLS;
-        uint64_t want[600];
+        uint64_t want[1800];
         uint32_t nw = 0;
-        /* runs as merges and lines make them: ascending, descending, repeated keys, or random order */
-        int runs = (int)tu_range(&r, 1, 12);
+        /* runs as merges and lines make them: ascending, descending, repeated keys, or random order; a
+           third of the time many runs packed in a small box, often the same keys (the bitmap's case) */
+        int dense = tu_below(&r, 3) == 0, runs = dense ? (int)tu_range(&r, 6, 40) : (int)tu_range(&r, 1, 12);
         for (int q = 0; q < runs; q++) {
-            int len = (int)tu_range(&r, 1, 45), how = (int)tu_below(&r, 4), c = (int)tu_range(&r, 0, 9);
+            int len = (int)tu_range(&r, 1, 45), how = (int)tu_below(&r, 4), c = (int)tu_range(&r, 0, dense ? 1 : 9);
             int64_t i = tu_range(&r, -44, 74), j = tu_range(&r, 31 + len, 80 + len); /* j - k stays past the masks */
+            if (dense) i = tu_range(&r, 40, 47), j = tu_range(&r, 76, 80);
             for (int k = 0; k < len; k++) {
-                int64_t ii = how == 3 ? tu_range(&r, -44, 74) : i, jj = how == 0 ? j + k : how == 1 ? j - k : how == 2 ? j + k / 2 : tu_range(&r, 31, 74);
+                int64_t ii = how == 3 ? tu_range(&r, dense ? 40 : -44, dense ? 47 : 74) : i;
+                int64_t jj = how == 0 ? j + k : how == 1 ? j - k : how == 2 ? j + k / 2 : tu_range(&r, 31, dense ? 40 : 74);
                 assert_int_equal(arc_bits_put(&b, c, ii, jj), 0);
                 want[nw++] = arc_bits_key(c, ii, jj);
             }
