@@ -196,13 +196,18 @@ int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b) { return get(
 
 static uint32_t sort_unique(tdm_arc_rt *rt, uint64_t *a, uint32_t n);
 
+/* 1 when keys a[0..n) are strictly ascending (sorted, no repeats). */
+static int ascending(const uint64_t *a, uint32_t n) {
+    for (uint32_t k = 1; k < n; k++)
+        if (a[k - 1] >= a[k]) return 0;
+    return 1;
+}
+
 /* Sorted, unique keys of b's wide part: b's own when made, else a sorted copy in rt's arena. NULL out of
  * memory. */
 static const uint64_t *sorted_keys(tdm_arc_rt *rt, const arc_bits *b, uint32_t *n) {
     *n = b->nout;
-    int sorted = 1;
-    for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
-    if (sorted) return b->out;
+    if (ascending(b->out, b->nout)) return b->out;
     uint64_t *o = arc_alloc(rt, b->nout * sizeof *o);
     if (!o) return NULL;
     memcpy(o, b->out, b->nout * sizeof *o);
@@ -262,7 +267,7 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     if (src) {
         if (src->nout) return 0;
         arc_bits_positions(src, rows);
-        *used = nonzero_rows(rows);
+        *used = src->rows ? src->rows : nonzero_rows(rows); /* a made set knows its rows */
         return 1;
     }
     /* an eager table: straight into the rows, without colour blocks */
@@ -537,12 +542,8 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
             for (int i = 0; i < 32; i++) n += (uint32_t)arc_popc(m[i]);
     }
     b->rows = rows;
-    if (b->nout) {
-        int sorted = 1;
-        for (uint32_t k = 1; k < b->nout && sorted; k++) sorted = b->out[k - 1] < b->out[k];
-        if (!sorted) b->nout = sort_unique(rt, b->out, b->nout);
-        n += b->nout;
-    }
+    if (!ascending(b->out, b->nout)) b->nout = sort_unique(rt, b->out, b->nout);
+    n += b->nout;
     if (!n) b->kind = ARC_BITS_NONE;
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     memset(x, 0, sizeof *x);

@@ -239,17 +239,16 @@ static tdm_arc_val *colour_object(tdm_arc_rt *rt, tdm_arc_val **a) {
     return o;
 }
 
-/* The object of colour c of a grid read as g (its colour masks cm), deferred: its cells are that colour's
- * masks. NULL out of memory. */
-static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colour, const arc_grid *g,
-                                       const uint32_t *cm) {
+/* colour_object(a) deferred, for a grid read as g (its colour masks cm) and a colour 0..9: its cells are
+ * that colour's masks. NULL out of memory. */
+static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val **a, const arc_grid *g, const uint32_t *cm) {
     arc_bits b;
+    int64_t c = a[1]->u.i;
     if (arc_bits_init(rt, &b)) return NULL;
     b.kind = ARC_BITS_CELLS;
-    uint32_t *m = arc_bits_block(&b, (int)colour->u.i);
-    for (int i = 0; i < g->h; i++) m[i + ARC_BITS_OFF] = cm[(size_t)i * ARC_COLOURS_N + colour->u.i] << ARC_BITS_OFF;
-    tdm_arc_val *args[2] = {grid, colour};
-    return arc_bits_set(rt, &b, colour_object, args, 2);
+    uint32_t *m = arc_bits_block(&b, (int)c);
+    for (int i = 0; i < g->h; i++) m[i + ARC_BITS_OFF] = cm[(size_t)i * ARC_COLOURS_N + c] << ARC_BITS_OFF;
+    return arc_bits_set(rt, &b, colour_object, a, 2);
 }
 
 /* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells; with
@@ -272,7 +271,7 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
         if (bits && g.h <= 32 - ARC_BITS_OFF && g.w <= 32 - ARC_BITS_OFF) ARC_TRY(cm = arc_grid_colour_rows(rt, grid, &g));
     }
     for (uint32_t k = 0; k < cl.n; k++) {
-        tdm_arc_val *args[2] = {grid, cl.v[k]}, *o = cm ? colour_object_bits(rt, grid, cl.v[k], &g, cm) : colour_object(rt, args);
+        tdm_arc_val *args[2] = {grid, cl.v[k]}, *o = cm ? colour_object_bits(rt, args, &g, cm) : colour_object(rt, args);
         ARC_TRY(o);
         if (arc_set_add(rt, out, o)) return NULL;
     }
