@@ -439,6 +439,9 @@ int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits
 void arc_bits_box(const arc_bits *b, int64_t box[4]);
 /* The same for a deferred set s (arc_bits_of(s) not NULL), computed once per set. */
 void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]);
+/* The box of set s whose contents b came from arc_bits_get (masks only): the one s keeps when s is
+ * deferred, else b's. */
+void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]);
 /* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
  * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);

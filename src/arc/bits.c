@@ -435,6 +435,11 @@ const arc_bits *arc_bits_of(const tdm_arc_val *s) {
 
 void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]) { bset_box((arc_bset *)s->u.set.lazy, box); }
 
+void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]) {
+    if (arc_bits_of(s)) arc_bits_box_of(s, box);
+    else arc_bits_box(b, box);
+}
+
 static int key_cmp(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);

@@ -323,12 +323,6 @@ static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, const int64_t box[4], i
     return *out ? 1 : -1;
 }
 
-/* The box of set s whose contents (masks only) are b: kept with s when s is deferred. */
-static void box_of(tdm_arc_val *s, const arc_bits *b, int64_t box[4]) {
-    if (arc_bits_of(s)) arc_bits_box_of(s, box);
-    else arc_bits_box(b, box);
-}
-
 /* shift_bits for any set of positions or cells with contents (a wide one, or one whose shifted positions
  * leave the masks): element by element, those off the masks as keys. 1 and *out, 0 when the contents are
  * not such, or a shifted position would pass the keys' range; -1 out of memory. */
@@ -373,7 +367,7 @@ tdm_arc_val *arc_p_shift(tdm_arc_rt *rt, tdm_arc_val **a) {
         int r = arc_bits_get(rt, a[0], &b);
         ARC_TRYI(r);
         if (r && b.kind != ARC_BITS_NONE) {
-            box_of(a[0], &b, box);
+            arc_bits_box_for(a[0], &b, box);
             ARC_TRYI(r = shift_bits(rt, &b, box, di, dj, shift_eager, a, 2, &out));
             if (r) return out;
         }
@@ -401,7 +395,7 @@ tdm_arc_val *arc_p_normalize(tdm_arc_rt *rt, tdm_arc_val **a) {
         int r = arc_bits_get(rt, a[0], &b);
         ARC_TRYI(r);
         if (r && b.kind != ARC_BITS_NONE) {
-            box_of(a[0], &b, box);
+            arc_bits_box_for(a[0], &b, box);
             ARC_TRYI(r = shift_bits(rt, &b, box, -box[0], -box[1], normalize_eager, a, 1, &out));
             if (r) return out;
         }
@@ -515,7 +509,7 @@ static int mirror_bits(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager
     int64_t box[4];
     int r = arc_bits_get(rt, a[0], &b);
     if (r <= 0 || b.kind == ARC_BITS_NONE) return r;
-    box_of(a[0], &b, box);
+    arc_bits_box_for(a[0], &b, box);
     int U = (int)box[0] + ARC_BITS_OFF, L = (int)box[1] + ARC_BITS_OFF, D = (int)box[2] + ARC_BITS_OFF,
         R = (int)box[3] + ARC_BITS_OFF;
     if ((m == M_D || m == M_C) && (U + R - L >= 32 || L + D - U >= 32)) return 0;

@@ -239,7 +239,7 @@ static int upscale_bits(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f, tdm_arc_val 
     if (!arc_defer(rt) || f < 1 || f > 32 || !arc_is_set(a[0]) || !a[0]->n) return 0;
     int r = arc_bits_get(rt, a[0], &b);
     if (r <= 0 || b.kind != ARC_BITS_CELLS) return r < 0 ? -1 : 0;
-    arc_bits_box(&b, box);
+    arc_bits_box_for(a[0], &b, box);
     int64_t h = box[2] - box[0] + 1, w = box[3] - box[1] + 1;
     if (!arc_bits_fits(box[0] + h * f - 1, box[1] + w * f - 1)) return 0;
     if (arc_bits_init(rt, &d)) return -1;
