@@ -57,7 +57,7 @@ enum { ARC_FN_PRIM, ARC_FN_COMPOSE, ARC_FN_CHAIN, ARC_FN_MATCHER, ARC_FN_FORK, A
 struct tdm_arc_val {
     uint8_t kind;   /* tdm_arc_kind */
     uint8_t hashed; /* hash below is valid */
-    uint8_t fkind;  /* function values: ARC_FN_* */
+    uint8_t fkind;  /* function values: ARC_FN_*; tuples: ARC_TUP_LAZY while a deferred concatenation */
     uint8_t arity;  /* function values: positional arguments accepted */
     uint32_t n;     /* tuple: length; frozenset: live entries (CPython's used) */
     int64_t hash;
@@ -70,6 +70,12 @@ struct tdm_arc_val {
             arc_lazy *lazy;      /* non-NULL: layout not built yet (see arc_lazy) */
             uint32_t part;       /* which set of its maker a lazy set is */
         } set;
+        struct {                 /* a deferred concatenation (ARC_TUP_LAZY in fkind; cat.c) */
+            tdm_arc_val **items; /* u.items: NULL until arc_cat_force lists them */
+            tdm_arc_val *parts;  /* the tuple merged: its sets (or tuples) in order */
+            tdm_arc_val *set;    /* frozenset of the items, deferred (arc_bits): what order-free readers take */
+            tdm_arc_rt *rt;      /* the runtime whose arena receives the items */
+        } cat;
         struct {
             int prim;            /* ARC_FN_PRIM: primitive id; closures: a serial number (their hash) */
             tdm_arc_val *cap[3]; /* captured values: functions and the bound argument */
@@ -105,6 +111,10 @@ struct tdm_arc_rt {
     int grid_h, grid_w;
     int64_t *grid_c;
     uint32_t *grid_colours;
+    /* A deferred concatenation (cat.c) may be returned by a call made with arc_call_ex(..., lazy 1): that
+       passes lazy on to the call whose result it returns (a closure's last call), and to a primitive as
+       its own args array here while it runs, which the primitive takes with arc_take_lazy. */
+    tdm_arc_val **lazy_args;
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
@@ -169,6 +179,31 @@ static inline int arc_is_int(const tdm_arc_val *v) { return v->kind == TDM_ARC_I
 static inline int arc_is_tuple(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE; }
 static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_FSET; }
 static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
+
+/* ---- deferred concatenations (cat.c) ----------------------------------------------------------------- */
+/* merge (and mapply) over a tuple of sets gives the tuple of their elements, each set's in its iteration
+ * order: every set laid out. When the caller reads only the contents (mapply's deferred union, paint, fill)
+ * the tuple is made deferred instead: its length and its contents (u.cat.set, a deferred frozenset) are
+ * known, its items are listed (the sets laid out) on first read. Such a tuple never reaches a program
+ * variable that anything but paint/underpaint/fill/underfill reads, nor an argument of any other primitive:
+ * it goes from the primitive that made it, through the closures that return it, to the caller that asked
+ * (arc_call_ex with lazy 1). Those callers, arc_elems, arc_first, arc_hash, arc_eq and arc_cmp list the items first. */
+#define ARC_TUP_LAZY 1
+static inline int arc_tuple_is_lazy(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE && v->fkind == ARC_TUP_LAZY; }
+/* Lists a deferred concatenation's items now (no-op for anything else): 0, or -1 out of memory (rt's
+ * error set; the tuple reads as empty). arc_cat_listed is the inline check for readers of any tuple. */
+int arc_cat_force(tdm_arc_val *t);
+static inline int arc_cat_listed(tdm_arc_val *t) { return arc_tuple_is_lazy(t) ? arc_cat_force(t) : 0; }
+/* merge(parts) deferred, for a tuple parts of sets of positions or of cells (or such tuples) whose contents
+ * fit arc_bits: 1 with *out, 0 when not such (the caller merges eagerly), -1 out of memory. */
+int arc_cat(tdm_arc_rt *rt, tdm_arc_val *parts, tdm_arc_val **out);
+/* 1 when the primitive running on args a may return a deferred concatenation (the permission is then
+ * spent), else 0. A primitive's args array is its own while it runs: no call it makes has the same. */
+static inline int arc_take_lazy(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (rt->lazy_args != a) return 0;
+    rt->lazy_args = NULL;
+    return 1;
+}
 int arc_truthy(const tdm_arc_val *v);
 int64_t arc_hash(tdm_arc_val *v);
 /* CPython's hash of an int, and of a 2-tuple whose items hash to h0 and h1 (what arc_hash gives). */
@@ -244,11 +279,12 @@ tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_
 tdm_arc_val *arc_map_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, int *deferred);
 /* Its two halves, for mapply and the selections: f on each of c's members (*m), in that order: 1 with *img
  * (f's results, member order) and *mk (the runtime before the calls, to put back if the caller still
- * takes the ordered path), 0 when c lists no members or after a fallback as above, -1 out of memory; and
+ * takes the ordered path), 0 when c lists no members or after a fallback as above, -1 out of memory (lazy
+ * 1: f may return deferred concatenations, which the caller lists before any other use); and
  * the images of c's elements in CPython's order (c laid out, dropped images skipped) into out (nm entries
  * of room): their count, or -1. */
 int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val ***m, tdm_arc_val ***img,
-                     arc_mark *mk);
+                     arc_mark *mk, int lazy);
 int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
                         tdm_arc_val **out);
 static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
@@ -422,10 +458,10 @@ int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j);
 /* arc_bits_put of the n points (i + k di, j + k dj), k = 0..n-1, in that order, with room for the keys
  * reserved once (a line of connect or shoot, most of it often off the masks). 0, or -1 out of memory. */
 int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, int64_t dj, uint32_t n);
-/* Adds the elements of frozenset s to b: 1, or 0 when one does not fit (for masks only: not an interned
- * position or cell in range; wide: not a position or cell at all), or is not of b's kind (b is unspecified
- * then), -1 out of memory. Reads no layout (a lazy set answers through its bits hook, or is declined
- * when it has none). */
+/* Adds the elements of frozenset s (or of a deferred concatenation) to b: 1, or 0 when one does not fit
+ * (for masks only: not an interned position or cell in range; wide: not a position or cell at all), or is
+ * not of b's kind (b is unspecified then), -1 out of memory. Reads no layout (a lazy set answers through
+ * its bits hook, or is declined when it has none). */
 int arc_bits_add(arc_bits *b, tdm_arc_val *s);
 /* The same for n values given as elements (a lazy set's members): 1, 0 or -1 as above. */
 int arc_bits_add_elems(arc_bits *b, tdm_arc_val *const *v, uint32_t n);
@@ -460,11 +496,16 @@ const arc_bits *arc_bits_of(const tdm_arc_val *s);
 int arc_bits_equal(tdm_arc_val *a, tdm_arc_val *b);
 /* merge's eager form (every set laid out), the recipe of merges deferred elsewhere (mapply). */
 tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a);
+/* merge(a[0]) for callers inside the runtime; lazy 1: a tuple of sets may give a deferred concatenation. */
+tdm_arc_val *arc_merge(tdm_arc_rt *rt, tdm_arc_val **a, int lazy);
 /* 1 when sets of rt may defer their layouts (rt->eager off). */
 static inline int arc_defer(const tdm_arc_rt *rt) { return !rt->eager; }
 
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
+/* The same; lazy 1: the caller reads only the result's contents, or lists its items first, so the result
+ * may be a deferred concatenation (cat.c). */
+tdm_arc_val *arc_call_ex(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy);
 tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x);
 tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_val *y);
 /* 1 when the one-argument function value f reads its argument only through first(x) (first itself, or
@@ -528,6 +569,7 @@ typedef struct {
     int nargs, target, line;
     int arg_kind[4], arg[4]; /* ARC_STEP_*: slot, primitive id, constant index (arc_const_value), input */
     const char *text;        /* the line as written, owned by the programs */
+    int lazy;                /* the interpreter lets the call return a deferred concatenation (cat.c) */
 } arc_step;
 /* The shape of program k: 0, or -1 when k is out of range. */
 int arc_prog_view(const tdm_arc_programs *p, size_t k, arc_prog_info *out);

@@ -166,6 +166,7 @@ int arc_bits_add_elems(arc_bits *b, tdm_arc_val *const *v, uint32_t n) {
 }
 
 int arc_bits_add(arc_bits *b, tdm_arc_val *s) {
+    if (arc_tuple_is_lazy(s)) s = s->u.cat.set; /* a deferred concatenation: its contents */
     if (!arc_is_set(s)) return 0;
     if (!s->n) return 1;
     arc_lazy *z = s->u.set.lazy;

@@ -175,7 +175,7 @@ static tdm_arc_val *decode_objs(tdm_arc_rt *rt, const uint8_t *cells, const uint
             return NULL;
         }
     }
-    if ((form == ARC_OS_MSET || form == ARC_OS_MSUB) && !(v = arc_p_merge(rt, &v))) return NULL;
+    if ((form == ARC_OS_MSET || form == ARC_OS_MSUB) && !(v = arc_merge(rt, &v, 0))) return NULL;
     if (iv[0] & ARC_OS_RECOLOURED) {
         tdm_arc_val *a[2] = {arc_int(rt, iv[1]), v};
         if (!a[0]) return NULL;

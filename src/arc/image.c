@@ -183,6 +183,7 @@ tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_
 /* Does v hold a function value (whose hash is its serial number, which this order would change)? */
 static int holds_function(tdm_arc_val *v) {
     if (arc_is_func(v)) return 1;
+    if (arc_tuple_is_lazy(v)) return 0; /* its parts are sets of positions or cells */
     if (arc_is_tuple(v)) {
         for (uint32_t k = 0; k < v->n; k++)
             if (holds_function(v->u.items[k])) return 1;
@@ -196,7 +197,7 @@ static int holds_function(tdm_arc_val *v) {
 }
 
 int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val ***m, tdm_arc_val ***img,
-                     arc_mark *mk) {
+                     arc_mark *mk, int lazy) {
     int r = members_of(rt, c, m);
     if (r <= 0) return r;
     tdm_arc_val **v = arc_alloc(rt, (size_t)c->n * sizeof *v);
@@ -204,7 +205,7 @@ int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val
     *mk = arc_mark_of(rt);
     for (uint32_t k = 0; k < c->n; k++) {
         /* a raise, or a function among the images: the ordered path decides */
-        if (!(v[k] = arc_call1(rt, f, (*m)[k])) || holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
+        if (!(v[k] = arc_call_ex(rt, f, 1, &(*m)[k], lazy)) || holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
     }
     *img = v;
     return 1;
@@ -213,7 +214,7 @@ int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val
 tdm_arc_val *arc_map_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, int *deferred) {
     tdm_arc_val **m, **img;
     arc_mark mk;
-    int r = arc_call_members(rt, f, c, &m, &img, &mk);
+    int r = arc_call_members(rt, f, c, &m, &img, &mk, 0);
     *deferred = r != 0;
     return r > 0 ? image_set(rt, c, m, img, c->n, 0) : NULL;
 }

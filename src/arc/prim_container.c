@@ -176,9 +176,10 @@ tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int lazy = arc_take_lazy(rt, a);
     tdm_arc_val *f = arc_p_sfilter(rt, a);
     ARC_TRY(f);
-    return arc_p_merge(rt, &f);
+    return arc_merge(rt, &f, lazy);
 }
 
 tdm_arc_val *arc_p_dedupe(tdm_arc_rt *rt, tdm_arc_val **a) {
@@ -268,7 +269,15 @@ tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_rebuild(rt, a[0], v, m);
 }
 
-tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) {
+tdm_arc_val *arc_p_merge(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_merge(rt, a, arc_take_lazy(rt, a)); }
+
+tdm_arc_val *arc_merge(tdm_arc_rt *rt, tdm_arc_val **a, int lazy) {
+    if (lazy && arc_defer(rt) && arc_is_tuple(a[0]) && a[0]->n) { /* the caller reads only the contents */
+        tdm_arc_val *out;
+        int r = arc_cat(rt, a[0], &out);
+        ARC_TRYI(r);
+        if (r) return out;
+    }
     if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
         /* a set of sets of positions (or of cells): their union, laid out when read */
         arc_list outer;
@@ -335,7 +344,7 @@ tdm_arc_val *arc_p_valmin(tdm_arc_rt *rt, tdm_arc_val **a) { return valext(rt, a
 static tdm_arc_val *argext_members(tdm_arc_rt *rt, tdm_arc_val **a, int gt, int *done) {
     tdm_arc_val **m, **key;
     arc_mark mk;
-    int r = arc_call_members(rt, a[1], a[0], &m, &key, &mk);
+    int r = arc_call_members(rt, a[1], a[0], &m, &key, &mk, 0);
     *done = r < 0;
     if (r <= 0) return NULL;
     uint32_t n = a[0]->n, best = 0, ties = 0;
@@ -437,7 +446,7 @@ tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_fro
 static tdm_arc_val *extract_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     tdm_arc_val **m, **res;
     arc_mark mk;
-    int r = arc_call_members(rt, a[1], a[0], &m, &res, &mk);
+    int r = arc_call_members(rt, a[1], a[0], &m, &res, &mk, 0);
     *done = r < 0;
     if (r <= 0) return NULL;
     uint32_t hits = 0, at = 0;

@@ -13,7 +13,16 @@
 /* CPython's default recursion limit is 1000 frames; a solver runs a few frames below the top. */
 #define ARC_MAX_DEPTH 990
 
-tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+/* A closure's last call, lazy as the closure's own (a constant below). */
+static inline tdm_arc_val *tail(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
+    return lazy ? arc_call_ex(rt, fn, argc, args, 1) : arc_call(rt, fn, argc, args);
+}
+static inline tdm_arc_val *call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, int lazy) { return tail(rt, fn, 1, &x, lazy); }
+
+/* arc_call and its lazy form (arc_call_ex), one body: lazy is a constant in each, so arc_call pays
+ * nothing for it. */
+static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc,
+                                                               tdm_arc_val **args, const int lazy) {
     if (!arc_is_func(fn)) return arc_fail(rt, "'%s' object is not callable", arc_type_name(fn));
     if (argc != fn->arity) {
         if (fn->fkind == ARC_FN_PRIM)
@@ -26,6 +35,7 @@ tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **a
     tdm_arc_val *r = NULL, **cap = fn->u.fn.cap, *t, *u, *buf[4];
     switch (fn->fkind) {
     case ARC_FN_PRIM:
+        if (lazy) rt->lazy_args = args; /* the primitive may take it (arc_take_lazy) */
         if (rt->stats) {
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -36,28 +46,30 @@ tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **a
         } else {
             r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
         }
+        if (lazy) rt->lazy_args = NULL; /* not taken: no later call may find these args */
         break;
     case ARC_FN_COMPOSE:
-        if ((t = arc_call1(rt, cap[1], args[0]))) r = arc_call1(rt, cap[0], t);
+        if ((t = arc_call1(rt, cap[1], args[0]))) r = call1(rt, cap[0], t, lazy);
         break;
     case ARC_FN_CHAIN:
-        if ((t = arc_call1(rt, cap[2], args[0])) && (u = arc_call1(rt, cap[1], t))) r = arc_call1(rt, cap[0], u);
+        if ((t = arc_call1(rt, cap[2], args[0])) && (u = arc_call1(rt, cap[1], t))) r = call1(rt, cap[0], u, lazy);
         break;
     case ARC_FN_MATCHER:
         if ((t = arc_call1(rt, cap[0], args[0]))) r = arc_bool(arc_eq(t, cap[1]));
         break;
     case ARC_FN_FORK:
-        if ((t = arc_call1(rt, cap[1], args[0])) && (u = arc_call1(rt, cap[2], args[0]))) r = arc_call2(rt, cap[0], t, u);
+        if ((t = arc_call1(rt, cap[1], args[0])) && (u = arc_call1(rt, cap[2], args[0])))
+            r = lazy ? (buf[0] = t, buf[1] = u, tail(rt, cap[0], 2, buf, 1)) : arc_call2(rt, cap[0], t, u);
         break;
     case ARC_FN_RBIND:
         for (int k = 0; k < argc; k++) buf[k] = args[k];
         buf[argc] = cap[1];
-        r = arc_call(rt, cap[0], argc + 1, buf);
+        r = tail(rt, cap[0], argc + 1, buf, lazy);
         break;
     case ARC_FN_LBIND:
         buf[0] = cap[1];
         for (int k = 0; k < argc; k++) buf[k + 1] = args[k];
-        r = arc_call(rt, cap[0], argc + 1, buf);
+        r = tail(rt, cap[0], argc + 1, buf, lazy);
         break;
     }
     rt->depth--;
@@ -65,6 +77,10 @@ tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **a
        the error stands, so the call fails rather than return a value built from it */
     if (r && rt->failed && rt->status == TDM_E_NOMEM) r = NULL;
     return r;
+}
+
+tdm_arc_val *arc_call_ex(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
+    return lazy ? call(rt, fn, argc, args, 1) : call(rt, fn, argc, args, 0);
 }
 
 void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on) {
@@ -82,6 +98,10 @@ tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id) {
     tdm_arc_prim_stats z = {0, 0};
     if (!rt || !rt->stats || id < 0 || id >= ARC_NPRIM) return z;
     return rt->stats[id];
+}
+
+tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+    return call(rt, fn, argc, args, 0);
 }
 
 tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) { return arc_call(rt, fn, 1, &x); }
@@ -185,7 +205,7 @@ static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     tdm_arc_val **m, **img, *args[3];
     arc_mark mk;
     arc_bits b;
-    int r = arc_call_members(rt, a[0], a[1], &m, &img, &mk);
+    int r = arc_call_members(rt, a[0], a[1], &m, &img, &mk, 1);
     *done = r != 0;
     if (r <= 0) return NULL;
     uint32_t n = a[1]->n;
@@ -200,13 +220,13 @@ static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
 }
 
 tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
-    int done;
+    int done, lazy = arc_take_lazy(rt, a);
     tdm_arc_val *r = mapply_members(rt, a, &done);
     if (r || done) return r;
     if (!arc_defer(rt) || !arc_is_set(a[1]) || !a[1]->n) {
         tdm_arc_val *applied = arc_p_apply(rt, a);
         ARC_TRY(applied);
-        return arc_p_merge(rt, &applied);
+        return arc_merge(rt, &applied, lazy); /* over a tuple: a deferred concatenation when the caller allows */
     }
     /* f called on the elements in order, as apply calls it; when every result's contents are known
        (arc_bits), their union is the value and neither apply's set nor the merge is built until read */
@@ -218,7 +238,8 @@ tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(arc_bits_init_wide(rt, &b));
     int fits = 1;
     for (uint32_t k = 0; k < l.n; k++) {
-        ARC_TRY(out->u.items[k] = arc_call1(rt, a[0], l.v[k]));
+        /* lazy: the results are unioned (or rebuilt into apply's set, which lists them) */
+        ARC_TRY(out->u.items[k] = call1(rt, a[0], l.v[k], 1));
         if (fits) ARC_TRYI(fits = arc_bits_add(&b, out->u.items[k]));
     }
     tdm_arc_val *args[2] = {a[1], out};
@@ -239,9 +260,10 @@ tdm_arc_val *arc_p_papply(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 tdm_arc_val *arc_p_mpapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int lazy = arc_take_lazy(rt, a);
     tdm_arc_val *p = arc_p_papply(rt, a);
     ARC_TRY(p);
-    return arc_p_merge(rt, &p);
+    return arc_merge(rt, &p, lazy);
 }
 
 tdm_arc_val *arc_p_prapply(tdm_arc_rt *rt, tdm_arc_val **a) {

@@ -1,8 +1,8 @@
 /* prim_paint.c: grid construction and painting (spec §3.8). Writes clip to the grid; paint lets the last
  * cell at a position win and underpaint the first non-background one, both in the object's iteration
  * order (a lazy patch whose cells sit at distinct positions is written from its contents, with no layout:
- * then no order can matter); the under- primitives and cover take the background from mostcolor's CPython
- * tie rule. */
+ * then no order can matter; a deferred concatenation is painted part by part); the under- primitives and
+ * cover take the background from mostcolor's CPython tie rule. */
 #include "arc_internal.h"
 
 #include <string.h>
@@ -64,6 +64,7 @@ static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err
  * as row 0: then writes need no order and cannot fail. The masks cover a grid of up to 30 x 30 (the wide
  * part of a set lies outside it), a larger grid takes masks only. 1, 0 when not, -1 no memory. */
 static int lazy_cells(tdm_arc_rt *rt, const wgrid *g, tdm_arc_val *patch, arc_bits *b) {
+    if (arc_tuple_is_lazy(patch)) patch = patch->u.cat.set; /* a deferred concatenation: its contents */
     if (!arc_set_is_lazy(patch)) return 0;
     for (int64_t i = 0; i < g->h; i++)
         if (g->g->u.items[i]->n != g->w) return 0;
@@ -143,6 +144,55 @@ tdm_arc_val *arc_p_cover(tdm_arc_rt *rt, tdm_arc_val **a) {
     return fill(rt, a[0], bg, ti, NULL, "cover");
 }
 
+/* obj's elements onto g in their iteration order (the reference's loop). 0, or -1 with rt's error. */
+static int paint_listed(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *bg, const char *who) {
+    arc_list l;
+    if (arc_elems(rt, obj, &l, who)) return -1;
+    int err = 0;
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *e = l.v[k];
+        int64_t i, j;
+        if (!arc_is_tuple(e) || e->n != 2) return arc_failf(rt, "%s: cannot unpack an element into value, (i, j)", who);
+        if (arc_get_ipair(rt, e->u.items[1], &i, &j, who)) return -1;
+        tdm_arc_val **c = at(rt, g, i, j, &err);
+        if (err) return -1;
+        if (c && (!bg || arc_eq(*c, bg))) *c = e->u.items[0];
+    }
+    return 0;
+}
+
+/* obj's cells onto g in obj's iteration order (under: only over cells equal to bg now). A lazy set whose
+ * cells sit at distinct positions is written from its contents; a deferred concatenation part by part, in
+ * the tuple's order, so that the part written last (first, under) wins where parts overlap. */
+static int paint_into(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *bg, const char *who) {
+    if (arc_tuple_is_lazy(obj)) { /* its parts are sets and tuples (arc_cat) */
+        for (uint32_t k = 0; k < obj->u.cat.parts->n; k++)
+            if (paint_into(rt, g, obj->u.cat.parts->u.items[k], bg, who)) return -1;
+        return 0;
+    }
+    arc_bits b;
+    int lazy = lazy_cells(rt, g, obj, &b);
+    if (lazy < 0) return -1;
+    if (lazy && b.kind == ARC_BITS_CELLS) {
+        /* cells at distinct positions: the order they are written in cannot matter */
+        uint32_t seen[32] = {0}, clash = 0;
+        for (uint32_t bl = b.blocks; bl; bl &= bl - 1)
+            for (int i = 0, c = __builtin_ctz(bl); i < 32; i++) clash |= seen[i] & b.m[32 * c + i], seen[i] |= b.m[32 * c + i];
+        if (!clash) {
+            for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
+                int c = __builtin_ctz(bl);
+                for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++)
+                    for (uint32_t r = in_grid(g, b.m[32 * c + i + ARC_BITS_OFF]); r; r &= r - 1) {
+                        tdm_arc_val **cell = &g->g->u.items[i]->u.items[__builtin_ctz(r)];
+                        if (!bg || arc_eq(*cell, bg)) *cell = arc_int(rt, c);
+                    }
+            }
+            return 0;
+        }
+    }
+    return paint_listed(rt, g, obj, bg, who);
+}
+
 /* paint (under 0: the last cell at a position wins) and underpaint (only over cells equal to bg now) */
 static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, int under, const char *who) {
     tdm_arc_val *bg = NULL;
@@ -152,38 +202,7 @@ static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, i
     }
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
-    arc_bits b;
-    int lazy = lazy_cells(rt, &g, obj, &b);
-    ARC_TRYI(lazy);
-    if (lazy && b.kind == ARC_BITS_CELLS) {
-        /* cells at distinct positions: the order they are written in cannot matter */
-        uint32_t seen[32] = {0}, clash = 0;
-        for (uint32_t bl = b.blocks; bl; bl &= bl - 1)
-            for (int i = 0, c = __builtin_ctz(bl); i < 32; i++) clash |= seen[i] & b.m[32 * c + i], seen[i] |= b.m[32 * c + i];
-        if (!clash) {
-            for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
-                int c = __builtin_ctz(bl);
-                for (int64_t i = 0; i < g.h && i + ARC_BITS_OFF < 32; i++)
-                    for (uint32_t r = in_grid(&g, b.m[32 * c + i + ARC_BITS_OFF]); r; r &= r - 1) {
-                        tdm_arc_val **cell = &g.g->u.items[i]->u.items[__builtin_ctz(r)];
-                        if (!bg || arc_eq(*cell, bg)) *cell = arc_int(rt, c);
-                    }
-            }
-            return g.g;
-        }
-    }
-    arc_list l;
-    ARC_TRYI(arc_elems(rt, obj, &l, who));
-    int err = 0;
-    for (uint32_t k = 0; k < l.n; k++) {
-        tdm_arc_val *e = l.v[k];
-        int64_t i, j;
-        if (!arc_is_tuple(e) || e->n != 2) return arc_fail(rt, "%s: cannot unpack an element into value, (i, j)", who);
-        ARC_TRYI(arc_get_ipair(rt, e->u.items[1], &i, &j, who));
-        tdm_arc_val **c = at(rt, &g, i, j, &err);
-        if (err) return NULL;
-        if (c && (!bg || arc_eq(*c, bg))) *c = e->u.items[0];
-    }
+    ARC_TRYI(paint_into(rt, &g, obj, bg, who));
     return g.g;
 }
 

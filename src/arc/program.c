@@ -19,6 +19,8 @@ typedef struct {
 
 typedef struct {
     int line, target, nargs;
+    int lazy; /* the target is read only as the patch of paint, underpaint, fill or underfill: the call may
+                 return a deferred concatenation (arc_internal.h) */
     prog_arg callee, args[4];
     char *text; /* the line as written, for messages */
 } prog_instr;
@@ -192,6 +194,28 @@ void tdm_arc_programs_free(tdm_arc_programs *p) {
     tdm_free(p);
 }
 
+/* The patch argument's index when a line's callee is paint, underpaint, fill or underfill (they read a
+ * deferred concatenation's contents, or list its items), else -1. */
+static int patch_arg(const prog_instr *ins) {
+    if (ins->callee.kind != ARG_PRIM) return -1;
+    int p = ins->callee.idx;
+    return p == ARC_P_paint || p == ARC_P_underpaint ? 1 : p == ARC_P_fill || p == ARC_P_underfill ? 2 : -1;
+}
+
+/* Marks the lines whose result is read only as such a patch (not returned, not called). */
+static void mark_lazy(prog *pr) {
+    for (int i = 0; i < pr->n; i++) {
+        int t = pr->ins[i].target, ok = t != pr->result;
+        for (int j = i + 1; j < pr->n && ok; j++) {
+            const prog_instr *u = &pr->ins[j];
+            if (u->callee.kind == ARG_VAR && u->callee.idx == t) ok = 0;
+            for (int a = 0; a < u->nargs; a++)
+                if (u->args[a].kind == ARG_VAR && u->args[a].idx == t) ok = ok && a == patch_arg(u);
+        }
+        pr->ins[i].lazy = ok;
+    }
+}
+
 int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_arc_programs **out) {
     if (!src || !out) return tdm_error(TDM_E_INVAL, "tdm_arc_programs_parse: NULL argument");
     tdm_arc_programs *ps_out = tdm_calloc(1, sizeof *ps_out);
@@ -284,6 +308,7 @@ int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_ar
                 break;
             }
             cur->result = slot, cur->nslots = ps.nvars;
+            mark_lazy(cur);
             cur = NULL;
             s = next;
             continue;
@@ -359,7 +384,7 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out) {
     static const int kinds[] = {[ARG_VAR] = ARC_STEP_VAR, [ARG_PRIM] = ARC_STEP_PRIM, [ARG_CONST] = ARC_STEP_CONST,
                                 [ARG_INPUT] = ARC_STEP_INPUT};
     out->callee_kind = kinds[ins->callee.kind], out->callee = ins->callee.idx;
-    out->nargs = ins->nargs, out->target = ins->target, out->line = ins->line, out->text = ins->text;
+    out->nargs = ins->nargs, out->target = ins->target, out->line = ins->line, out->text = ins->text, out->lazy = ins->lazy;
     for (int a = 0; a < ins->nargs; a++) out->arg_kind[a] = kinds[ins->args[a].kind], out->arg[a] = ins->args[a].idx;
 }
 
@@ -383,7 +408,7 @@ int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, con
         tdm_arc_val *args[4], *fn = arg_value(rt, &ins->callee, slots, (tdm_arc_val *)grid), *r = NULL;
         int ok = fn != NULL;
         for (int a = 0; ok && a < ins->nargs; a++) ok = (args[a] = arg_value(rt, &ins->args[a], slots, (tdm_arc_val *)grid)) != NULL;
-        if (ok) r = arc_call(rt, fn, ins->nargs, args);
+        if (ok) r = arc_call_ex(rt, fn, ins->nargs, args, ins->lazy);
         if (!r) return arc_prog_fail(rt, ins->line, ins->text);
         slots[ins->target] = r;
     }

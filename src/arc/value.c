@@ -135,6 +135,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     }
     rt->chunk = NULL, rt->cur = rt->end = NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
+    rt->lazy_args = NULL;
     rt->grid_seen = NULL; /* its copy was in the arena */
 }
 
@@ -282,6 +283,7 @@ int64_t arc_hash(tdm_arc_val *v) {
     case TDM_ARC_INT:
     case TDM_ARC_BOOL: h = arc_int_hash(v->u.i); break;
     case TDM_ARC_TUPLE: {
+        arc_cat_listed(v); /* a deferred concatenation's items first (arc_internal.h) */
         const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
         uint64_t acc = P5;
         for (uint32_t k = 0; k < v->n; k++) {
@@ -355,6 +357,7 @@ int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
     switch (a->kind) {
     case TDM_ARC_TUPLE:
         if (a->n != b->n) return 0;
+        arc_cat_listed(a), arc_cat_listed(b);
         for (uint32_t k = 0; k < a->n; k++)
             if (!arc_eq(a->u.items[k], b->u.items[k])) return 0;
         return 1;
@@ -391,6 +394,7 @@ int arc_cmp(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, int gt) {
     if (arc_is_tuple(a) && arc_is_tuple(b)) {
         /* Python: the first position whose items differ under == decides, by that items' comparison. */
         uint32_t n = a->n < b->n ? a->n : b->n;
+        if (arc_cat_listed(a) || arc_cat_listed(b)) return -1;
         for (uint32_t k = 0; k < n; k++)
             if (!arc_eq(a->u.items[k], b->u.items[k])) return arc_cmp(rt, a->u.items[k], b->u.items[k], gt);
         return gt ? a->n > b->n : a->n < b->n;
@@ -442,6 +446,7 @@ int arc_get_ipair(tdm_arc_rt *rt, const tdm_arc_val *v, int64_t *a, int64_t *b, 
 
 int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
     if (arc_is_tuple(c)) {
+        if (arc_cat_listed(c)) return -1;
         out->v = c->u.items, out->n = c->n;
         return 0;
     }
@@ -463,7 +468,7 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
 }
 
 tdm_arc_val *arc_first(tdm_arc_val *c) {
-    if (arc_is_tuple(c)) return c->n ? c->u.items[0] : NULL;
+    if (arc_is_tuple(c)) return c->n && !arc_cat_listed(c) && c->n ? c->u.items[0] : NULL;
     arc_slot *tab = arc_set_slots(c);
     for (uint32_t s = 0; s <= c->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;

@@ -7,7 +7,7 @@
  * primitives (merge, mfilter, mapply, sfilter, sizefilter, colorfilter, apply, argmax, argmin, extract, toindices,
  * difference, recolor, shift, normalize, ofcolor,
  * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta, the mirrors, upscale,
- * partition, fgpartition) or a reader of their results (fill, underfill, paint, underpaint, cover,
+ * partition, fgpartition, merge over a tuple of sets deferred) or a reader of their results (fill, underfill, paint, underpaint, cover,
  * combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
  * leastcolor, first)
  * on both and compares: the same error, or
@@ -158,7 +158,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 71 };
+enum { NOPS = 73 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -346,6 +346,44 @@ static int step(tu_rng *r, int g) {
             break;
         }
         case 70: f = fn % 2 ? arc_p_partition : arc_p_fgpartition, a[0] = G, type = T_OBJS; break;
+        case 71: case 72: { /* merge over a tuple of sets as a deferred concatenation (cat.c) */
+            static const int part[] = {ARC_P_identity, ARC_P_hmirror, ARC_P_vmirror, ARC_P_dmirror, ARC_P_totuple};
+            tdm_arc_val *ob = arc_p_first(rt, &O), *fns = arc_tuple(rt, 2 + (uint32_t)(c % 3));
+            if (!ob) rt->failed = 0, rt->err[0] = '\0';
+            for (uint32_t k = 0; k < fns->n; k++) fns->u.items[k] = arc_prim_val(part[(fn + k) % (c % 2 ? 5 : 4)]);
+            tdm_arc_val *rp[2] = {arc_prim_val(ARC_P_rapply), fns}, *mp[2] = {arc_prim_val(ARC_P_mapply), arc_prim_val(ARC_P_identity)};
+            if (op == 71) { /* mapply over objects (or a set of positions) of x -> merge(rapply(fns, x)) */
+                tdm_arc_val *nb = arc_tuple(rt, 2), *cm[2] = {arc_p_lbind(rt, mp), arc_p_lbind(rt, rp)};
+                nb->u.items[0] = arc_prim_val(ARC_P_dneighbors), nb->u.items[1] = arc_prim_val(ARC_P_ineighbors);
+                if (fn % 3 == 2) rp[1] = nb, cm[1] = arc_p_lbind(rt, rp); /* on each element of P */
+                if (fn % 3 == 1) { /* x -> {last(merge(rapply(fns, x)))}: the merge's result is read, not returned */
+                    tdm_arc_val *il[2] = {arc_prim_val(ARC_P_initset), arc_prim_val(ARC_P_last)};
+                    tdm_arc_val *mr[2] = {arc_prim_val(ARC_P_merge), arc_p_lbind(rt, rp)};
+                    cm[0] = arc_p_compose(rt, il), cm[1] = arc_p_compose(rt, mr);
+                }
+                f = arc_p_mapply, a[0] = arc_p_compose(rt, cm), a[1] = fn % 3 == 2 ? P : O;
+                break;
+            }
+            /* paint, underpaint, fill or underfill of one made directly; parts overlap in colours */
+            tdm_arc_val *parts = arc_tuple(rt, 3 + (uint32_t)(fn % 2)), *x = ob && c % 2 ? ob : P, *xs[2];
+            parts->u.items[0] = x, parts->u.items[1] = Q, parts->u.items[2] = arc_p_hmirror(rt, &x);
+            if (!parts->u.items[2]) rt->failed = 0, rt->err[0] = '\0', parts->u.items[2] = P;
+            if (parts->n == 4) parts->u.items[3] = fn % 4 == 1 ? arc_p_totuple(rt, &P) : arc_p_vmirror(rt, &Q);
+            if (!parts->u.items[parts->n - 1]) rt->failed = 0, rt->err[0] = '\0', parts->u.items[parts->n - 1] = Q;
+            xs[0] = arc_prim_val(ARC_P_identity), xs[1] = parts;
+            rt->lazy_args = xs; /* as a program line whose result only paint reads */
+            tdm_arc_val *cat = arc_p_mapply(rt, xs);
+            if (!cat) rt->failed = 0, rt->err[0] = '\0', cat = P;
+            type = T_GRID;
+            switch (c % 5) {
+            case 0: f = arc_p_paint, a[0] = G, a[1] = cat; break;
+            case 1: f = arc_p_underpaint, a[0] = G, a[1] = cat; break;
+            case 2: f = arc_p_fill, a[0] = G, a[1] = C, a[2] = cat; break;
+            case 3: f = arc_p_underfill, a[0] = G, a[1] = C, a[2] = cat; break;
+            default: f = arc_p_identity, a[0] = cat, type = -1; /* the items, in the eager merge's order */
+            }
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);

@@ -1,7 +1,7 @@
 /* test_arc_program.c: the solver-program parser and interpreter (spec §5): programs in the spec's format
  * parse and run (callee variables, partial application, dead lines evaluated), every kind of bad program
- * is refused with file:line:col and the offending token, and a raising call reports its line and the
- * reason without stopping later runs. */
+ * is refused with file:line:col and the offending token, a raising call reports its line and the
+ * reason without stopping later runs, and the lines whose result only a painter reads are marked. */
 #include "arc_test_util.h"
 
 static tdm_arc_programs *parse_ok(const char *src) {
@@ -138,11 +138,91 @@ static void test_runtime_errors(void **state) {
             "O = x4(ONE)");
 }
 
+/* Lines whose result only paint, underpaint, fill or underfill read (as the patch) may give a deferred
+ * concatenation (cat.c): which lines are marked, and the outputs on random grids against a runtime that
+ * defers nothing (lines of different colours overlap, so the parts' order decides). */
+static void test_lazy_lines(void **state) {
+    (void)state;
+    const char *src = "def solve_c(I):\n"
+                      "    x1 = objects(I, T, F, T)\n"
+                      "    x2 = order(x1, uppermost)\n"
+                      "    x3 = rbind(shoot, RIGHT)\n"
+                      "    x4 = compose(x3, center)\n"
+                      "    x5 = fork(recolor, color, x4)\n"
+                      "    x6 = mapply(x5, x2)\n"    /* read by paint, then by underpaint: marked */
+                      "    x7 = paint(I, x6)\n"
+                      "    x16 = underpaint(x7, x6)\n"
+                      "    x17 = mapply(x5, x2)\n"   /* read by last(), which lists items: not marked */
+                      "    x18 = last(x17)\n"
+                      "    x8 = mapply(x5, x2)\n"    /* read twice */
+                      "    x9 = size(x8)\n"
+                      "    x10 = underpaint(x16, x8)\n" /* x16: the grid, not the patch */
+                      "    x11 = mapply(x5, x2)\n"   /* fill's patch: marked */
+                      "    x12 = fill(x10, ONE, x11)\n"
+                      "    x13 = mapply(x5, x2)\n"   /* underfill's patch: marked */
+                      "    x14 = underfill(x12, TWO, x13)\n"
+                      "    x15 = mapply(x5, x2)\n"   /* paint's patch, but returned */
+                      "    O = paint(x14, x15)\n"
+                      "    return O\n"
+                      "def solve_d(I):\n"
+                      "    x1 = objects(I, T, F, T)\n"
+                      "    x2 = totuple(x1)\n"
+                      "    O = merge(x2)\n"
+                      "    x3 = paint(I, O)\n"
+                      "    return O\n"
+                      "def solve_e(I):\n" /* x5 is marked; apply is not the merge that may defer */
+                      "    x1 = objects(I, T, F, T)\n"
+                      "    x2 = order(x1, uppermost)\n"
+                      "    x3 = astuple(identity, identity)\n"
+                      "    x4 = lbind(rapply, x3)\n"
+                      "    x5 = compose(merge, x4)\n"
+                      "    x6 = apply(x5, x2)\n"
+                      "    O = paint(I, x6)\n"
+                      "    return O\n";
+    tdm_arc_programs *p = parse_ok(src);
+    /* x6, x11, x13, x15, and the lines nothing reads (x18, x9): a result never read may be deferred too */
+    static const int marked[] = {0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+    for (int i = 0; i < 19; i++) {
+        arc_step st;
+        arc_prog_step(p, 0, i, &st);
+        assert_int_equal(st.lazy, marked[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        arc_step st;
+        arc_prog_step(p, 1, i, &st);
+        assert_int_equal(st.lazy, i == 3); /* O is the result; x3 is not read */
+    }
+    tdm_arc_rt *eager;
+    assert_int_equal(tdm_arc_rt_new(&eager), TDM_OK);
+    eager->eager = 1;
+    tu_rng r = tu_rng_for(0xca7);
+    for (int round = 0; round < 300; round++) {
+        int h = 2 + (int)tu_below(&r, 12), w = 2 + (int)tu_below(&r, 12), cells[196];
+        for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, 10);
+        for (size_t k = 0; k < 3; k++) {
+            tdm_arc_val *g[2];
+            const tdm_arc_val *out[2];
+            int rc[2];
+            tdm_arc_rt *rts[2] = {ta_rt, eager};
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_rt_reset(rts[s]);
+                assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g[s]), TDM_OK);
+                rc[s] = tdm_arc_program_run(rts[s], p, k, g[s], &out[s]);
+            }
+            assert_int_equal(rc[0], rc[1]);
+            if (!rc[0]) assert_true(arc_eq((tdm_arc_val *)out[0], (tdm_arc_val *)out[1]));
+        }
+    }
+    tdm_arc_rt_free(eager);
+    tdm_arc_programs_free(p);
+}
+
 int main(void) {
     tu_init_seed("test_arc_program");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_run), cmocka_unit_test(test_dead_lines_run),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_runtime_errors),
+        cmocka_unit_test(test_lazy_lines),
     };
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
