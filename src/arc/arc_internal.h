@@ -115,6 +115,7 @@ struct tdm_arc_rt {
        passes lazy on to the call whose result it returns (a closure's last call), and to a primitive as
        its own args array here while it runs, which the primitive takes with arc_take_lazy. */
     tdm_arc_val **lazy_args;
+    tdm_arc_val *empty_set; /* arc_set_empty's, made on first use (in the arena: reset forgets it) */
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
@@ -293,6 +294,9 @@ static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
 /* A lazy set of n elements, part `part` of maker z (hash unset). */
 tdm_arc_val *arc_set_lazy(tdm_arc_rt *rt, arc_lazy *z, uint32_t part, uint32_t n);
 tdm_arc_val *arc_set_new(tdm_arc_rt *rt);
+/* frozenset(), one per run and hashed once: for primitives that often return an empty set (connect of two
+ * points off a line), which callers then hash and compare. Never add to it. NULL out of memory. */
+tdm_arc_val *arc_set_empty(tdm_arc_rt *rt);
 int arc_set_add(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *key); /* 0 or -1 (no memory) */
 int arc_set_contains(tdm_arc_val *s, tdm_arc_val *key);
 tdm_arc_val *arc_set_copy(tdm_arc_rt *rt, tdm_arc_val *s);             /* freeze */

@@ -29,6 +29,11 @@ tdm_arc_val *arc_set_new(tdm_arc_rt *rt) {
     return s;
 }
 
+tdm_arc_val *arc_set_empty(tdm_arc_rt *rt) {
+    if (!rt->empty_set && (rt->empty_set = arc_set_new(rt))) arc_hash(rt->empty_set);
+    return rt->empty_set;
+}
+
 /* First empty slot on h's probe path, with no equality checks (set_insert_clean). */
 static void insert_clean(arc_slot *table, size_t mask, tdm_arc_val *key, int64_t hash) {
     size_t perturb = (size_t)(uint64_t)hash, i = (size_t)(uint64_t)hash & mask;

@@ -137,6 +137,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
     rt->lazy_args = NULL;
     rt->grid_seen = NULL; /* its copy was in the arena */
+    rt->empty_set = NULL;
 }
 
 const char *tdm_arc_rt_error(const tdm_arc_rt *rt) { return rt ? rt->err : ""; }

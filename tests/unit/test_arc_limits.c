@@ -101,6 +101,11 @@ static void test_grid_limits(void **state) {
     FAILS("a 2001x2001 grid (4004001 cells)", "canvas", L("0"), L("(2001, 2001)"));
     FAILS("a 1000000000x1000000000 grid (1000000000000000000 cells)", "canvas", L("0"), L("(1000000000, 1000000000)"));
     FAILS("a 3001x3002 box (9009002 cells)", "backdrop", L("{(0, 0), (3000, 3001)}"));
+    FAILS("connect: a line over 100000 cells", "connect", L("(0, 0)"), L("(200000, 0)"));
+    FAILS("connect: a line over 100000 cells", "connect", L("(0, 0)"), L("(-200000, 200000)"));
+    /* two points on no line: frozenset() however far apart, as in Python */
+    GIVES("frozenset()", NULL, "connect", L("(0, 0)"), L("(200000, 5)"));
+    GIVES("frozenset()", NULL, "connect", L("(True, 0)"), L("(-7, 3)"));
     /* empty inputs stay empty whatever the factor or width, as in Python */
     GIVES("((), ())", NULL, "hupscale", L("((), ())"), L("1000000000000000000"));
     GIVES("()", NULL, "vupscale", L("()"), L("1000000000000000000"));
