@@ -284,7 +284,7 @@ int64_t arc_hash(tdm_arc_val *v) {
     case TDM_ARC_INT:
     case TDM_ARC_BOOL: h = arc_int_hash(v->u.i); break;
     case TDM_ARC_TUPLE: {
-        arc_cat_listed(v); /* a deferred concatenation's items first (arc_internal.h) */
+        if (v->fkind) arc_cat_force(v); /* a deferred concatenation's items first (arc_internal.h) */
         const uint64_t P1 = 11400714785074694791ull, P2 = 14029467366897019727ull, P5 = 2870177450012600261ull;
         uint64_t acc = P5;
         for (uint32_t k = 0; k < v->n; k++) {
@@ -358,7 +358,7 @@ int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
     switch (a->kind) {
     case TDM_ARC_TUPLE:
         if (a->n != b->n) return 0;
-        arc_cat_listed(a), arc_cat_listed(b);
+        if (a->fkind | b->fkind) arc_cat_force(a), arc_cat_force(b); /* deferred concatenations: listed */
         for (uint32_t k = 0; k < a->n; k++)
             if (!arc_eq(a->u.items[k], b->u.items[k])) return 0;
         return 1;
