@@ -469,7 +469,7 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
 }
 
 tdm_arc_val *arc_first(tdm_arc_val *c) {
-    if (arc_is_tuple(c)) return c->n && !arc_cat_listed(c) && c->n ? c->u.items[0] : NULL;
+    if (arc_is_tuple(c)) return !arc_cat_listed(c) && c->n ? c->u.items[0] : NULL;
     arc_slot *tab = arc_set_slots(c);
     for (uint32_t s = 0; s <= c->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;
