@@ -92,6 +92,8 @@ typedef tdm_arc_val *(*arc_prim_fn)(tdm_arc_rt *rt, tdm_arc_val **a);
 /* A bump arena that owns every value of a run; reset frees them all at once. */
 typedef struct arc_chunk arc_chunk;
 
+#define ARC_PICK_UNKNOWN (-2)
+
 struct tdm_arc_rt {
     arc_chunk *chunks; /* in allocation order; reset rewinds to the first and reuses them all */
     arc_chunk *chunk;  /* the one being filled */
@@ -111,6 +113,10 @@ struct tdm_arc_rt {
     int grid_h, grid_w;
     int64_t *grid_c;
     uint32_t *grid_colours;
+    /* The last grid whose mostcolor or leastcolor was found (arc_mostcolor_of, objects()' labelling), and
+       those (pick[least]): ARC_PICK_UNKNOWN until found, -1 when it is not a grid of colours 0..9. */
+    tdm_arc_val *pick_grid;
+    int8_t pick[2];
     /* A deferred concatenation (cat.c) may be returned by a call made with arc_call_ex(..., lazy 1): that
        passes lazy on to the call whose result it returns (a closure's last call), and to a primitive as
        its own args array here while it runs, which the primitive takes with arc_take_lazy. */

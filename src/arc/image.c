@@ -21,6 +21,8 @@ typedef struct {
     tdm_arc_val **v; /* the distinct images (the first of equal ones), in member order */
     uint32_t n;
     int dups;        /* some images are equal: v's may not be the values the layout holds */
+    uint32_t *index; /* v by hash (index + 1, open addressing, 2^ibits slots), made on the first lookups */
+    int ibits, lookups;
 } arc_image;
 
 /* Slot of a key (an address, or a hash) in a table of 2^bits (open addressing). */
@@ -91,10 +93,25 @@ static int64_t img_hash(arc_lazy *z, tdm_arc_val *s) {
     return arc_fset_hash_end(acc, x->n);
 }
 
+/* Membership by value: a scan of the distinct images, or, once a set of many is asked often (difference
+ * filters one set by another), a table of them by hash. */
 static int img_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     arc_image *x = (arc_image *)z;
     (void)s;
     int64_t h = arc_hash_fast(key);
+    if (!x->index && x->n > 8 && ++x->lookups > 4) {
+        x->ibits = table_bits(x->n);
+        x->index = member_table(z->rt, x->v, x->n, x->ibits, 1);
+        if (!x->index) return -1; /* no memory: the layout answers (and reports it) */
+    }
+    if (x->index) {
+        size_t mask = ((size_t)1 << x->ibits) - 1;
+        for (size_t i = slot_of((uint64_t)h, x->ibits); x->index[i]; i = (i + 1) & mask) {
+            tdm_arc_val *e = x->v[x->index[i] - 1];
+            if (arc_hash_fast(e) == h && arc_eq(e, key)) return 1;
+        }
+        return 0;
+    }
     for (uint32_t k = 0; k < x->n; k++)
         if (arc_hash_fast(x->v[k]) == h && arc_eq(x->v[k], key)) return 1;
     return 0;

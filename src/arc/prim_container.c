@@ -532,19 +532,6 @@ tdm_arc_val *arc_p_interval(tdm_arc_rt *rt, tdm_arc_val **a) {
     return t;
 }
 
-tdm_arc_val *arc_p_product(tdm_arc_rt *rt, tdm_arc_val **a) {
-    arc_list la, lb;
-    ARC_TRYI(arc_elems(rt, a[0], &la, "product"));
-    ARC_TRYI(arc_elems(rt, a[1], &lb, "product"));
-    ARC_TRYI(arc_elems_limit(rt, "product", (uint64_t)la.n * lb.n));
-    tdm_arc_val *s = arc_set_new(rt);
-    ARC_TRY(s);
-    for (uint32_t y = 0; y < lb.n; y++)
-        for (uint32_t x = 0; x < la.n; x++)
-            if (arc_set_add(rt, s, arc_pair(rt, la.v[x], lb.v[y]))) return NULL;
-    return s;
-}
-
 tdm_arc_val *arc_p_pair(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_list la, lb;
     ARC_TRYI(arc_elems(rt, a[0], &la, "pair"));

@@ -19,6 +19,23 @@ static inline tdm_arc_val *tail(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_a
 }
 static inline tdm_arc_val *call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, int lazy) { return tail(rt, fn, 1, &x, lazy); }
 
+/* fn(x) for fn the primitive first or last and x a listed, non-empty tuple: what the call gives, without
+ * making it (fork(f, first, last) and compose(g, first) over pairs are a solver's commonest closures).
+ * NULL when not such a call, when the call would count (statistics) or fail (recursion depth), and in an
+ * eager runtime (the tests' reference makes every call). */
+static inline tdm_arc_val *pick(const tdm_arc_rt *rt, const tdm_arc_val *fn, const tdm_arc_val *x) {
+    if (!arc_is_func(fn) || fn->fkind != ARC_FN_PRIM || !arc_is_tuple(x) || !x->n || arc_tuple_is_lazy(x) ||
+        rt->stats || rt->depth >= ARC_MAX_DEPTH || !arc_defer(rt))
+        return NULL;
+    return fn->u.fn.prim == ARC_P_first ? x->u.items[0] : fn->u.fn.prim == ARC_P_last ? x->u.items[x->n - 1] : NULL;
+}
+
+/* arc_call1 of a closure's inner function: first and last of a tuple read in place (pick). */
+static inline tdm_arc_val *inner1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
+    tdm_arc_val *r = pick(rt, fn, x);
+    return r ? r : arc_call1(rt, fn, x);
+}
+
 /* arc_call and its lazy form (arc_call_ex), one body: lazy is a constant in each, so arc_call pays
  * nothing for it. */
 static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc,
@@ -49,16 +66,16 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
         if (lazy) rt->lazy_args = NULL; /* not taken: no later call may find these args */
         break;
     case ARC_FN_COMPOSE:
-        if ((t = arc_call1(rt, cap[1], args[0]))) r = call1(rt, cap[0], t, lazy);
+        if ((t = inner1(rt, cap[1], args[0]))) r = call1(rt, cap[0], t, lazy);
         break;
     case ARC_FN_CHAIN:
-        if ((t = arc_call1(rt, cap[2], args[0])) && (u = arc_call1(rt, cap[1], t))) r = call1(rt, cap[0], u, lazy);
+        if ((t = inner1(rt, cap[2], args[0])) && (u = inner1(rt, cap[1], t))) r = call1(rt, cap[0], u, lazy);
         break;
     case ARC_FN_MATCHER:
-        if ((t = arc_call1(rt, cap[0], args[0]))) r = arc_bool(arc_eq(t, cap[1]));
+        if ((t = inner1(rt, cap[0], args[0]))) r = arc_bool(arc_eq(t, cap[1]));
         break;
     case ARC_FN_FORK:
-        if ((t = arc_call1(rt, cap[1], args[0])) && (u = arc_call1(rt, cap[2], args[0])))
+        if ((t = inner1(rt, cap[1], args[0])) && (u = inner1(rt, cap[2], args[0])))
             r = lazy ? (buf[0] = t, buf[1] = u, tail(rt, cap[0], 2, buf, 1)) : arc_call2(rt, cap[0], t, u);
         break;
     case ARC_FN_RBIND:

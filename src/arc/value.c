@@ -136,7 +136,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->chunk = NULL, rt->cur = rt->end = NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
     rt->lazy_args = NULL;
-    rt->grid_seen = NULL; /* its copy was in the arena */
+    rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
     rt->empty_set = NULL;
 }
 

@@ -158,7 +158,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 73 };
+enum { NOPS = 78 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -382,6 +382,52 @@ static int step(tu_rng *r, int g) {
             case 3: f = arc_p_underfill, a[0] = G, a[1] = C, a[2] = cat; break;
             default: f = arc_p_identity, a[0] = cat, type = -1; /* the items, in the eager merge's order */
             }
+            break;
+        }
+        case 73: case 74: case 75: { /* product of sets of objects or patches (product.c) */
+            tdm_arc_val *X = fn % 3 == 0 ? P : O, *Y = fn % 3 == 2 ? Q : O, *pa[2] = {X, Y}, *pr = arc_p_product(rt, pa);
+            tdm_arc_val *ff = arc_prim_val(ARC_P_first), *ll = arc_prim_val(ARC_P_last);
+            if (op == 74) { /* the product itself: len, hash, ==, then its table */
+                f = arc_p_identity, a[0] = pr, type = -2;
+                break;
+            }
+            if (op == 75) { /* (x, y) in it, x and y read from X and Y (or swapped), or a pair of positions */
+                tdm_arc_val *x = arc_p_first(rt, c % 2 ? &X : &Y), *y = arc_p_last(rt, c % 2 ? &Y : &X);
+                if (!x || !y) rt->failed = 0, rt->err[0] = '\0', x = y = arc_ipair(rt, di, dj);
+                a[0] = c % 3 == 2 ? arc_pair(rt, arc_ipair(rt, di, dj), y) : arc_pair(rt, x, y), a[1] = pr;
+                f = arc_p_contained, type = -1;
+                break;
+            }
+            /* filtered by a condition on first and last (fork and compose over them pick in place), and the
+               kept pairs' unions mapped */
+            tdm_arc_val *hm[3] = {arc_prim_val(ARC_P_hmatching), ff, ll}, *vm[3] = {arc_prim_val(ARC_P_vmatching), ff, ll};
+            tdm_arc_val *cf[2] = {arc_prim_val(ARC_P_color), ff}, *cl[2] = {arc_prim_val(ARC_P_color), ll};
+            tdm_arc_val *sf[2] = {arc_prim_val(ARC_P_size), ff}, *sl[2] = {arc_prim_val(ARC_P_size), ll}, *eq[3], *ei[3];
+            eq[0] = arc_prim_val(ARC_P_equality), eq[1] = arc_p_compose(rt, cf), eq[2] = arc_p_compose(rt, cl);
+            ei[0] = arc_prim_val(ARC_P_either), ei[1] = arc_p_fork(rt, vm), ei[2] = arc_p_fork(rt, eq);
+            tdm_arc_val *gt[3] = {arc_prim_val(ARC_P_greater), arc_p_compose(rt, sf), arc_p_compose(rt, sl)};
+            tdm_arc_val *cond = c % 3 == 0 ? arc_p_fork(rt, hm) : c % 3 == 1 ? arc_p_fork(rt, ei) : arc_p_fork(rt, gt);
+            tdm_arc_val *sa[2] = {pr, cond}, *cb[3] = {arc_prim_val(ARC_P_combine), ff, ll};
+            if (fn % 2) {
+                tdm_arc_val *kept = arc_p_sfilter(rt, sa);
+                if (!kept) rt->failed = 0, rt->err[0] = '\0', kept = arc_set_new(rt);
+                f = arc_p_mapply, a[0] = arc_p_fork(rt, cb), a[1] = kept;
+            } else {
+                f = arc_p_sfilter, a[0] = pr, a[1] = cond, type = -2;
+            }
+            break;
+        }
+        case 76: { /* difference with a filter keeping most objects: its membership by a table (image.c) */
+            tdm_arc_val *mt[2] = {arc_prim_val(ARC_P_size), arc_int(rt, 1 + c % 2)}, *cm[2] = {arc_prim_val(ARC_P_flip), NULL};
+            cm[1] = arc_p_matcher(rt, mt);
+            tdm_arc_val *sa[2] = {O, arc_p_compose(rt, cm)};
+            f = arc_p_difference, a[0] = O, a[1] = arc_p_sfilter(rt, sa), type = T_OBJS;
+            if (!a[1]) rt->failed = 0, rt->err[0] = '\0', a[1] = O;
+            break;
+        }
+        case 77: { /* the grid's mostcolor or leastcolor (kept with the grid, patch.c), or its cover */
+            f = fn % 3 == 0 ? arc_p_mostcolor : fn % 3 == 1 ? arc_p_leastcolor : arc_p_cover, a[0] = G, a[1] = P;
+            type = fn % 3 == 2 ? T_GRID : -1;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
