@@ -66,16 +66,27 @@ int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j) {
     return push_key(b, arc_bits_key(c, i, j));
 }
 
+/* Narrows [*lo, *hi) to the steps k where x + k * d lies in the masks' range (d is -1, 0 or 1). */
+static void fit_steps(int64_t x, int64_t d, int64_t *lo, int64_t *hi) {
+    const int64_t a = -ARC_BITS_OFF, b = 32 - ARC_BITS_OFF; /* x + k * d in [a, b) */
+    int64_t l = 0, h = INT64_MAX;
+    if (d == 0) h = x >= a && x < b ? INT64_MAX : 0;
+    else if (d > 0) l = a - x, h = b - x;
+    else l = x - b + 1, h = x - a + 1;
+    *lo = l > *lo ? l : *lo, *hi = h < *hi ? h : *hi;
+}
+
 int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, int64_t dj, uint32_t n) {
     uint32_t *m = arc_bits_block(b, (int)c);
-    for (uint32_t k = 0; k < n; k++, i += di, j += dj) {
-        if (arc_bits_fits(i, j)) {
-            m[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
-        } else {
-            if (b->nout == b->cap && reserve(b, n - k)) return -1;
-            b->out[b->nout++] = arc_bits_key(c, i, j);
-        }
-    }
+    /* each coordinate moves one way, so the steps inside the masks are one stretch [lo, hi): keys before
+       and after it, mask bits within */
+    int64_t lo = 0, hi = n;
+    fit_steps(i, di, &lo, &hi), fit_steps(j, dj, &lo, &hi);
+    if (hi < lo) lo = hi = n; /* none fits: all keys */
+    if ((int64_t)n - (hi - lo) > 0 && reserve(b, (uint32_t)((int64_t)n - (hi - lo)))) return -1;
+    for (int64_t k = 0; k < lo; k++) b->out[b->nout++] = arc_bits_key(c, i + k * di, j + k * dj);
+    for (int64_t k = lo; k < hi; k++) m[i + k * di + ARC_BITS_OFF] |= 1u << (j + k * dj + ARC_BITS_OFF);
+    for (int64_t k = hi; k < n; k++) b->out[b->nout++] = arc_bits_key(c, i + k * di, j + k * dj);
     return 0;
 }
 
@@ -447,8 +458,9 @@ static int key_cmp(const void *a, const void *b) {
 }
 
 /* sort_unique of many keys packed in a small box of (c, i, j), repeats common (lines shot off the grid
- * from cells of one column, say): each key marks its bit of a bitmap over the box, read back in order.
- * The count left, or 0 when the box holds more than 8 bits per key (or no memory). */
+ * from cells of one column, say): each key marks its bit of a bitmap over the box, read back in order (a
+ * box at most 64 wide: a word per row, no division per key). The count left, or 0 when the box holds more
+ * than 8 bits per key (or no memory). */
 static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
     int64_t c0 = INT64_MAX, c1 = INT64_MIN, i0 = INT64_MAX, i1 = INT64_MIN, j0 = INT64_MAX, j1 = INT64_MIN;
     for (uint32_t k = 0; k < n; k++) {
@@ -457,6 +469,18 @@ static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
         j0 = j < j0 ? j : j0, j1 = j > j1 ? j : j1;
     }
     uint64_t hi = (uint64_t)(i1 - i0 + 1), wj = (uint64_t)(j1 - j0 + 1), bits = (uint64_t)(c1 - c0 + 1) * hi * wj;
+    if (wj <= 64 && (uint64_t)(c1 - c0 + 1) * hi <= (uint64_t)n) { /* narrow (lines shot along columns): a word a row */
+        uint64_t nrows = (uint64_t)(c1 - c0 + 1) * hi, *row = arc_alloc(rt, (size_t)nrows * sizeof *row);
+        if (!row) return 0;
+        memset(row, 0, (size_t)nrows * sizeof *row);
+        for (uint32_t k = 0; k < n; k++)
+            row[(uint64_t)(arc_key_c(a[k]) - c0) * hi + (uint64_t)(arc_key_i(a[k]) - i0)] |= 1ull << (arc_key_j(a[k]) - j0);
+        uint32_t m = 0;
+        for (uint64_t r = 0; r < nrows; r++) /* keys ascend with (c, i), then j: the rows in order, bits in order */
+            for (uint64_t v = row[r], base = arc_bits_key(c0 + (int64_t)(r / hi), i0 + (int64_t)(r % hi), j0); v; v &= v - 1)
+                a[m++] = base + (uint64_t)__builtin_ctzll(v);
+        return m;
+    }
     if (bits > 8 * (uint64_t)n) return 0; /* sparse: the box's words would cost more than merging runs */
     uint64_t *map = arc_alloc(rt, (size_t)(bits + 63) / 64 * sizeof *map);
     if (!map) return 0;
