@@ -465,8 +465,9 @@ int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b);
 /* Adds element (c, i, j) (c 0 for a position) of b's kind to a wide b: to the masks when it fits, else to
  * out. 0, or -1 out of memory. */
 int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j);
-/* arc_bits_put of the n points (i + k di, j + k dj), k = 0..n-1 (di, dj each -1, 0 or 1), in that order, with
- * room for the keys reserved once (a line of connect or shoot, most of it often off the masks). 0, or -1 out of memory. */
+/* arc_bits_put of the n points (i + k di, j + k dj), k = 0..n-1 (di, dj each -1, 0 or 1), in that order,
+ * with room for the keys reserved once (a line of connect or shoot, most of it often off the masks). 0, or
+ * -1 out of memory. */
 int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, int64_t dj, uint32_t n);
 /* Adds the elements of frozenset s (or of a deferred concatenation) to b: 1, or 0 when one does not fit
  * (for masks only: not an interned position or cell in range; wide: not a position or cell at all), or is

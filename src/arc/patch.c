@@ -124,8 +124,6 @@ static int colour_counts(tdm_arc_rt *rt, tdm_arc_val *s, int least, int64_t *out
     return 1;
 }
 
-/* max(set(values), key=values.count) (or min): D = seq(values) has the layout of its distinct values in
- * first-seen order, so only those are inserted; the first colour of iter(D) with the best count wins. */
 /* Colour counts and first positions (in the flattened values list) of a grid whose cells are all ints 0..9:
  * 1, or 0 when it is not such (or empty); the general way below then reads it (and raises what it raises). */
 static int grid_counts(const tdm_arc_val *g, uint32_t count[ARC_COLOURS], uint32_t first[ARC_COLOURS]) {
@@ -162,6 +160,8 @@ static int grid_pick(tdm_arc_rt *rt, tdm_arc_val *g, int least, int64_t *out) {
     return 1;
 }
 
+/* max(set(values), key=values.count) (or min): D = seq(values) has the layout of its distinct values in
+ * first-seen order, so only those are inserted; the first colour of iter(D) with the best count wins. */
 int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out) {
     const char *who = least ? "leastcolor" : "mostcolor";
     int64_t *vals;
