@@ -358,6 +358,9 @@ typedef struct {
 } arc_cellv;
 int arc_cells(tdm_arc_rt *rt, tdm_arc_val *obj, arc_cellv **out, uint32_t *n, const char *who);
 int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out);
+/* Keeps c as grid g's mostcolor (least 0) or leastcolor (least 1) for arc_mostcolor_of (rt->pick_grid: the
+ * last grid's answers only). */
+void arc_pick_keep(tdm_arc_rt *rt, tdm_arc_val *g, int least, int c);
 /* Bounding box of a non-empty position list. */
 void arc_bbox(const arc_pos *p, uint32_t n, int64_t *u, int64_t *l, int64_t *d, int64_t *r);
 /* The number of positions of a patch (one per element, as arc_positions without dedup) and, when there

@@ -459,10 +459,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     objs_ctx *x = arc_alloc(rt, sizeof *x);
     if (!x || arc_objs_label(x, a)) return NULL;
     *fallback = 0;
-    if (x->has_bg) { /* cover(I, ...) and the like ask for the background again (patch.c) */
-        if (rt->pick_grid != a[0]) rt->pick_grid = a[0], rt->pick[1] = ARC_PICK_UNKNOWN;
-        rt->pick[0] = (int8_t)x->bg;
-    }
+    if (x->has_bg) arc_pick_keep(rt, a[0], 0, x->bg); /* cover(I, ...) and the like ask for it again */
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->z.bits = lazy_bits, x->z.members = lazy_members, x->z.rows = lazy_rows;
     x->prepared = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;

@@ -146,14 +146,18 @@ static int grid_counts(const tdm_arc_val *g, uint32_t count[ARC_COLOURS], uint32
     return pos > 0;
 }
 
+void arc_pick_keep(tdm_arc_rt *rt, tdm_arc_val *g, int least, int c) {
+    if (g != rt->pick_grid) rt->pick_grid = g, rt->pick[0] = rt->pick[1] = ARC_PICK_UNKNOWN;
+    rt->pick[least] = (int8_t)c;
+}
+
 /* mostcolor/leastcolor of a grid of colours 0..9 from its counts (arc_pick_colour_of_counts: the reference's
  * set order). The last grid asked keeps its answers (rt->pick_grid: cover, underfill and fgpartition ask
  * of the grid objects() labelled). 1 with *out, 0 when the grid is not such. */
 static int grid_pick(tdm_arc_rt *rt, tdm_arc_val *g, int least, int64_t *out) {
-    if (g != rt->pick_grid) rt->pick_grid = g, rt->pick[0] = rt->pick[1] = ARC_PICK_UNKNOWN;
-    if (rt->pick[least] == ARC_PICK_UNKNOWN) {
+    if (g != rt->pick_grid || rt->pick[least] == ARC_PICK_UNKNOWN) {
         uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
-        rt->pick[least] = (int8_t)(grid_counts(g, count, first) ? arc_pick_colour_of_counts(count, first, least) : -1);
+        arc_pick_keep(rt, g, least, grid_counts(g, count, first) ? arc_pick_colour_of_counts(count, first, least) : -1);
     }
     if (rt->pick[least] < 0) return 0;
     *out = rt->pick[least];
