@@ -59,7 +59,8 @@ struct tdm_arc_val {
     uint8_t hashed; /* hash below is valid */
     uint8_t fkind;  /* function values: ARC_FN_*; tuples: ARC_TUP_LAZY while a deferred concatenation */
     uint8_t arity;  /* function values: positional arguments accepted */
-    uint32_t n;     /* tuple: length; frozenset: live entries (CPython's used) */
+    uint32_t n;     /* tuple: length; frozenset: live entries (CPython's used); closure: bit 0 set when its
+                       results are kept (both branches of a fork reach it), the rest arc_p_fork's stamp */
     int64_t hash;
     union {
         int64_t i;           /* int, bool */
@@ -93,6 +94,7 @@ typedef tdm_arc_val *(*arc_prim_fn)(tdm_arc_rt *rt, tdm_arc_val **a);
 typedef struct arc_chunk arc_chunk;
 
 #define ARC_PICK_UNKNOWN (-2)
+#define ARC_MEMO_N 64
 
 struct tdm_arc_rt {
     arc_chunk *chunks; /* in allocation order; reset rewinds to the first and reuses them all */
@@ -122,6 +124,15 @@ struct tdm_arc_rt {
        its own args array here while it runs, which the primitive takes with arc_take_lazy. */
     tdm_arc_val **lazy_args;
     tdm_arc_val *empty_set; /* arc_set_empty's, made on first use (in the arena: reset forgets it) */
+    /* Results of recent calls of marked closures (prim_func.c: those both branches of a fork reach, which
+       call them on one value twice), by the closure and argument: ARC_MEMO_N entries in the arena, made on
+       first use (reset forgets them). */
+    struct arc_memo {
+        const tdm_arc_val *fn, *arg;
+        tdm_arc_val *r;
+        int depth; /* rt->depth where the kept call began */
+    } *memo;
+    uint32_t fork_stamp; /* arc_p_fork's walks (never reset: a stale stamp could only mark a closure more) */
 };
 
 /* ---- arena and errors ------------------------------------------------------------------------------ */
@@ -186,6 +197,8 @@ static inline int arc_is_int(const tdm_arc_val *v) { return v->kind == TDM_ARC_I
 static inline int arc_is_tuple(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE; }
 static inline int arc_is_set(const tdm_arc_val *v) { return v->kind == TDM_ARC_FSET; }
 static inline int arc_is_func(const tdm_arc_val *v) { return v->kind == TDM_ARC_FUNC; }
+/* v is a closure (a function value other than a primitive); v may be NULL (an unused capture). */
+static inline int arc_is_closure(const tdm_arc_val *v) { return v && v->kind == TDM_ARC_FUNC && v->fkind != ARC_FN_PRIM; }
 
 /* ---- deferred concatenations (cat.c) ----------------------------------------------------------------- */
 /* merge (and mapply) over a tuple of sets gives the tuple of their elements, each set's in its iteration

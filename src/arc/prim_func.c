@@ -30,8 +30,12 @@ static inline tdm_arc_val *pick(const tdm_arc_rt *rt, const tdm_arc_val *fn, con
     return fn->u.fn.prim == ARC_P_first ? x->u.items[0] : fn->u.fn.prim == ARC_P_last ? x->u.items[x->n - 1] : NULL;
 }
 
-/* arc_call1 of a closure's inner function: first and last of a tuple read in place (pick). */
-static inline tdm_arc_val *inner1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
+static __attribute__((noinline)) tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x);
+
+/* arc_call1 of a closure's inner function: first and last of a tuple read in place (pick), a marked
+ * closure's result kept (kept). */
+static inline __attribute__((always_inline)) tdm_arc_val *inner1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
+    if (arc_is_closure(fn) && fn->n & 1) return kept(rt, fn, x);
     tdm_arc_val *r = pick(rt, fn, x);
     return r ? r : arc_call1(rt, fn, x);
 }
@@ -96,6 +100,25 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
     return r;
 }
 
+/* A marked closure's call from a closure (inner1): the result kept (rt->memo) and given again for the same
+ * argument, when making it made no closure (serial numbers are hashes: the reference makes them again) and
+ * raised nothing, and the call now begins no deeper than the kept one did (so the call again would stay within the depths the
+ * kept one reached, and could not hit the recursion limit where it did not). The eager runtime (the tests'
+ * reference) and statistics make every call. */
+static tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
+    if (!arc_defer(rt) || rt->stats) return arc_call1(rt, fn, x);
+    if (!rt->memo) { /* in the arena, made on first use: reset forgets it with the results it holds */
+        if (!(rt->memo = arc_alloc(rt, ARC_MEMO_N * sizeof *rt->memo))) return NULL;
+        memset(rt->memo, 0, ARC_MEMO_N * sizeof *rt->memo);
+    }
+    struct arc_memo *m = &rt->memo[((uintptr_t)fn ^ (uintptr_t)x * 31) / sizeof(tdm_arc_val) % ARC_MEMO_N];
+    if (m->fn == fn && m->arg == x && rt->depth <= m->depth) return m->r;
+    int serial = rt->serial, depth = rt->depth;
+    tdm_arc_val *r = arc_call1(rt, fn, x);
+    if (r && !rt->failed && rt->serial == serial) m->fn = fn, m->arg = x, m->r = r, m->depth = depth;
+    return r;
+}
+
 tdm_arc_val *arc_call_ex(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
     return lazy ? call(rt, fn, argc, args, 1) : call(rt, fn, argc, args, 0);
 }
@@ -149,7 +172,29 @@ tdm_arc_val *arc_p_branch(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_truthy(a
 tdm_arc_val *arc_p_compose(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_COMPOSE, 1, a[0], a[1], NULL); }
 tdm_arc_val *arc_p_chain(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_CHAIN, 1, a[0], a[1], a[2]); }
 tdm_arc_val *arc_p_matcher(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_MATCHER, 1, a[0], a[1], NULL); }
-tdm_arc_val *arc_p_fork(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_closure(rt, ARC_FN_FORK, 1, a[0], a[1], a[2]); }
+/* Walks the closures that closure g reaches through compose, chain, fork, matcher and the binds, g
+ * included, each once: mark 0 stamps them with stamp; mark 1 marks those stamped so (bit 0) and stamps
+ * them with stamp + 1. n of a closure: its last stamp << 1 | marked. */
+static void reach(tdm_arc_val *g, uint32_t stamp, int mark) {
+    uint32_t seen = g->n >> 1; /* closures are made in the arena, and n is these walks' alone */
+    if (seen == stamp + (uint32_t)mark) return; /* walked already (the closures form a DAG) */
+    if (mark && seen == stamp) g->n |= 1;
+    g->n = (stamp + (uint32_t)mark) << 1 | (g->n & 1);
+    for (int k = 0; k < 3; k++)
+        if (arc_is_closure(g->u.fn.cap[k])) reach(g->u.fn.cap[k], stamp, mark);
+}
+
+/* fork(outer, a, b): a closure that both a and b reach is called on the same value twice per call (x14 in
+ * fork(mapply, compose(.., fork(shift, identity, chain(invert, ulcorner, x14))), chain(.., normalize,
+ * x14))); it is marked so that its results are kept (kept()). A mark only saves work: any closure's result
+ * could be kept. */
+tdm_arc_val *arc_p_fork(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_is_closure(a[1]) && arc_is_closure(a[2])) {
+        rt->fork_stamp = (rt->fork_stamp + 2) & 0x7ffffffe; /* stamp and stamp + 1 are this walk's */
+        reach(a[1], rt->fork_stamp, 0), reach(a[2], rt->fork_stamp, 1);
+    }
+    return arc_closure(rt, ARC_FN_FORK, 1, a[0], a[1], a[2]);
+}
 
 static tdm_arc_val *bind(tdm_arc_rt *rt, int kind, tdm_arc_val **a) {
     if (!arc_is_func(a[0]))

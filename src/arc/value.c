@@ -138,6 +138,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->lazy_args = NULL;
     rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
     rt->empty_set = NULL;
+    rt->memo = NULL; /* in the arena */
 }
 
 const char *tdm_arc_rt_error(const tdm_arc_rt *rt) { return rt ? rt->err : ""; }

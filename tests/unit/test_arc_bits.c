@@ -158,7 +158,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 78 };
+enum { NOPS = 80 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -430,6 +430,34 @@ static int step(tu_rng *r, int g) {
             type = fn % 3 == 2 ? T_GRID : -1;
             break;
         }
+        case 78: { /* a closure both branches of a fork reach (its results kept, prim_func.c), over objects */
+            tdm_arc_val *X, *pr[3], *pa[2], *id = arc_prim_val(ARC_P_identity);
+            if (fn % 3 == 0) { /* 0e206a2e's: the cells not of the object's most common colour */
+                pr[0] = arc_prim_val(ARC_P_recolor), pr[1] = arc_prim_val(ARC_P_mostcolor), pr[2] = id;
+                tdm_arc_val *rc = arc_p_fork(rt, pr);
+                pr[0] = arc_prim_val(ARC_P_difference), pr[1] = id, pr[2] = rc;
+                X = arc_p_fork(rt, pr);
+            } else if (fn % 3 == 1) {
+                pa[0] = arc_prim_val(ARC_P_shift), pa[1] = arc_ipair(rt, di, dj);
+                X = arc_p_rbind(rt, pa);
+            } else {
+                pa[0] = arc_prim_val(ARC_P_outbox), pa[1] = arc_prim_val(ARC_P_toindices);
+                X = arc_p_compose(rt, pa);
+            }
+            tdm_arc_val *gx[2] = {arc_prim_val(c % 2 ? ARC_P_hmirror : ARC_P_box), X};
+            tdm_arc_val *h[3] = {arc_prim_val(ARC_P_vmirror), arc_prim_val(ARC_P_normalize), X};
+            pr[0] = arc_prim_val(ARC_P_combine), pr[1] = arc_p_compose(rt, gx), pr[2] = arc_p_chain(rt, h);
+            f = c % 3 == 2 ? arc_p_apply : arc_p_mapply, a[0] = arc_p_fork(rt, pr), a[1] = O;
+            if (f == arc_p_apply) type = -2;
+            break;
+        }
+        case 79: { /* a shared closure that makes closures: never kept (their serials are their hashes) */
+            tdm_arc_val *lb[2] = {arc_prim_val(ARC_P_rbind), arc_prim_val(ARC_P_shift)}, *X = arc_p_lbind(rt, lb);
+            tdm_arc_val *cx[2] = {arc_prim_val(ARC_P_identity), X}, *pr[3] = {arc_prim_val(ARC_P_astuple), X, NULL};
+            pr[2] = arc_p_compose(rt, cx);
+            f = arc_p_apply, a[0] = arc_p_fork(rt, pr), a[1] = fn % 2 ? O : P, type = -4;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -447,6 +475,11 @@ static int step(tu_rng *r, int g) {
             assert_true(arc_hash(kx) == arc_hash(ky));
             assert_true(arc_eq(kx->u.fn.cap[1], ky->u.fn.cap[1])); /* the same object bound to the same serial */
         }
+        return 1;
+    }
+    if (type == -4 && res[0] && res[1]) { /* a set of tuples of closures: their hashes follow the serials */
+        assert_int_equal(rts[0]->serial, rts[1]->serial);
+        assert_true(arc_hash(res[0]) == arc_hash(res[1]));
         return 1;
     }
     if (!compare(r, res[0], res[1])) return 0;
@@ -573,9 +606,69 @@ static void test_palette_ties(void **state) {
     tdm_arc_rt_free(rt[1]);
 }
 
+/* A kept result is given again only where the call would begin no deeper than the kept one did: X is
+ * reached first at the fork's depth, then again k composes deeper; with k near the recursion limit the
+ * second call fails in the eager runtime (which keeps nothing), and must fail alike in the deferred one. */
+static void test_kept_depth(void **state) {
+    (void)state;
+    tdm_arc_rt *rt[2];
+    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
+    rt[1]->eager = 1;
+    int failed = 0, passed = 0;
+    for (int k = 975; k <= 995; k++) {
+        tdm_arc_val *res[2];
+        for (int s = 0; s < 2; s++) {
+            tdm_arc_rt_reset(rt[s]);
+            tdm_arc_val *a[3] = {arc_prim_val(ARC_P_size), arc_prim_val(ARC_P_toindices)};
+            tdm_arc_val *X = arc_p_compose(rt[s], a), *deep = X;
+            for (int d = 0; d < k; d++) a[0] = arc_prim_val(ARC_P_identity), a[1] = deep, deep = arc_p_compose(rt[s], a);
+            a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = deep;
+            tdm_arc_val *F = arc_p_fork(rt[s], a), *p = NULL;
+            const char *txt = "{(0, 0), (1, 2)}";
+            p = ta_parse_at(rt[s], &txt);
+            res[s] = arc_call1(rt[s], F, p);
+        }
+        assert_true((res[0] == NULL) == (res[1] == NULL));
+        if (res[0]) assert_true(arc_eq(res[0], res[1])), passed++;
+        else assert_string_equal(rt[0]->err, rt[1]->err), failed++;
+    }
+    assert_true(failed > 0 && passed > 0); /* the limit fell inside the range */
+    tdm_arc_rt_free(rt[0]);
+    tdm_arc_rt_free(rt[1]);
+}
+
+/* Kept results are told apart by closure as well as by argument: more shared closures than the table
+ * has entries (so some share an entry), each called twice on one patch by its fork. */
+static void test_kept_many(void **state) {
+    (void)state;
+    tdm_arc_rt *rt[2];
+    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
+    rt[1]->eager = 1;
+    tdm_arc_val *res[2][100];
+    for (int s = 0; s < 2; s++) {
+        const char *txt = "{(0, 0), (1, 2)}";
+        tdm_arc_val *p = ta_parse_at(rt[s], &txt);
+        for (int k = 0; k < 100; k++) {
+            tdm_arc_val *a[3] = {arc_prim_val(ARC_P_shift), arc_ipair(rt[s], k, -k)};
+            tdm_arc_val *X = arc_p_rbind(rt[s], a);
+            a[0] = arc_prim_val(ARC_P_identity), a[1] = X;
+            tdm_arc_val *c = arc_p_compose(rt[s], a);
+            a[0] = arc_prim_val(ARC_P_combine), a[1] = X, a[2] = c;
+            res[s][k] = arc_call1(rt[s], arc_p_fork(rt[s], a), p);
+            assert_non_null(res[s][k]);
+        }
+    }
+    for (int k = 0; k < 100; k++) assert_true(arc_eq(res[0][k], res[1][k]));
+    tdm_arc_rt_free(rt[0]);
+    tdm_arc_rt_free(rt[1]);
+}
+
 int main(void) {
     tu_init_seed("test_arc_bits");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
-                                       cmocka_unit_test(test_palette_ties)};
+                                       cmocka_unit_test(test_palette_ties), cmocka_unit_test(test_kept_depth),
+                                       cmocka_unit_test(test_kept_many)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
