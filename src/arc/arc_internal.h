@@ -132,6 +132,13 @@ struct tdm_arc_rt {
         tdm_arc_val *r;
         int depth; /* rt->depth where the kept call began */
     } *memo;
+    /* The row masks of the last two patches a pair reader (manhattan, adjacent, gravitate, hmatching,
+       vmatching: prim_geom.c) read, by value (values never change; reset forgets them). */
+    struct arc_rows {
+        const tdm_arc_val *key;
+        uint32_t m[32]; /* arc_bits_rows's: the rows outside used are not read */
+        uint32_t used;
+    } rows[2];
     uint32_t fork_stamp; /* arc_p_fork's walks (never reset: a stale stamp could only mark a closure more) */
 };
 
@@ -509,8 +516,8 @@ void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]);
  * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
 /* The positions of frozenset s (its cells' positions, for cells) as row masks in that bit layout, and in
- * *used the rows that are not empty (bit i: rows[i]), read without a layout and without the runtime's
- * arena: 1, or 0 when s's contents do not fit the masks (not all positions or all cells, or any out of
+ * *used the rows that are not empty (bit i: rows[i]; the others may be left unwritten), read without a
+ * layout and without the runtime's arena: 1, or 0 when s's contents do not fit the masks (not all positions or all cells, or any out of
  * range), -1 out of memory. */
 int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:

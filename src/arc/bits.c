@@ -282,8 +282,7 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
         *used = src->rows ? src->rows : nonzero_rows(rows); /* a made set knows its rows */
         return 1;
     }
-    /* an eager table: straight into the rows, without colour blocks */
-    memset(rows, 0, 32 * sizeof *rows);
+    /* an eager table: straight into the rows, without colour blocks (each row zeroed when first met) */
     int kind = ARC_BITS_NONE;
     uint32_t u = 0;
     for (uint32_t k = 0; k <= s->u.set.mask; k++) {
@@ -293,8 +292,9 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
         int kk = elem_of(key, &c, &i, &j);
         if (!kk || (kind != kk && kind != ARC_BITS_NONE) || !arc_bits_fits(i, j)) return 0;
         kind = kk;
-        rows[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
-        u |= 1u << (i + ARC_BITS_OFF);
+        uint32_t bit = 1u << (i + ARC_BITS_OFF);
+        rows[i + ARC_BITS_OFF] = (u & bit ? rows[i + ARC_BITS_OFF] : 0) | 1u << (j + ARC_BITS_OFF);
+        u |= bit;
     }
     *used = u;
     return 1;

@@ -331,8 +331,7 @@ static int lazy_rows(arc_lazy *z, tdm_arc_val *s, uint32_t rows[32], uint32_t *u
     int16_t part = (int16_t)s->u.set.part;
     const uint8_t *b = x->box[part];
     const uint32_t *src = x->orow + x->orow_at[part] - b[0];
-    uint32_t u = 0;
-    memset(rows, 0, 32 * sizeof *rows);
+    uint32_t u = 0; /* rows outside the box are not written (arc_bits_rows) */
     for (int i = b[0]; i <= b[2]; i++) rows[i + ARC_BITS_OFF] = src[i] << ARC_BITS_OFF, u |= (uint32_t)(src[i] != 0) << (i + ARC_BITS_OFF);
     *used = u;
     return 1;

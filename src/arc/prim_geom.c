@@ -111,24 +111,50 @@ tdm_arc_val *arc_p_vline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0]
 tdm_arc_val *arc_p_hline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0], 0, "hline"); }
 
 /* ---- pairs of patches as row masks (bits.c's layout, bit j + ARC_BITS_OFF of row i + ARC_BITS_OFF) ---- */
-/* A patch pair whose positions fit the masks: both non-empty frozensets. */
+/* A patch pair whose positions fit the masks: both non-empty frozensets. Rows outside ra (rb) are not
+ * read. */
 typedef struct {
-    uint32_t a[32], b[32];
-    uint32_t ra, rb; /* bit i: row i of a (of b) is not empty */
+    const uint32_t *a, *b; /* in rt->rows (kept for the next call: an lbind'ed patch is asked again) */
+    uint32_t ra, rb;       /* bit i: row i of a (of b) is not empty */
 } rows2;
+
+/* The entry of rt->rows that holds v's rows, or -1. */
+static int rows_kept(const tdm_arc_rt *rt, const tdm_arc_val *v) {
+    return rt->rows[0].key == v ? 0 : rt->rows[1].key == v ? 1 : -1;
+}
+
+/* v's rows into entry e of rt->rows: as arc_bits_rows. */
+static int rows_keep(tdm_arc_rt *rt, int e, tdm_arc_val *v) {
+    struct arc_rows *k = &rt->rows[e];
+    k->key = NULL;
+    int ok = arc_bits_rows(v, k->m, &k->used);
+    if (ok > 0) k->key = v;
+    return ok;
+}
 
 /* 1 with r filled when a and b are non-empty frozensets whose positions fit the masks, 0 otherwise (the
  * caller reads positions, which also raises what the reference raises; so does the eager runtime, which
- * the tests compare with), -1 out of memory. */
+ * the tests compare with), -1 out of memory. The rows of both are kept in rt->rows (values never change;
+ * reset forgets them): one of the two is often the same patch as in the last call. */
 static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
     if (!arc_defer(rt) || !arc_is_set(a) || !arc_is_set(b) || !a->n || !b->n) return 0;
-    int ok = arc_bits_rows(a, r->a, &r->ra);
-    return ok > 0 ? arc_bits_rows(b, r->b, &r->rb) : ok;
+    int ea = rows_kept(rt, a), eb = rows_kept(rt, b), ok;
+    if (ea < 0) { /* into the entry b does not hold */
+        ea = eb == 0 ? 1 : 0;
+        if ((ok = rows_keep(rt, ea, a)) <= 0) return ok;
+    }
+    if (eb < 0) {
+        if (a == b) eb = ea;
+        else if ((ok = rows_keep(rt, eb = 1 - ea, b)) <= 0) return ok;
+    }
+    r->a = rt->rows[ea].m, r->ra = rt->rows[ea].used, r->b = rt->rows[eb].m, r->rb = rt->rows[eb].used;
+    return 1;
 }
 
-static uint32_t cols_of(const uint32_t rows[32]) {
+/* The columns in use in rows (those in used). */
+static uint32_t cols_of(const uint32_t *rows, uint32_t used) {
     uint32_t c = 0;
-    for (int i = 0; i < 32; i++) c |= rows[i];
+    for (; used; used &= used - 1) c |= rows[__builtin_ctz(used)];
     return c;
 }
 
@@ -169,7 +195,7 @@ static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const ch
     rows2 rr;
     int fit = rows2_of(rt, a[0], a[1], &rr);
     ARC_TRYI(fit);
-    if (fit) return arc_bool(cols ? (cols_of(rr.a) & cols_of(rr.b)) != 0 : (rr.ra & rr.rb) != 0);
+    if (fit) return arc_bool(cols ? (cols_of(rr.a, rr.ra) & cols_of(rr.b, rr.rb)) != 0 : (rr.ra & rr.rb) != 0);
     arc_pos *p, *q;
     uint32_t n, m;
     ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, who));
@@ -560,7 +586,7 @@ tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(fit);
     if (fit) {
         int64_t i = 0, j = 0, c = 0;
-        if (cols_of(rr.a) & cols_of(rr.b)) i = si < di ? 1 : -1;
+        if (cols_of(rr.a, rr.ra) & cols_of(rr.b, rr.rb)) i = si < di ? 1 : -1;
         else j = sj < dj ? 1 : -1;
         while (manhattan_rows(&rr, c * i, c * j) != 1 && c < 42) c++;
         return arc_ipair(rt, c * i, c * j);

@@ -139,6 +139,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
     rt->empty_set = NULL;
     rt->memo = NULL; /* in the arena */
+    rt->rows[0].key = rt->rows[1].key = NULL;
 }
 
 const char *tdm_arc_rt_error(const tdm_arc_rt *rt) { return rt ? rt->err : ""; }

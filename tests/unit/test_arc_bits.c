@@ -158,7 +158,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 80 };
+enum { NOPS = 81 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -456,6 +456,15 @@ static int step(tu_rng *r, int g) {
             tdm_arc_val *cx[2] = {arc_prim_val(ARC_P_identity), X}, *pr[3] = {arc_prim_val(ARC_P_astuple), X, NULL};
             pr[2] = arc_p_compose(rt, cx);
             f = arc_p_apply, a[0] = arc_p_fork(rt, pr), a[1] = fn % 2 ? O : P, type = -4;
+            break;
+        }
+        case 80: { /* a measure with one side fixed, over a set's elements (rows kept between calls) */
+            static const int m2[] = {ARC_P_manhattan, ARC_P_adjacent, ARC_P_gravitate, ARC_P_hmatching, ARC_P_vmatching};
+            tdm_arc_val *ob = arc_p_first(rt, &O), *in[2] = {arc_prim_val(ARC_P_initset), P};
+            if (!ob) rt->failed = 0, rt->err[0] = '\0';
+            tdm_arc_val *b[2] = {arc_prim_val(m2[fn % 5]), fn % 2 && ob ? ob : Q};
+            f = arc_p_apply, a[0] = c % 2 ? arc_p_lbind(rt, b) : arc_p_rbind(rt, b);
+            a[1] = c % 3 == 0 ? O : c % 3 == 1 ? arc_p_apply(rt, in) : P, type = -2;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
