@@ -551,9 +551,22 @@ fallback:
     return m;
 }
 
-tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
+/* The deferred set of made contents b (n elements; box NULL when not known). */
+static tdm_arc_val *made(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                         tdm_arc_val **args, int nargs) {
     arc_bset *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
+    b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
+    memset(x, 0, sizeof *x);
+    x->z.rt = rt, x->z.layout = bset_layout, x->z.hash = bset_hash, x->z.contains = bset_contains;
+    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.bits = bset_bits, x->z.members = bset_members;
+    x->eager = eager, x->b = *b;
+    for (int k = 0; k < nargs; k++) x->arg[k] = args[k];
+    if (box) x->boxed = 1, memcpy(x->box, box, sizeof x->box);
+    return arc_set_lazy(rt, &x->z, 0, n);
+}
+
+tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
     /* blocks that ended up empty (a difference) are dropped, so blocks names exactly the colours present;
        the rows in use are noted; the wide part is sorted, without repeats */
     uint32_t n = 0, rows = 0;
@@ -575,13 +588,12 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
     if (!ascending(b->out, b->nout)) b->nout = sort_unique(rt, b->out, b->nout);
     n += b->nout;
     if (!n) b->kind = ARC_BITS_NONE;
-    b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
-    memset(x, 0, sizeof *x);
-    x->z.rt = rt, x->z.layout = bset_layout, x->z.hash = bset_hash, x->z.contains = bset_contains;
-    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.bits = bset_bits, x->z.members = bset_members;
-    x->eager = eager, x->b = *b;
-    for (int k = 0; k < nargs; k++) x->arg[k] = args[k];
-    return arc_set_lazy(rt, &x->z, 0, n);
+    return made(rt, b, n, NULL, eager, args, nargs);
+}
+
+tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                                tdm_arc_val **args, int nargs) {
+    return made(rt, b, n, box, eager, args, nargs);
 }
 
 /* Same contents, for made sets (or masks-only ones): 1 or 0. */

@@ -337,15 +337,19 @@ static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, const int64_t box[4], i
     if (!arc_bits_fits(box[0] + di, box[1] + dj) || !arc_bits_fits(box[2] + di, box[3] + dj)) return 0;
     if (arc_bits_init(rt, &s)) return -1;
     s.kind = b->kind;
-    /* the rows that may hold elements, moved by di (the box keeps them on the masks) */
+    /* the rows that may hold elements, moved by di (the box keeps them on the masks); every element
+       stays on the masks, so the count, the blocks and the shifted box are known */
     int lo = (int)(box[0] + ARC_BITS_OFF), hi = (int)(box[2] + ARC_BITS_OFF) + 1;
+    uint32_t rows = 0;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         uint32_t *m = arc_bits_block(&s, c);
         const uint32_t *p = b->m + 32 * c;
-        for (int i = lo; i < hi; i++) m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj;
+        for (int i = lo; i < hi; i++) m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj, rows |= (uint32_t)(p[i] != 0) << (i + di);
     }
-    *out = arc_bits_set(rt, &s, eager, a, nargs);
+    int64_t moved[4] = {box[0] + di, box[1] + dj, box[2] + di, box[3] + dj};
+    s.rows = rows;
+    *out = arc_bits_set_known(rt, &s, a[0]->n, moved, eager, a, nargs); /* a[0]: the set b holds */
     return *out ? 1 : -1;
 }
 
@@ -541,22 +545,26 @@ static int mirror_bits(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager
     if ((m == M_D || m == M_C) && (U + R - L >= 32 || L + D - U >= 32)) return 0;
     if (arc_bits_init(rt, &s)) return -1;
     s.kind = b.kind;
+    /* each element to one element: the count and the blocks are a[0]'s, and the box is a[0]'s (hmirror,
+       vmirror) or its transpose at the same corner (dmirror, cmirror); the rows are noted on the way */
+    uint32_t rows = 0;
     for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl), sh = L + R - 31;
         uint32_t *o = arc_bits_block(&s, c);
         const uint32_t *p = b.m + 32 * c;
         for (int i = U; i <= D; i++) {
-            if (m == M_H) o[U + D - i] = p[i];
-            else if (m == M_V) o[i] = sh >= 0 ? rev32(p[i]) << sh : rev32(p[i]) >> -sh;
+            if (m == M_H) o[U + D - i] = p[i], rows |= (uint32_t)(p[i] != 0) << (U + D - i);
+            else if (m == M_V) o[i] = sh >= 0 ? rev32(p[i]) << sh : rev32(p[i]) >> -sh, rows |= (uint32_t)(p[i] != 0) << i;
             else
                 for (uint32_t row = p[i]; row; row &= row - 1) {
-                    int j = __builtin_ctz(row);
-                    if (m == M_D) o[U + j - L] |= 1u << (L + i - U);
-                    else o[U + R - j] |= 1u << (L + D - i);
+                    int j = __builtin_ctz(row), k = m == M_D ? U + j - L : U + R - j;
+                    o[k] |= 1u << (m == M_D ? L + i - U : L + D - i), rows |= 1u << k;
                 }
         }
     }
-    *out = arc_bits_set(rt, &s, eager, a, 1);
+    s.rows = rows;
+    if (m == M_D || m == M_C) box[2] = box[0] + (R - L), box[3] = box[1] + (D - U);
+    *out = arc_bits_set_known(rt, &s, a[0]->n, box, eager, a, 1);
     return *out ? 1 : -1;
 }
 

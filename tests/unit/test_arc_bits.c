@@ -61,6 +61,26 @@ static void same_table_deep(tdm_arc_val *x, tdm_arc_val *y) {
 }
 
 /* Compares the results of one call on both runtimes; returns 0 when both raised. */
+/* A made set's notes agree with its masks: the non-empty rows, the count, every block named holding an
+ * element, and the box (kept or computed). */
+static void made_notes(tdm_arc_val *x, const arc_bits *bits) {
+    uint32_t rows = 0, n = bits->nout;
+    for (uint32_t bl = bits->blocks; bl; bl &= bl - 1) {
+        uint32_t used = 0;
+        for (int i = 0; i < 32; i++) used |= (uint32_t)(bits->m[32 * __builtin_ctz(bl) + i] != 0) << i, n += (uint32_t)__builtin_popcount(bits->m[32 * __builtin_ctz(bl) + i]);
+        assert_true(used != 0);
+        rows |= used;
+    }
+    assert_int_equal(bits->rows, rows);
+    assert_int_equal(n, x->n);
+    if (!n) return;
+    arc_bits fresh = *bits;
+    fresh.rows = 0;
+    int64_t kept[4], want[4];
+    arc_bits_box_of(x, kept), arc_bits_box(&fresh, want);
+    assert_memory_equal(kept, want, sizeof want);
+}
+
 static int compare(tu_rng *r, tdm_arc_val *x, tdm_arc_val *y) {
     assert_true((x == NULL) == (y == NULL));
     assert_int_equal(rts[0]->serial, rts[1]->serial); /* order-free calls made the same closures */
@@ -76,6 +96,7 @@ static int compare(tu_rng *r, tdm_arc_val *x, tdm_arc_val *y) {
     }
     const arc_bits *bits = arc_bits_of(x);
     deferred_seen += bits != NULL, wide_seen += bits && bits->nout;
+    if (bits) made_notes(x, bits);
     assert_int_equal(x->n, y->n);
     assert_true(arc_hash(x) == arc_hash(y));
     assert_true(arc_eq(x, y) && arc_eq(y, x));
