@@ -343,15 +343,21 @@ tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
            reference adds (i, j) row by row, left to right: so does this) */
         const uint32_t *col = arc_grid_colour_rows(rt, a[0], &g);
         ARC_TRY(col);
-        uint32_t all = w2 >= 32 ? UINT32_MAX : (1u << w2) - 1;
+        uint32_t all = w2 >= 32 ? UINT32_MAX : (1u << w2) - 1, np = 0;
+        struct { uint32_t at, row; } part[32 * ARC_COLOURS_N]; /* the object's non-empty rows, once */
+        for (uint32_t bl = nb->blocks; bl; bl &= bl - 1) {
+            int cc = __builtin_ctz(bl);
+            for (uint32_t used = (nb->rows ? nb->rows : UINT32_MAX) >> ARC_BITS_OFF << ARC_BITS_OFF; used; used &= used - 1) {
+                int r = __builtin_ctz(used);
+                uint32_t row = nb->m[32 * cc + r] >> ARC_BITS_OFF;
+                if (row) part[np].at = (uint32_t)(r - ARC_BITS_OFF) * ARC_COLOURS_N + (uint32_t)cc, part[np++].row = row;
+            }
+        }
         for (int64_t i = 0; i < h2; i++) {
             uint32_t ok = all;
-            for (uint32_t bl = nb->blocks; bl && ok; bl &= bl - 1) {
-                int cc = __builtin_ctz(bl);
-                for (int r = ARC_BITS_OFF; r < 32 && ok; r++)
-                    for (uint32_t row = nb->m[32 * cc + r] >> ARC_BITS_OFF; row && ok; row &= row - 1)
-                        ok &= col[(i + r - ARC_BITS_OFF) * ARC_COLOURS_N + cc] >> __builtin_ctz(row);
-            }
+            const uint32_t *ci = col + i * ARC_COLOURS_N;
+            for (uint32_t k = 0; k < np && ok; k++)
+                for (uint32_t row = part[k].row; row && ok; row &= row - 1) ok &= ci[part[k].at] >> __builtin_ctz(row);
             for (; ok; ok &= ok - 1)
                 if (arc_set_add(rt, occs, arc_ipair(rt, i, __builtin_ctz(ok)))) return NULL;
         }
