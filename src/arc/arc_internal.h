@@ -510,7 +510,7 @@ void arc_bits_box(const arc_bits *b, int64_t box[4]);
 /* The same for a deferred set s (arc_bits_of(s) not NULL), computed once per set. */
 void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]);
 /* The box of set s whose contents b came from arc_bits_get (masks only): the one s keeps when s is
- * deferred, else b's. */
+ * deferred or an object of objects() (its bbox hook), else b's. */
 void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]);
 /* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
  * itself), less the wide part. */

@@ -449,7 +449,8 @@ void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]) { bset_box((arc_bset *)s->u
 
 void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]) {
     if (arc_bits_of(s)) arc_bits_box_of(s, box);
-    else arc_bits_box(b, box);
+    else if (!(arc_is_set(s) && s->u.set.lazy && s->u.set.lazy->bbox && s->u.set.lazy->bbox(s->u.set.lazy, s, box)))
+        arc_bits_box(b, box); /* not an object of objects(), which keeps its box */
 }
 
 static int key_cmp(const void *a, const void *b) {
