@@ -523,6 +523,9 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);
+/* Non-zero: arc_bits_set counts without the CPU's popcnt instruction even where it has one (the tests run
+ * both forms; a process-wide setting, not for threads that are running). */
+extern int arc_bits_portable;
 /* The same for contents whose count n (> 0) and box are known (a mirror or shift of a set): b masks
  * only (nout 0), every block in b->blocks holding an element, b->rows its non-empty rows; box NULL when
  * not known. No mask is read. */

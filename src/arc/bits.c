@@ -567,9 +567,10 @@ static tdm_arc_val *made(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t 
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
-tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
-    /* blocks that ended up empty (a difference) are dropped, so blocks names exactly the colours present;
-       the rows in use are noted; the wide part is sorted, without repeats */
+/* The elements in b's masks, with b->rows set and the blocks that ended up empty (a difference) dropped,
+ * so that blocks names exactly the colours present. hw (a constant): counting with the CPU's popcnt
+ * instruction (count_masks_hw, built for it), else portably. */
+static inline __attribute__((always_inline)) uint32_t count_masks_body(arc_bits *b, const int hw) {
     uint32_t n = 0, rows = 0;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
@@ -580,12 +581,32 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
             continue;
         }
         rows |= used;
-        if (arc_popc(used) <= 8) /* few rows: those alone; many: all 32, a fixed count that vectorises */
-            for (; used; used &= used - 1) n += (uint32_t)arc_popc(m[__builtin_ctz(used)]);
-        else
-            for (int i = 0; i < 32; i++) n += (uint32_t)arc_popc(m[i]);
+        for (; used; used &= used - 1) {
+            uint32_t row = m[__builtin_ctz(used)];
+            n += (uint32_t)(hw ? __builtin_popcount(row) : arc_popc(row));
+        }
     }
     b->rows = rows;
+    return n;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static uint32_t count_masks_hw(arc_bits *b) { return count_masks_body(b, 1); }
+#endif
+
+int arc_bits_portable;
+
+/* count_masks_body with popcnt where the CPU has it (almost every x86-64 since 2008). */
+static uint32_t count_masks(arc_bits *b) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!arc_bits_portable && __builtin_cpu_supports("popcnt")) return count_masks_hw(b);
+#endif
+    return count_masks_body(b, 0);
+}
+
+tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
+    /* the masks counted (and their rows noted); the wide part is sorted, without repeats */
+    uint32_t n = count_masks(b);
     if (!ascending(b->out, b->nout)) b->nout = sort_unique(rt, b->out, b->nout);
     n += b->nout;
     if (!n) b->kind = ARC_BITS_NONE;
