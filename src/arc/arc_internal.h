@@ -517,8 +517,8 @@ void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]);
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
 /* The positions of frozenset s (its cells' positions, for cells) as row masks in that bit layout, and in
  * *used the rows that are not empty (bit i: rows[i]; the others may be left unwritten), read without a
- * layout and without the runtime's arena: 1, or 0 when s's contents do not fit the masks (not all positions or all cells, or any out of
- * range), -1 out of memory. */
+ * layout and without the runtime's arena: 1, or 0 when s's contents do not fit the masks (not all
+ * positions or all cells, or any out of range), -1 out of memory. */
 int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */

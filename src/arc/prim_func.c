@@ -102,9 +102,9 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
 
 /* A marked closure's call from a closure (inner1): the result kept (rt->memo) and given again for the same
  * argument, when making it made no closure (serial numbers are hashes: the reference makes them again) and
- * raised nothing, and the call now begins no deeper than the kept one did (so the call again would stay within the depths the
- * kept one reached, and could not hit the recursion limit where it did not). The eager runtime (the tests'
- * reference) and statistics make every call. */
+ * raised nothing, and the call now begins no deeper than the kept one did (so the call again would stay
+ * within the depths the kept one reached, and could not hit the recursion limit where it did not). The
+ * eager runtime (the tests' reference) and statistics make every call. */
 static tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
     if (!arc_defer(rt) || rt->stats) return arc_call1(rt, fn, x);
     if (!rt->memo) { /* in the arena, made on first use: reset forgets it with the results it holds */

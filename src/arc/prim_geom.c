@@ -345,7 +345,10 @@ static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, const int64_t box[4], i
         int c = __builtin_ctz(bl);
         uint32_t *m = arc_bits_block(&s, c);
         const uint32_t *p = b->m + 32 * c;
-        for (int i = lo; i < hi; i++) m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj, rows |= (uint32_t)(p[i] != 0) << (i + di);
+        for (int i = lo; i < hi; i++) {
+            m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj;
+            rows |= (uint32_t)(p[i] != 0) << (i + di);
+        }
     }
     int64_t moved[4] = {box[0] + di, box[1] + dj, box[2] + di, box[3] + dj};
     s.rows = rows;

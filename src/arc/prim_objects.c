@@ -347,7 +347,8 @@ tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
         struct { uint32_t at, row; } part[32 * ARC_COLOURS_N]; /* the object's non-empty rows, once */
         for (uint32_t bl = nb->blocks; bl; bl &= bl - 1) {
             int cc = __builtin_ctz(bl);
-            for (uint32_t used = (nb->rows ? nb->rows : UINT32_MAX) >> ARC_BITS_OFF << ARC_BITS_OFF; used; used &= used - 1) {
+            uint32_t used = (nb->rows ? nb->rows : UINT32_MAX) >> ARC_BITS_OFF << ARC_BITS_OFF; /* rows from 0 on */
+            for (; used; used &= used - 1) {
                 int r = __builtin_ctz(used);
                 uint32_t row = nb->m[32 * cc + r] >> ARC_BITS_OFF;
                 if (row) part[np].at = (uint32_t)(r - ARC_BITS_OFF) * ARC_COLOURS_N + (uint32_t)cc, part[np++].row = row;

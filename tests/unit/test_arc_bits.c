@@ -607,6 +607,18 @@ static void test_known_values(void **state) {
     tdm_arc_rt_reset(ta_rt);
 }
 
+/* Two runtimes for one comparison: [0] defers layouts, [1] is eager (the reference). */
+static void rt_pair(tdm_arc_rt *rt[2]) {
+    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
+    rt[1]->eager = 1;
+}
+
+static void rt_pair_free(tdm_arc_rt *rt[2]) {
+    tdm_arc_rt_free(rt[0]);
+    tdm_arc_rt_free(rt[1]);
+}
+
 /* palette of a lazy set of cells without its layout, on the colour sets whose tables depend on the order
  * of insertion (0 and 8, 1 and 9 in one 8-slot table) and on those that do not: the table must be the
  * eager one either way. */
@@ -615,9 +627,7 @@ static void test_palette_ties(void **state) {
     static const int sets[][5] = {{0, 8, -1}, {1, 9, -1}, {8, 0, 3, -1}, {9, 1, 0, 8, -1}, {2, 3, 4, 5, -1}, {0, 8, 1, 9, 4}};
     tu_rng r = tu_rng_for(0x9a1e);
     tdm_arc_rt *rt[2];
-    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
-    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
-    rt[1]->eager = 1;
+    rt_pair(rt);
     int checked = 0;
     for (int rep = 0; rep < 400; rep++) {
         const int *cs = sets[rep % 6];
@@ -636,8 +646,7 @@ static void test_palette_ties(void **state) {
         for (int k = 0; k < 2; k++) same_table(res[0][k], res[1][k]), checked++;
     }
     print_message("%d palettes held to the eager ones\n", checked);
-    tdm_arc_rt_free(rt[0]);
-    tdm_arc_rt_free(rt[1]);
+    rt_pair_free(rt);
 }
 
 /* A kept result is given again only where the call would begin no deeper than the kept one did: X is
@@ -646,9 +655,7 @@ static void test_palette_ties(void **state) {
 static void test_kept_depth(void **state) {
     (void)state;
     tdm_arc_rt *rt[2];
-    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
-    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
-    rt[1]->eager = 1;
+    rt_pair(rt);
     int failed = 0, passed = 0;
     for (int k = 975; k <= 995; k++) {
         tdm_arc_val *res[2];
@@ -658,9 +665,8 @@ static void test_kept_depth(void **state) {
             tdm_arc_val *X = arc_p_compose(rt[s], a), *deep = X;
             for (int d = 0; d < k; d++) a[0] = arc_prim_val(ARC_P_identity), a[1] = deep, deep = arc_p_compose(rt[s], a);
             a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = deep;
-            tdm_arc_val *F = arc_p_fork(rt[s], a), *p = NULL;
             const char *txt = "{(0, 0), (1, 2)}";
-            p = ta_parse_at(rt[s], &txt);
+            tdm_arc_val *F = arc_p_fork(rt[s], a), *p = ta_parse_at(rt[s], &txt);
             res[s] = arc_call1(rt[s], F, p);
         }
         assert_true((res[0] == NULL) == (res[1] == NULL));
@@ -668,8 +674,7 @@ static void test_kept_depth(void **state) {
         else assert_string_equal(rt[0]->err, rt[1]->err), failed++;
     }
     assert_true(failed > 0 && passed > 0); /* the limit fell inside the range */
-    tdm_arc_rt_free(rt[0]);
-    tdm_arc_rt_free(rt[1]);
+    rt_pair_free(rt);
 }
 
 /* Kept results are told apart by closure as well as by argument: more shared closures than the table
@@ -677,9 +682,7 @@ static void test_kept_depth(void **state) {
 static void test_kept_many(void **state) {
     (void)state;
     tdm_arc_rt *rt[2];
-    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
-    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
-    rt[1]->eager = 1;
+    rt_pair(rt);
     tdm_arc_val *res[2][100];
     for (int s = 0; s < 2; s++) {
         const char *txt = "{(0, 0), (1, 2)}";
@@ -695,8 +698,7 @@ static void test_kept_many(void **state) {
         }
     }
     for (int k = 0; k < 100; k++) assert_true(arc_eq(res[0][k], res[1][k]));
-    tdm_arc_rt_free(rt[0]);
-    tdm_arc_rt_free(rt[1]);
+    rt_pair_free(rt);
 }
 
 int main(void) {
