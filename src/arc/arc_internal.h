@@ -526,9 +526,9 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
 /* Non-zero: arc_bits_set counts without the CPU's popcnt instruction even where it has one (the tests run
  * both forms; a process-wide setting, not for threads that are running). */
 extern int arc_bits_portable;
-/* The same for contents whose count n (> 0) and box are known (a mirror or shift of a set): b masks
- * only (nout 0), every block in b->blocks holding an element, b->rows its non-empty rows; box NULL when
- * not known. No mask is read. */
+/* The same for contents already in the form arc_bits_set leaves them (every block in b->blocks holding an
+ * element, b->rows the non-empty rows, wide keys sorted and unique) with n elements: a mirror or shift of
+ * a set knows these, and its box (NULL when not known). No mask is read. */
 tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
                                 tdm_arc_val **args, int nargs);
 /* The contents of s if s is such a deferred set (borrowed), else NULL. */

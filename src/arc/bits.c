@@ -552,9 +552,8 @@ fallback:
     return m;
 }
 
-/* The deferred set of made contents b (n elements; box NULL when not known). */
-static tdm_arc_val *made(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
-                         tdm_arc_val **args, int nargs) {
+tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                                tdm_arc_val **args, int nargs) {
     arc_bset *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
@@ -610,12 +609,7 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
     if (!ascending(b->out, b->nout)) b->nout = sort_unique(rt, b->out, b->nout);
     n += b->nout;
     if (!n) b->kind = ARC_BITS_NONE;
-    return made(rt, b, n, NULL, eager, args, nargs);
-}
-
-tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
-                                tdm_arc_val **args, int nargs) {
-    return made(rt, b, n, box, eager, args, nargs);
+    return arc_bits_set_known(rt, b, n, NULL, eager, args, nargs);
 }
 
 /* Same contents, for made sets (or masks-only ones): 1 or 0. */

@@ -280,8 +280,6 @@ static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     return i >= 0 && j >= 0 && i < x->h && j < x->w && x->comp[i * x->w + j] == (int16_t)s->u.set.part;
 }
 
-/* An object's cells as masks (arc_bits): the runs of the rows of its box that belong to it, a row mask at a
- * time (no per-cell pass: the cells' objects are not made for it). */
 /* Every object's cells as row masks over its box (orow, from orow_at[object]), in one pass over the runs:
  * made on the first bits question, which objects are often asked many times (manhattan in a loop). */
 static int object_rows(objs_ctx *x) {
@@ -301,6 +299,8 @@ static int object_rows(objs_ctx *x) {
     return 0;
 }
 
+/* An object's cells as masks (arc_bits): its rows from object_rows, a row mask at a time (no per-cell
+ * pass: the cells' objects are not made for it). */
 static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
     objs_ctx *x = (objs_ctx *)z;
     if (s->u.set.part == OUTER || dst->kind == ARC_BITS_POS) return 0;

@@ -131,9 +131,6 @@ static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
     return r ? arc_truthy(r) : -1;
 }
 
-/* Over a set that lists its members, deferred (image.c): the condition is called once per element as in
- * the reference, in another order; only its truth is kept, so closures it makes go nowhere, and a raise
- * sends it down the ordered path (which raises the reference's error: the first in CPython's order). */
 static tdm_arc_val *sfilter_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[0], keep_cond, a[1], "sfilter"); }
 
 /* sfilter of a set of cells (positions) whose contents fit the masks by a condition that reads its
@@ -168,6 +165,10 @@ static int sfilter_by_first(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) 
     return *out ? 1 : -1;
 }
 
+/* By first() when the condition reads only that (above); else over a set that lists its members, deferred
+ * (image.c): the condition is called once per element as in the reference, in another order; only its
+ * truth is kept, so closures it makes go nowhere, and a raise sends it down the ordered path (which raises
+ * the reference's error: the first in CPython's order). */
 tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *out = NULL;
     int r = sfilter_by_first(rt, a, &out);
