@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "tandem/arc.h"
 
@@ -96,6 +99,14 @@ typedef struct arc_chunk arc_chunk;
 #define ARC_PICK_UNKNOWN (-2)
 #define ARC_MEMO_N 64
 
+/* A grid as bytes (gview.c): h rows (1..30) of w colours 0..9 (1..30), row-major (c[i * w + j]),
+ * then 32 bytes of 0xff that a 32-byte read of any row may reach. */
+typedef struct {
+    const uint8_t *c; /* in the runtime's arena */
+    int h, w;
+} arc_gview;
+#define ARC_GVIEWS 4 /* views a runtime keeps */
+
 struct tdm_arc_rt {
     arc_chunk *chunks; /* in allocation order; reset rewinds to the first and reuses them all */
     arc_chunk *chunk;  /* the one being filled */
@@ -139,6 +150,11 @@ struct tdm_arc_rt {
         uint32_t m[32]; /* arc_bits_rows's: the rows outside used are not read */
         uint32_t used;
     } rows[2];
+    /* The views of the last grids read as bytes (gview.c), by value (NULL: none; a view with c NULL: the
+       grid is not one of colours; reset forgets them). */
+    const tdm_arc_val *gview_of[ARC_GVIEWS];
+    arc_gview gview[ARC_GVIEWS];
+    unsigned gview_next;
     uint32_t fork_stamp; /* arc_p_fork's walks (never reset: a stale stamp could only mark a closure more) */
 };
 
@@ -360,6 +376,29 @@ int arc_read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
 const uint32_t *arc_grid_colour_rows(tdm_arc_rt *rt, tdm_arc_val *v, const arc_grid *g);
 /* Like arc_read_grid, but also fails (as Python's grid[0]) on an empty grid. */
 int arc_read_grid0(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who);
+/* g as bytes (arc_gview), for readers that scan a grid's cells: 1 with *v when g is a grid of 1..30 rows
+ * of one width 1..30 whose cells are all the interned ints 0..9; 0 when not such (the caller
+ * reads it the general way, as the eager runtime reads every grid); -1 out of memory. Views are kept for
+ * the runtime's last ARC_GVIEWS grids. */
+int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
+/* Keeps the view of grid g made from its h x w ints (tdm_arc_grid_new's): 1, or 0 when they are not all
+ * colours 0..9 or the grid is empty or larger than 30 x 30, -1 out of memory. */
+int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells);
+/* Per colour 0..9 (count[10], first[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it
+ * and where the first is (UINT32_MAX: none). */
+void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first);
+/* Bit j set where r[j] == c, for j in 0..31 (32 bytes read: a view's row, with its slack). */
+static inline uint32_t arc_colour_mask32(const uint8_t *r, int c) {
+#if defined(__SSE2__)
+    __m128i v = _mm_set1_epi8((char)c);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)r), v)) |
+           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(r + 16)), v)) << 16;
+#else
+    uint32_t m = 0;
+    for (int j = 0; j < 32; j++) m |= (uint32_t)(r[j] == c) << j;
+    return m;
+#endif
+}
 tdm_arc_val *arc_make_grid(tdm_arc_rt *rt, int h, int w, const int64_t *c);
 tdm_arc_val *arc_grid_rows0(tdm_arc_rt *rt, int h); /* h rows of width 0 */
 

@@ -25,19 +25,6 @@ static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
 #endif
 }
 
-/* Bit j set where r[j] == c, for j in 0..31. */
-static inline uint32_t colour_mask(const uint8_t *r, int c) {
-#if defined(__SSE2__)
-    __m128i v = _mm_set1_epi8((char)c);
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)r), v)) |
-           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(r + 16)), v)) << 16;
-#else
-    uint32_t m = 0;
-    for (int j = 0; j < 32; j++) m |= (uint32_t)(r[j] == c) << j;
-    return m;
-#endif
-}
-
 /* mostcolor (spec §4.9) of the h padded rows: counts, and each colour's first cell, then the tie rule. */
 static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
     uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
@@ -59,7 +46,7 @@ static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
     for (int c = 0; c < ARC_COLOURS; c++) {
         first[c] = UINT32_MAX;
         for (int i = 0; count[c] && i < h; i++) {
-            uint32_t m = colour_mask(pr[i] + 1, c);
+            uint32_t m = arc_colour_mask32(pr[i] + 1, c);
             if (m) {
                 first[c] = (uint32_t)(i * w + __builtin_ctz(m));
                 break;
@@ -96,7 +83,7 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
     int16_t *par = x->rpar;
     for (int i = 0; i < h; i++) {
         const uint8_t *r = pr[i] + 1, *u = r - PADW;
-        uint32_t fg = x->has_bg ? full & ~colour_mask(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
+        uint32_t fg = x->has_bg ? full & ~arc_colour_mask32(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
         if (uni) {
             /* classes are colours: compare the row with its neighbours (sentinels at both ends) */
             s = fg & ~eq_mask(r, r - 1), e = fg & ~eq_mask(r, r + 1);
@@ -141,7 +128,23 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
     x->nruns = nr, x->ncomp = nr - merged;
 }
 
-int arc_objs_label(objs_ctx *x, tdm_arc_val **a) {
+/* dst[0..31] = the w colours at src, then sentinels (src may be read 32 bytes on). */
+static inline void pad_row(uint8_t *dst, const uint8_t *src, int w) {
+#if defined(__SSE2__)
+    static const uint8_t ramp[32] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    /* 0xff where the column is w or more: ramp > w - 1 (signed bytes: both at most 31) */
+    __m128i lim = _mm_set1_epi8((char)(w - 1));
+    __m128i p0 = _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)ramp), lim);
+    __m128i p1 = _mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)(ramp + 16)), lim);
+    _mm_storeu_si128((__m128i *)dst, _mm_or_si128(_mm_loadu_si128((const __m128i *)src), p0));
+    _mm_storeu_si128((__m128i *)(dst + 16), _mm_or_si128(_mm_loadu_si128((const __m128i *)(src + 16)), p1));
+#else
+    for (int j = 0; j < 32; j++) dst[j] = j < w ? src[j] : NOCOL;
+#endif
+}
+
+int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
     tdm_arc_val *g = a[0];
     if (!arc_is_tuple(g) || g->n < 1 || g->n > ARC_SLOT) return -1;
     int h = (int)g->n, w = arc_is_tuple(g->u.items[0]) ? (int)g->u.items[0]->n : 0;
@@ -149,7 +152,16 @@ int arc_objs_label(objs_ctx *x, tdm_arc_val **a) {
     uintptr_t zero = (uintptr_t)arc_int_zero;
     uint8_t pr[ARC_SLOT][PADW];
     memset(pr, NOCOL, (size_t)h * PADW);
-    for (int i = 0; i < h; i++) {
+    arc_gview gv;
+    int r = arc_grid_view(rt, g, &gv);
+    if (r < 0) return -2;
+    if (r) {
+        /* the grid's bytes: the dense copy at once, the padded rows 32 bytes at a time (the view's slack
+           covers the last row's read; what lies past column w - 1 is the right sentinels) */
+        memcpy(x->col, gv.c, (size_t)h * w);
+        for (int i = 0; i < h; i++) pad_row(pr[i] + 1, gv.c + i * w, w);
+    }
+    for (int i = 0; !r && i < h; i++) {
         tdm_arc_val *row = g->u.items[i];
         if (!arc_is_tuple(row) || (int)row->n != w) return -1;
         uint8_t *cr = pr[i] + 1, *dense = x->col + i * w; /* the padded row, and the dense copy the hooks read */

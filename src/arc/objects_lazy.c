@@ -456,8 +456,10 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     *fallback = 1;
     if (!arc_neigh_order(0, 0, 0)) return NULL;
     objs_ctx *x = arc_alloc(rt, sizeof *x);
-    if (!x || arc_objs_label(x, a)) return NULL;
+    int r = x ? arc_objs_label(rt, x, a) : -2;
+    if (r == -1) return NULL;
     *fallback = 0;
+    if (r) return NULL; /* out of memory */
     if (x->has_bg) arc_pick_keep(rt, a[0], 0, x->bg); /* cover(I, ...) and the like ask for it again */
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->z.bits = lazy_bits, x->z.members = lazy_members, x->z.rows = lazy_rows;

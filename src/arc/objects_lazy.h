@@ -108,7 +108,7 @@ static inline void prefix_counts(uint32_t s, uint8_t *out) {
 
 /* Reads grid a[0] into x (colours, bg when a[3], the runs and their union-find; x->h, w and the flags set):
  * 0, or -1 when the lazy path does not take the grid (shape outside 1..30, rows of unequal length, a cell not
- * an int 0..9), which the eager one then handles. */
-int arc_objs_label(objs_ctx *x, tdm_arc_val **a);
+ * an int 0..9), which the eager one then handles; -2 out of memory (rt's error set). */
+int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a);
 
 #endif

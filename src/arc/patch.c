@@ -153,11 +153,15 @@ void arc_pick_keep(tdm_arc_rt *rt, tdm_arc_val *g, int least, int c) {
 
 /* mostcolor/leastcolor of a grid of colours 0..9 from its counts (arc_pick_colour_of_counts: the reference's
  * set order). The last grid asked keeps its answers (rt->pick_grid: cover, underfill and fgpartition ask
- * of the grid objects() labelled). 1 with *out, 0 when the grid is not such. */
+ * of the grid objects() labelled). 1 with *out, 0 when the grid is not such, -1 out of memory. */
 static int grid_pick(tdm_arc_rt *rt, tdm_arc_val *g, int least, int64_t *out) {
     if (g != rt->pick_grid || rt->pick[least] == ARC_PICK_UNKNOWN) {
         uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
-        arc_pick_keep(rt, g, least, grid_counts(g, count, first) ? arc_pick_colour_of_counts(count, first, least) : -1);
+        arc_gview v;
+        int view = arc_grid_view(rt, g, &v);
+        if (view < 0) return -1;
+        if (view) arc_colour_counts(v.c, (uint32_t)(v.h * v.w), count, first);
+        arc_pick_keep(rt, g, least, view || grid_counts(g, count, first) ? arc_pick_colour_of_counts(count, first, least) : -1);
     }
     if (rt->pick[least] < 0) return 0;
     *out = rt->pick[least];
@@ -170,7 +174,8 @@ int arc_mostcolor_of(tdm_arc_rt *rt, tdm_arc_val *elem, int least, int64_t *out)
     const char *who = least ? "leastcolor" : "mostcolor";
     int64_t *vals;
     size_t nv = 0;
-    if (arc_is_tuple(elem) && arc_defer(rt) && grid_pick(rt, elem, least, out)) return 0; /* eager: the tests' reference */
+    int picked = arc_is_tuple(elem) && arc_defer(rt) ? grid_pick(rt, elem, least, out) : 0; /* eager: the tests' reference */
+    if (picked) return picked > 0 ? 0 : -1;
     if (arc_is_tuple(elem)) {
         size_t total = 0;
         for (uint32_t i = 0; i < elem->n; i++) {

@@ -55,6 +55,7 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRY(s);
     int64_t c;
     arc_bits b;
+    arc_gview gv;
     int known = 0;
     if (arc_set_uniform_colour(e, &c)) {
         /* every insertion after the first finds c present: the set of one colour, whatever the order */
@@ -66,6 +67,21 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
             if (c >> k & 1 && arc_set_add(rt, s, arc_int(rt, k))) return NULL;
     } else if (known < 0) {
         return NULL;
+    } else if (arc_is_tuple(e) && (known = arc_grid_view(rt, e, &gv)) != 0) {
+        /* a grid's bytes: its colours inserted in the order they are first met, the table that inserting
+           every cell gives (a set ignores an element it holds) */
+        ARC_TRYI(known);
+        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N];
+        int order[ARC_COLOURS_N], n = 0;
+        arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count, first);
+        for (int k = 0; k < ARC_COLOURS_N; k++) {
+            if (!count[k]) continue;
+            int at = n++;
+            for (; at > 0 && first[order[at - 1]] > first[k]; at--) order[at] = order[at - 1];
+            order[at] = k;
+        }
+        for (int k = 0; k < n; k++)
+            if (arc_set_add(rt, s, arc_int(rt, order[k]))) return NULL;
     } else if (arc_is_tuple(e)) {
         for (uint32_t i = 0; i < e->n; i++) {
             tdm_arc_val *r = e->u.items[i];

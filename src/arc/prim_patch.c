@@ -44,9 +44,17 @@ tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
 /* ofcolor(grid, v) as masks: 1 and *b, or 0 when a cell or v is not an int or the grid is over 30 x 30. */
 static int ofcolor_bits(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *v, arc_bits *b) {
     if (!arc_is_tuple(g) || g->n > 32 - ARC_BITS_OFF || !arc_is_int(v)) return 0;
-    if (arc_bits_init(rt, b)) return -1;
+    arc_gview gv;
+    int view = arc_grid_view(rt, g, &gv);
+    if (view < 0 || arc_bits_init(rt, b)) return -1;
     b->kind = ARC_BITS_POS;
     uint32_t *m = arc_bits_block(b, 0);
+    if (view) { /* the grid's bytes: a compare per row (a value not a colour is in no cell) */
+        uint32_t full = (1u << gv.w) - 1u;
+        if (v->u.i >= 0 && v->u.i < ARC_COLOURS_N)
+            for (int i = 0; i < gv.h; i++) m[i + ARC_BITS_OFF] = (arc_colour_mask32(gv.c + i * gv.w, (int)v->u.i) & full) << ARC_BITS_OFF;
+        return 1;
+    }
     for (uint32_t i = 0; i < g->n; i++) {
         tdm_arc_val *r = g->u.items[i];
         if (!arc_is_tuple(r) || r->n > 32 - ARC_BITS_OFF) return 0;

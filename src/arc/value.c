@@ -140,6 +140,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->empty_set = NULL;
     rt->memo = NULL; /* in the arena */
     rt->rows[0].key = rt->rows[1].key = NULL;
+    memset(rt->gview_of, 0, sizeof rt->gview_of);
 }
 
 const char *tdm_arc_rt_error(const tdm_arc_rt *rt) { return rt ? rt->err : ""; }
@@ -483,6 +484,16 @@ tdm_arc_val *arc_first(tdm_arc_val *c) {
 /* ---- grids -------------------------------------------------------------------------------------------- */
 
 static int read_grid(tdm_arc_rt *rt, tdm_arc_val *v, arc_grid *g, const char *who) {
+    arc_gview gv;
+    int view = arc_grid_view(rt, v, &gv);
+    if (view < 0) return -1;
+    if (view) { /* its bytes, widened */
+        size_t n = (size_t)gv.h * (size_t)gv.w;
+        if (!(g->c = arc_alloc(rt, n * sizeof *g->c))) return -1;
+        for (size_t k = 0; k < n; k++) g->c[k] = gv.c[k];
+        g->h = gv.h, g->w = gv.w;
+        return 0;
+    }
     if (!arc_is_tuple(v)) return arc_failf(rt, "%s: expected a grid (tuple of rows), got %s", who, arc_type_name(v));
     g->h = (int)v->n, g->w = 0, g->c = NULL;
     if (!v->n) return 0;
@@ -519,8 +530,13 @@ const uint32_t *arc_grid_colour_rows(tdm_arc_rt *rt, tdm_arc_val *v, const arc_g
     size_t n = (size_t)(g->h ? g->h : 1) * ARC_COLOURS_N;
     uint32_t *m = arc_alloc(rt, n * sizeof *m);
     if (!m) return NULL;
-    memset(m, 0, n * sizeof *m);
-    for (int i = 0; i < g->h; i++)
+    arc_gview gv;
+    int view = arc_grid_view(rt, v, &gv);
+    if (view < 0) return NULL;
+    if (!view) memset(m, 0, n * sizeof *m);
+    for (int i = 0; view && i < g->h; i++) /* the grid's bytes: a compare per row and colour */
+        for (int c = 0; c < ARC_COLOURS_N; c++) m[(size_t)i * ARC_COLOURS_N + c] = arc_colour_mask32(gv.c + i * gv.w, c) & ((1u << gv.w) - 1u);
+    for (int i = 0; !view && i < g->h; i++)
         for (int j = 0; j < g->w; j++) {
             int64_t c = g->c[(size_t)i * g->w + j];
             if (c >= 0 && c < ARC_COLOURS_N) m[(size_t)i * ARC_COLOURS_N + c] |= 1u << j;
@@ -723,6 +739,10 @@ int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val
                 return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
         }
     }
+    /* its bytes, for the readers that scan it (objects(), ofcolor, ...): a pass over the ints here costs
+       less than one over the cells' addresses there */
+    if (arc_grid_view_ints(rt, g, h, w, cells) < 0)
+        return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
     *out = g;
     return TDM_OK;
 }

@@ -1,6 +1,8 @@
 /* test_arc_bits.c: sets with deferred layouts (src/arc/bits.c) against the eager primitives. Two runtimes
  * run the same seeded random chains of primitive calls: one defers layouts (the default), the other has
- * rt->eager on, so every set is laid out when made. Inputs are random grids, their objects (lazy, with
+ * rt->eager on, so every set is laid out when made (and every grid is read cell by cell, where the other
+ * reads its bytes: gview.c). Inputs are random grids (a cell that is no colour now and then), the grids
+ * steps make from them (fills of values that are no colour among them), their objects (lazy, with
  * their own deferred layouts), and random eager sets of positions and cells inserted in random order,
  * some with elements the masks cannot hold (far positions for the wide part, tuples that are not
  * interned, True for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
@@ -8,7 +10,7 @@
  * difference, recolor, shift, normalize, ofcolor,
  * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta, the mirrors, upscale,
  * partition, fgpartition, merge over a tuple of sets deferred) or a reader of their results (fill, underfill, paint, underpaint, cover,
- * combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
+ * objects, combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
  * leastcolor, first)
  * on both and compares: the same error, or
  * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
@@ -179,7 +181,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 81 };
+enum { NOPS = 85 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -194,7 +196,7 @@ static int step(tu_rng *r, int g) {
     for (int s = 0; s < 2; s++) {
         tdm_arc_rt *rt = rts[s];
         tdm_arc_val *G = pool[g].v[s], *P = pool[p].v[s], *Q = pool[q].v[s], *O = pool[o].v[s], *C = arc_int(rt, c);
-        tdm_arc_val *a[3], *t = NULL;
+        tdm_arc_val *a[4], *t = NULL;
         arc_prim_fn f;
         switch (op) {
         case 0: f = arc_p_merge, a[0] = O; break;
@@ -488,6 +490,19 @@ static int step(tu_rng *r, int g) {
             a[1] = c % 3 == 0 ? O : c % 3 == 1 ? arc_p_apply(rt, in) : P, type = -2;
             break;
         }
+        case 81: { /* objects of a grid, often one a primitive made (its bytes read from its cells) */
+            a[0] = G, a[1] = arc_bool(fn & 1), a[2] = arc_bool(fn & 2), a[3] = arc_bool(fn & 4);
+            f = arc_p_objects, type = T_OBJS;
+            break;
+        }
+        case 82: f = arc_p_palette, a[0] = G, type = -2; break;
+        case 83: case 84: { /* cells that are no colour (10, -1, True), or a value that is none, sought */
+            tdm_arc_val *odd = fn % 3 == 0 ? arc_int(rt, 10) : fn % 3 == 1 ? arc_int(rt, -1) : arc_bool(1);
+            tdm_arc_val *one[1] = {arc_ipair(rt, pt[0], pt[1])}; /* or one cell: the end of a row, say */
+            if (op == 83) f = arc_p_fill, a[0] = G, a[1] = odd, a[2] = fn % 2 ? P : arc_p_initset(rt, one), type = T_GRID;
+            else f = arc_p_ofcolor, a[0] = G, a[1] = c % 2 ? odd : C;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -519,6 +534,7 @@ static int step(tu_rng *r, int g) {
         objs_seen += arc_set_is_lazy(res[0]);
         push(res[0], res[1], T_OBJS);
     }
+    if (type == T_GRID && arc_is_tuple(res[0])) push(res[0], res[1], T_GRID); /* the grid of later steps */
     return 1;
 }
 
@@ -526,6 +542,7 @@ static void check_round(tu_rng *r) {
     int h = 1 + (int)tu_below(r, 30), w = 1 + (int)tu_below(r, 30), cells[900];
     if (tu_below(r, 2)) h = 1 + (int)tu_below(r, 8), w = 1 + (int)tu_below(r, 8);
     random_cells(r, h, w, cells);
+    if (tu_below(r, 8) == 0) cells[tu_below(r, (uint64_t)(h * w))] = tu_below(r, 2) ? 10 : -1; /* no colour */
     int flags = (int)tu_below(r, 8);
     npool = 0;
     for (int s = 0; s < 2; s++) {
@@ -538,7 +555,7 @@ static void check_round(tu_rng *r) {
     }
     pool[0].type = T_GRID, pool[1].type = T_OBJS, npool = 2;
     for (int k = 0; k < 3; k++) random_patch(r);
-    for (int k = 0; k < 12; k++) step(r, 0);
+    for (int k = 0; k < 12; k++) step(r, tu_below(r, 2) ? pick(r, T_GRID) : 0);
     /* the rest laid out now, in random order (a deferred set's recipe lays out its own arguments) */
     int order[POOL];
     for (int k = 0; k < npool; k++) order[k] = k;
@@ -701,10 +718,30 @@ static void test_kept_many(void **state) {
     rt_pair_free(rt);
 }
 
+/* arc_colour_counts (gview.c: mostcolor, palette and objects() of grids read as bytes) against a count
+ * cell by cell, over random lengths (the vector part and the tail) and palettes. */
+static void test_colour_counts(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc0105);
+    uint8_t c[900];
+    for (int round = 0; round < 2000; round++) {
+        uint32_t n = 1 + (uint32_t)tu_below(&r, round % 2 ? 900 : 40), k = 1 + (uint32_t)tu_below(&r, 10), pal[10];
+        for (uint32_t x = 0; x < k; x++) pal[x] = (uint32_t)tu_below(&r, 10);
+        for (uint32_t x = 0; x < n; x++) c[x] = (uint8_t)pal[tu_below(&r, k)];
+        uint32_t count[10], first[10], want[10] = {0}, wfirst[10];
+        for (int x = 0; x < 10; x++) wfirst[x] = UINT32_MAX;
+        for (uint32_t x = 0; x < n; x++)
+            if (!want[c[x]]++) wfirst[c[x]] = x;
+        arc_colour_counts(c, n, count, first);
+        assert_memory_equal(count, want, sizeof want);
+        assert_memory_equal(first, wfirst, sizeof wfirst);
+    }
+}
+
 int main(void) {
     tu_init_seed("test_arc_bits");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
                                        cmocka_unit_test(test_palette_ties), cmocka_unit_test(test_kept_depth),
-                                       cmocka_unit_test(test_kept_many)};
+                                       cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }

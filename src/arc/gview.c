@@ -1,0 +1,160 @@
+/* gview.c: grids as bytes (arc_gview). A grid is a tuple of row tuples of int values, and every reader
+ * that scans its cells (objects(), ofcolor, palette, mostcolor, the dense copies of arc_read_grid) would
+ * otherwise chase 900 pointers for a 30x30 one, again for each read. The input grid's bytes come from
+ * the ints it was made from (tdm_arc_grid_new); another grid's, from its cell addresses (interned ints
+ * 0..9 are told by address), once: the runtime keeps the last few views. */
+#include "arc_device.h"
+#include "arc_internal.h"
+
+#include <string.h>
+#if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
+#define GV_VEC 1 /* the address arithmetic below takes 64-bit addresses */
+#include <emmintrin.h>
+#endif
+
+/* out[k] = c[k] for n ints: 1 when all are colours 0..9 (out then holds them), else 0. */
+static int int_bytes(uint8_t *out, const int *c, size_t n) {
+    size_t k = 0;
+    int bad = 0;
+#if defined(GV_VEC)
+    /* unsigned c > 9 as a signed compare after flipping the sign bits; packs keep 0..9 as they are */
+    const __m128i sign = _mm_set1_epi32(INT32_MIN), nine = _mm_set1_epi32(INT32_MIN + 9);
+    __m128i over = _mm_setzero_si128();
+    for (; k + 16 <= n; k += 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(c + k)), b = _mm_loadu_si128((const __m128i *)(c + k + 4));
+        __m128i d = _mm_loadu_si128((const __m128i *)(c + k + 8)), e = _mm_loadu_si128((const __m128i *)(c + k + 12));
+        over = _mm_or_si128(over, _mm_or_si128(_mm_cmpgt_epi32(_mm_xor_si128(a, sign), nine),
+                                               _mm_cmpgt_epi32(_mm_xor_si128(b, sign), nine)));
+        over = _mm_or_si128(over, _mm_or_si128(_mm_cmpgt_epi32(_mm_xor_si128(d, sign), nine),
+                                               _mm_cmpgt_epi32(_mm_xor_si128(e, sign), nine)));
+        _mm_storeu_si128((__m128i *)(out + k), _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(d, e)));
+    }
+    bad = _mm_movemask_epi8(over) != 0;
+#endif
+    for (; k < n; k++) {
+        bad |= (unsigned)c[k] > 9u;
+        out[k] = (uint8_t)c[k];
+    }
+    return !bad;
+}
+
+/* out[j] = the colour of cells[j] for n cells: 1 when all are the interned ints 0..9, else 0. */
+static int cell_bytes(uint8_t *out, tdm_arc_val *const *cells, size_t n) {
+    const uintptr_t zero = (uintptr_t)arc_int_zero;
+    size_t j = 0;
+    int bad = 0;
+#if defined(GV_VEC)
+    _Static_assert(sizeof(tdm_arc_val) == 48, "cell_bytes' arithmetic");
+    /* offsets d = address - &0: a colour when the high half is 0 and the low half below 10 * 48; then
+       d / 48 = (d >> 4) / 3, an exact division: (d >> 4) * 0xaaaaaaab mod 2^32 */
+    const __m128i vz = _mm_set1_epi64x((int64_t)zero), sign = _mm_set1_epi32(INT32_MIN),
+                  top = _mm_set1_epi32((int)((uint32_t)(10 * sizeof(tdm_arc_val)) ^ (uint32_t)INT32_MIN)),
+                  inv3 = _mm_set1_epi64x(0xaaaaaaabll);
+    __m128i in = _mm_set1_epi32(-1);
+    for (; j + 4 <= n; j += 4) {
+        __m128i d0 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j)), vz);
+        __m128i d1 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j + 2)), vz);
+        __m128i low = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(2, 0, 2, 0)));
+        __m128i high = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(3, 1, 3, 1)));
+        in = _mm_and_si128(in, _mm_and_si128(_mm_cmpeq_epi32(high, _mm_setzero_si128()),
+                                             _mm_cmplt_epi32(_mm_xor_si128(low, sign), top)));
+        __m128i k0 = _mm_mul_epu32(_mm_srli_epi64(d0, 4), inv3), k1 = _mm_mul_epu32(_mm_srli_epi64(d1, 4), inv3);
+        __m128i k = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(k0), _mm_castsi128_ps(k1), _MM_SHUFFLE(2, 0, 2, 0)));
+        k = _mm_packus_epi16(_mm_packs_epi32(k, k), k); /* bytes 0..3: the four colours (when they are) */
+        uint32_t four = (uint32_t)_mm_cvtsi128_si32(k);
+        memcpy(out + j, &four, 4);
+    }
+    bad = _mm_movemask_epi8(in) != 0xffff;
+#endif
+    for (; j < n; j++) {
+        uintptr_t d = (uintptr_t)cells[j] - zero; /* below &0 wraps: a large offset */
+        bad |= d >= 10 * sizeof(tdm_arc_val);
+        out[j] = (uint8_t)(d / sizeof(tdm_arc_val));
+    }
+    return !bad;
+}
+
+/* The kept view of g, or NULL. */
+static arc_gview *kept(tdm_arc_rt *rt, const tdm_arc_val *g) {
+    for (int k = 0; k < ARC_GVIEWS; k++)
+        if (rt->gview_of[k] == g) return &rt->gview[k];
+    return NULL;
+}
+
+static void keep(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v) {
+    int k = rt->gview_next++ % ARC_GVIEWS;
+    rt->gview_of[k] = g, rt->gview[k] = *v;
+}
+
+/* h * w bytes and the slack a 32-byte read at any row may reach (set, so that no read is of memory never
+ * written): NULL out of memory. */
+static uint8_t *view_bytes(tdm_arc_rt *rt, int h, int w) {
+    size_t n = (size_t)h * (size_t)w;
+    uint8_t *c = arc_alloc(rt, n + 32);
+    if (c) memset(c + n, 0xff, 32);
+    return c;
+}
+
+int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
+    if (!arc_defer(rt)) return 0; /* the eager runtime (the tests' reference) reads grids cell by cell */
+    arc_gview *k = kept(rt, g);
+    if (k) {
+        *v = *k;
+        return v->c != NULL;
+    }
+    arc_gview x = {NULL, 0, 0};
+    const tdm_arc_val *r0 = arc_is_tuple(g) && g->n && g->n <= ARC_SLOT ? g->u.items[0] : NULL;
+    int h = r0 ? (int)g->n : 0, w = r0 && arc_is_tuple(r0) && r0->n <= ARC_SLOT ? (int)r0->n : 0;
+    uint8_t *c = w ? view_bytes(rt, h, w) : NULL;
+    if (w && !c) return -1;
+    for (int i = 0; c && i < h; i++) {
+        const tdm_arc_val *r = g->u.items[i];
+        if (!arc_is_tuple(r) || (int)r->n != w || !cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
+    }
+    if (c) x.c = c, x.h = h, x.w = w;
+    keep(rt, g, &x); /* not a view: kept too, so that the next reader does not try again */
+    *v = x;
+    return c != NULL;
+}
+
+int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells) {
+    if (h < 1 || w < 1 || h > ARC_SLOT || w > ARC_SLOT) return 0;
+    uint8_t *c = view_bytes(rt, h, w);
+    if (!c) return -1;
+    if (!int_bytes(c, cells, (size_t)h * (size_t)w)) return 0; /* the bytes stay in the arena, unused */
+    arc_gview x = {c, h, w};
+    keep(rt, g, &x);
+    return 1;
+}
+
+void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first) {
+    for (int k = 0; k < ARC_COLOURS_N; k++) count[k] = 0, first[k] = UINT32_MAX;
+    uint32_t k = 0;
+#if defined(GV_VEC)
+    /* per colour, a byte counter per lane (at most 900 / 16 = 57 cells each), summed at the end */
+    __m128i acc[ARC_COLOURS_N];
+    for (int x = 0; x < ARC_COLOURS_N; x++) acc[x] = _mm_setzero_si128();
+    for (; k + 16 <= n; k += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(c + k));
+        for (int x = 0; x < ARC_COLOURS_N; x++) acc[x] = _mm_sub_epi8(acc[x], _mm_cmpeq_epi8(b, _mm_set1_epi8((char)x)));
+    }
+    for (int x = 0; x < ARC_COLOURS_N; x++) {
+        __m128i s = _mm_sad_epu8(acc[x], _mm_setzero_si128());
+        count[x] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+    }
+#endif
+    for (; k < n; k++) count[c[k]]++;
+    /* each present colour's first cell */
+    for (int x = 0; x < ARC_COLOURS_N; x++) {
+        if (!count[x]) continue;
+        k = 0;
+#if defined(GV_VEC)
+        for (; k + 16 <= n; k += 16) {
+            uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(c + k)), _mm_set1_epi8((char)x)));
+            if (m) break;
+        }
+#endif
+        while (c[k] != x) k++; /* present: found at k or in the chunk from k */
+        first[x] = k;
+    }
+}
