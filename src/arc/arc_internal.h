@@ -384,6 +384,15 @@ int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
 /* Keeps the view of grid g made from its h x w ints (tdm_arc_grid_new's): 1, or 0 when they are not all
  * colours 0..9 or the grid is empty or larger than 30 x 30, -1 out of memory. */
 int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells);
+/* The view of g when one is kept (none is made): 1 with *v, else 0. */
+int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
+/* A writable copy of v's bytes (and slack), in rt's arena, for a grid made from v's by writing cells: NULL
+ * out of memory. */
+uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v);
+/* Keeps c (from arc_grid_view_copy, h x w, every byte the colour of g's cell) as grid g's view. */
+void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w);
+/* out[k] = c[k] for n bytes (a view's cells as ints). */
+void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);
 /* Per colour 0..9 (count[10], first[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it
  * and where the first is (UINT32_MAX: none). */
 void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first);

@@ -66,6 +66,15 @@ static void slabs_free(arc_cells_slab *s) {
 int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, arc_cells_slab **slab) {
     r->status = TDM_OK, r->h = r->w = -1;
     int h, w;
+    arc_gview v;
+    if (arc_grid_view_kept(rt, out, &v)) { /* its bytes (the input's, or a paint's or fill's) */
+        size_t n = (size_t)v.h * (size_t)v.w;
+        int *cells = slab ? slab_take(slab, n) : tdm_malloc(n * sizeof *r->cells);
+        if (!cells) return -1;
+        arc_bytes_to_ints(cells, v.c, n);
+        r->h = v.h, r->w = v.w, r->cells = cells;
+        return 0;
+    }
     if (arc_is_tuple(out)) {
         /* room for the cells the shape promises, then one pass that checks the grid and copies it */
         const tdm_arc_val *r0 = out->n ? out->u.items[0] : NULL;

@@ -81,8 +81,10 @@ static arc_gview *kept(tdm_arc_rt *rt, const tdm_arc_val *g) {
     return NULL;
 }
 
-static void keep(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v) {
-    int k = rt->gview_next++ % ARC_GVIEWS;
+/* Entry 0 holds the input grid's view (most solvers read the input again after making other grids); the
+ * others take turns. */
+static void keep(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v, int input) {
+    int k = input ? 0 : 1 + (int)(rt->gview_next++ % (ARC_GVIEWS - 1));
     rt->gview_of[k] = g, rt->gview[k] = *v;
 }
 
@@ -112,7 +114,7 @@ int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
         if (!arc_is_tuple(r) || (int)r->n != w || !cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
     }
     if (c) x.c = c, x.h = h, x.w = w;
-    keep(rt, g, &x); /* not a view: kept too, so that the next reader does not try again */
+    keep(rt, g, &x, 0); /* not a view: kept too, so that the next reader does not try again */
     *v = x;
     return c != NULL;
 }
@@ -123,25 +125,48 @@ int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const
     if (!c) return -1;
     if (!int_bytes(c, cells, (size_t)h * (size_t)w)) return 0; /* the bytes stay in the arena, unused */
     arc_gview x = {c, h, w};
-    keep(rt, g, &x);
+    keep(rt, g, &x, 1);
     return 1;
+}
+
+int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
+    arc_gview *k = arc_defer(rt) ? kept(rt, g) : NULL;
+    if (!k || !k->c) return 0;
+    *v = *k;
+    return 1;
+}
+
+uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v) {
+    uint8_t *c = view_bytes(rt, v->h, v->w);
+    if (c) memcpy(c, v->c, (size_t)v->h * (size_t)v->w);
+    return c;
+}
+
+void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w) {
+    arc_gview x = {c, h, w};
+    keep(rt, g, &x, 0);
 }
 
 void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first) {
     for (int k = 0; k < ARC_COLOURS_N; k++) count[k] = 0, first[k] = UINT32_MAX;
     uint32_t k = 0;
 #if defined(GV_VEC)
-    /* per colour, a byte counter per lane (at most 900 / 16 = 57 cells each), summed at the end */
-    __m128i acc[ARC_COLOURS_N];
-    for (int x = 0; x < ARC_COLOURS_N; x++) acc[x] = _mm_setzero_si128();
-    for (; k + 16 <= n; k += 16) {
-        __m128i b = _mm_loadu_si128((const __m128i *)(c + k));
-        for (int x = 0; x < ARC_COLOURS_N; x++) acc[x] = _mm_sub_epi8(acc[x], _mm_cmpeq_epi8(b, _mm_set1_epi8((char)x)));
+    /* per colour, a byte counter per lane (at most 900 / 16 = 57 cells each), summed at the end; five
+       colours a pass, so that counters and colours stay in the 16 registers */
+    uint32_t whole = n / 16 * 16;
+    for (int x0 = 0; x0 < ARC_COLOURS_N; x0 += 5) {
+        __m128i acc[5], col[5];
+        for (int x = 0; x < 5; x++) acc[x] = _mm_setzero_si128(), col[x] = _mm_set1_epi8((char)(x0 + x));
+        for (k = 0; k < whole; k += 16) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(c + k));
+            for (int x = 0; x < 5; x++) acc[x] = _mm_sub_epi8(acc[x], _mm_cmpeq_epi8(b, col[x]));
+        }
+        for (int x = 0; x < 5; x++) {
+            __m128i s = _mm_sad_epu8(acc[x], _mm_setzero_si128());
+            count[x0 + x] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+        }
     }
-    for (int x = 0; x < ARC_COLOURS_N; x++) {
-        __m128i s = _mm_sad_epu8(acc[x], _mm_setzero_si128());
-        count[x] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
-    }
+    k = whole;
 #endif
     for (; k < n; k++) count[c[k]]++;
     /* each present colour's first cell */
@@ -157,4 +182,19 @@ void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *
         while (c[k] != x) k++; /* present: found at k or in the chunk from k */
         first[x] = k;
     }
+}
+
+void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {
+    size_t k = 0;
+#if defined(GV_VEC)
+    const __m128i z = _mm_setzero_si128();
+    for (; k + 16 <= n; k += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(c + k)), lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);
+        _mm_storeu_si128((__m128i *)(out + k), _mm_unpacklo_epi16(lo, z));
+        _mm_storeu_si128((__m128i *)(out + k + 4), _mm_unpackhi_epi16(lo, z));
+        _mm_storeu_si128((__m128i *)(out + k + 8), _mm_unpacklo_epi16(hi, z));
+        _mm_storeu_si128((__m128i *)(out + k + 12), _mm_unpackhi_epi16(hi, z));
+    }
+#endif
+    for (; k < n; k++) out[k] = c[k];
 }

@@ -180,7 +180,16 @@ int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
     }
     x->h = h, x->w = w;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = x->has_bg ? most_colour(pr, h, w) : -1;
+    x->bg = -1;
+    if (x->has_bg && r && rt->pick_grid == g && rt->pick[0] >= 0) {
+        x->bg = rt->pick[0]; /* mostcolor(I) asked before */
+    } else if (x->has_bg && r) {
+        uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
+        arc_colour_counts(gv.c, (uint32_t)(h * w), count, first);
+        x->bg = arc_mostcolor_of_counts(count, first);
+    } else if (x->has_bg) {
+        x->bg = most_colour(pr, h, w);
+    }
     label(x, pr);
     return 0;
 }

@@ -26,10 +26,12 @@ tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 /* A writable copy of a grid: fresh row tuples (not yet shared, so they may be written), h and w as the
- * reference reads them (len(grid), len(grid[0])). */
+ * reference reads them (len(grid), len(grid[0])), and the copy's bytes (gview.c) when the grid's were kept
+ * and every cell written is a colour (NULL otherwise): kept as the result's view (wdone). */
 typedef struct {
     tdm_arc_val *g;
     int64_t h, w;
+    uint8_t *vc;
 } wgrid;
 
 static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) {
@@ -45,8 +47,33 @@ static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) 
         if (r->n) memcpy(c->u.items, r->u.items, r->n * sizeof *c->u.items);
         g->u.items[i] = c;
     }
-    out->g = g, out->h = src->n, out->w = src->u.items[0]->n;
+    out->g = g, out->h = src->n, out->w = src->u.items[0]->n, out->vc = NULL;
+    arc_gview v;
+    if (arc_grid_view_kept(rt, src, &v) && !(out->vc = arc_grid_view_copy(rt, &v))) return -1;
     return 0;
+}
+
+/* v's colour when it is an interned int 0..9, else -1. */
+static inline int colour_of(const tdm_arc_val *v) {
+    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_int_zero;
+    return d < ARC_COLOURS_N * sizeof *v ? (int)(d / sizeof *v) : -1;
+}
+
+/* Before g's cells are written with v: g keeps its bytes only when v is a colour. */
+static inline void wwith(wgrid *g, const tdm_arc_val *v) {
+    if (g->vc && colour_of(v) < 0) g->vc = NULL;
+}
+
+/* *cell (row i, column j of g) = v, a value passed to wwith first, and its byte while g keeps them. */
+static inline void wput(wgrid *g, int64_t i, int64_t j, tdm_arc_val **cell, tdm_arc_val *v) {
+    *cell = v;
+    if (g->vc) g->vc[i * g->w + j] = (uint8_t)colour_of(v);
+}
+
+/* The finished copy, its bytes kept as its view. */
+static tdm_arc_val *wdone(tdm_arc_rt *rt, const wgrid *g) {
+    if (g->vc) arc_grid_view_keep(rt, g->g, g->vc, (int)g->h, (int)g->w);
+    return g->g;
 }
 
 /* The cell slot at (i, j) if inside h x w, NULL if outside; -1 via *err for a short row. */
@@ -77,6 +104,21 @@ static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
     return g->w < 32 ? row & ((1u << g->w) - 1) : row;
 }
 
+/* Writes v (over bg only, unless bg is NULL) at the cells of g that rows (the masks' layout) name, and
+ * their bytes while g keeps them. */
+static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_arc_val *bg) {
+    wwith(g, v);
+    uint8_t spare[32], *vc = g->vc, vb = (uint8_t)colour_of(v); /* no bytes: they go to spare */
+    for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++) {
+        tdm_arc_val **cells = g->g->u.items[i]->u.items;
+        uint8_t *vr = vc ? vc + i * g->w : spare;
+        for (uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
+            int j = __builtin_ctz(r);
+            if (!bg || arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb;
+        }
+    }
+}
+
 /* fill of g's copy at the positions of a lazy patch (of its cells' positions, for cells), writing only
  * over bg unless bg is NULL: 1 when done, 0 when the patch is not such (lazy_cells), -1 no memory. */
 static int fill_lazy(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg) {
@@ -86,11 +128,7 @@ static int fill_lazy(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *value, tdm_arc_val *
     /* each position once: which cells change depends only on the grid as it was */
     uint32_t rows[32];
     arc_bits_positions(&b, rows);
-    for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++)
-        for (uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
-            tdm_arc_val **c = &g->g->u.items[i]->u.items[__builtin_ctz(r)];
-            if (!bg || arc_eq(*c, bg)) *c = value;
-        }
+    write_rows(g, rows, value, bg);
     return 1;
 }
 
@@ -101,17 +139,18 @@ static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, 
     ARC_TRYI(wcopy(rt, grid, &g, who));
     int lazy = fill_lazy(rt, &g, value, patch, bg);
     ARC_TRYI(lazy);
-    if (lazy) return g.g;
+    if (lazy) return wdone(rt, &g);
     arc_pos *p;
     uint32_t n;
     ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
     int err = 0;
+    wwith(&g, value);
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val **c = at(rt, &g, p[k].i, p[k].j, &err);
         if (err) return NULL;
-        if (c && (!bg || arc_eq(*c, bg))) *c = value;
+        if (c && (!bg || arc_eq(*c, bg))) wput(&g, p[k].i, p[k].j, c, value);
     }
-    return g.g;
+    return wdone(rt, &g);
 }
 
 tdm_arc_val *arc_p_fill(tdm_arc_rt *rt, tdm_arc_val **a) { return fill(rt, a[0], a[1], a[2], NULL, "fill"); }
@@ -137,7 +176,7 @@ tdm_arc_val *arc_p_cover(tdm_arc_rt *rt, tdm_arc_val **a) {
         ARC_TRYI(wcopy(rt, a[0], &g, "cover"));
         int lazy = fill_lazy(rt, &g, bg, a[1], NULL);
         ARC_TRYI(lazy);
-        if (lazy) return g.g;
+        if (lazy) return wdone(rt, &g);
     }
     tdm_arc_val *ti = arc_toindices(rt, a[1]);
     ARC_TRY(ti);
@@ -156,7 +195,7 @@ static int paint_listed(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val 
         if (arc_get_ipair(rt, e->u.items[1], &i, &j, who)) return -1;
         tdm_arc_val **c = at(rt, g, i, j, &err);
         if (err) return -1;
-        if (c && (!bg || arc_eq(*c, bg))) *c = e->u.items[0];
+        if (c && (!bg || arc_eq(*c, bg))) wwith(g, e->u.items[0]), wput(g, i, j, c, e->u.items[0]);
     }
     return 0;
 }
@@ -181,11 +220,7 @@ static int paint_into(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *b
         if (!clash) {
             for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
                 int c = __builtin_ctz(bl);
-                for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++)
-                    for (uint32_t r = in_grid(g, b.m[32 * c + i + ARC_BITS_OFF]); r; r &= r - 1) {
-                        tdm_arc_val **cell = &g->g->u.items[i]->u.items[__builtin_ctz(r)];
-                        if (!bg || arc_eq(*cell, bg)) *cell = arc_int(rt, c);
-                    }
+                write_rows(g, b.m + 32 * c, arc_int(rt, c), bg);
             }
             return 0;
         }
@@ -203,7 +238,7 @@ static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, i
     wgrid g;
     ARC_TRYI(wcopy(rt, grid, &g, who));
     ARC_TRYI(paint_into(rt, &g, obj, bg, who));
-    return g.g;
+    return wdone(rt, &g);
 }
 
 tdm_arc_val *arc_p_paint(tdm_arc_rt *rt, tdm_arc_val **a) { return paint(rt, a[0], a[1], 0, "paint"); }
@@ -241,6 +276,15 @@ static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const ch
             else nr->u.items[j] = arc_eq(v, a[1]) ? a[2] : arc_eq(v, a[2]) ? a[1] : v;
         }
         out->u.items[i] = nr;
+    }
+    arc_gview v;
+    int to = colour_of(a[2]);
+    if (!swap && to >= 0 && arc_is_int(a[1]) && arc_grid_view_kept(rt, g, &v)) { /* the bytes, mapped alike */
+        uint8_t *c = arc_grid_view_copy(rt, &v);
+        ARC_TRY(c);
+        for (size_t k = 0, n = (size_t)v.h * (size_t)v.w; k < n; k++)
+            if (c[k] == a[1]->u.i) c[k] = (uint8_t)to;
+        arc_grid_view_keep(rt, out, c, v.h, v.w);
     }
     return out;
 }

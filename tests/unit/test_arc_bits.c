@@ -10,7 +10,7 @@
  * difference, recolor, shift, normalize, ofcolor,
  * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta, the mirrors, upscale,
  * partition, fgpartition, merge over a tuple of sets deferred) or a reader of their results (fill, underfill, paint, underpaint, cover,
- * objects, combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
+ * objects, replace, combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
  * leastcolor, first)
  * on both and compares: the same error, or
  * len, hash, == and membership before any layout; then some results are laid out at once, the rest at
@@ -30,7 +30,7 @@ typedef struct {
 
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
-static int npool, deferred_seen, wide_seen, laid_out, objs_seen;
+static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen;
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
 static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) { ta_same_table(lazy, eager, KEYS_EQ); }
@@ -81,6 +81,18 @@ static void made_notes(tdm_arc_val *x, const arc_bits *bits) {
     int64_t kept[4], want[4];
     arc_bits_box_of(x, kept), arc_bits_box(&fresh, want);
     assert_memory_equal(kept, want, sizeof want);
+}
+
+/* A grid's kept bytes (gview.c: a fill's, a paint's, a replace's), when it has them, are its cells. */
+static void same_view(tdm_arc_val *g) {
+    arc_gview v;
+    if (!arc_grid_view_kept(rts[0], g, &v)) return;
+    views_seen++;
+    assert_int_equal(v.h, g->n);
+    for (int i = 0; i < v.h; i++) {
+        assert_int_equal(v.w, g->u.items[i]->n);
+        for (int j = 0; j < v.w; j++) assert_true(g->u.items[i]->u.items[j] == arc_int(rts[0], v.c[i * v.w + j]));
+    }
 }
 
 static int compare(tu_rng *r, tdm_arc_val *x, tdm_arc_val *y) {
@@ -181,7 +193,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 85 };
+enum { NOPS = 86 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -503,6 +515,12 @@ static int step(tu_rng *r, int g) {
             else f = arc_p_ofcolor, a[0] = G, a[1] = c % 2 ? odd : C;
             break;
         }
+        case 85: { /* replace a colour (True for 1, or one not present) with a colour, or with one that is none */
+            tdm_arc_val *from = fn % 4 == 0 ? arc_bool(1) : fn % 4 == 1 ? arc_int(rt, 10) : C;
+            f = arc_p_replace, a[0] = G, a[1] = from, a[2] = fn % 3 == 0 ? arc_int(rt, 11) : arc_int(rt, (c + 3 * (fn % 2)) % 10);
+            type = T_GRID;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -534,7 +552,10 @@ static int step(tu_rng *r, int g) {
         objs_seen += arc_set_is_lazy(res[0]);
         push(res[0], res[1], T_OBJS);
     }
-    if (type == T_GRID && arc_is_tuple(res[0])) push(res[0], res[1], T_GRID); /* the grid of later steps */
+    if (type == T_GRID && arc_is_tuple(res[0])) {
+        same_view(res[0]);
+        push(res[0], res[1], T_GRID); /* the grid of later steps */
+    }
     return 1;
 }
 
@@ -577,16 +598,16 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
-    deferred_seen = wide_seen = laid_out = objs_seen = 0;
+    deferred_seen = wide_seen = laid_out = objs_seen = views_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* sets counted with popcnt and without, by turns */
         check_round(&r);
     }
     arc_bits_portable = 0;
-    print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones\n", deferred_seen,
-                  wide_seen, objs_seen, laid_out);
+    print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
+                  "held to their cells\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen);
     /* the chains did go through the deferred forms */
-    assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300);
+    assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
