@@ -386,10 +386,13 @@ int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
 int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells);
 /* The view of g when one is kept (none is made): 1 with *v, else 0. */
 int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
+/* Room for an h x w grid's bytes (1..30 each) and the slack a 32-byte read of any row may reach (set, so
+ * that no read is of memory never written), in rt's arena: NULL out of memory. */
+uint8_t *arc_grid_view_bytes(tdm_arc_rt *rt, int h, int w);
 /* A writable copy of v's bytes (and slack), in rt's arena, for a grid made from v's by writing cells: NULL
  * out of memory. */
 uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v);
-/* Keeps c (from arc_grid_view_copy, h x w, every byte the colour of g's cell) as grid g's view. */
+/* Keeps c (from arc_grid_view_bytes or _copy, h x w, every byte the colour of g's cell) as grid g's view. */
 void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w);
 /* out[k] = c[k] for n bytes (a view's cells as ints). */
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);

@@ -88,9 +88,7 @@ static void keep(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v, int i
     rt->gview_of[k] = g, rt->gview[k] = *v;
 }
 
-/* h * w bytes and the slack a 32-byte read at any row may reach (set, so that no read is of memory never
- * written): NULL out of memory. */
-static uint8_t *view_bytes(tdm_arc_rt *rt, int h, int w) {
+uint8_t *arc_grid_view_bytes(tdm_arc_rt *rt, int h, int w) {
     size_t n = (size_t)h * (size_t)w;
     uint8_t *c = arc_alloc(rt, n + 32);
     if (c) memset(c + n, 0xff, 32);
@@ -107,7 +105,7 @@ int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     arc_gview x = {NULL, 0, 0};
     const tdm_arc_val *r0 = arc_is_tuple(g) && g->n && g->n <= ARC_SLOT ? g->u.items[0] : NULL;
     int h = r0 ? (int)g->n : 0, w = r0 && arc_is_tuple(r0) && r0->n <= ARC_SLOT ? (int)r0->n : 0;
-    uint8_t *c = w ? view_bytes(rt, h, w) : NULL;
+    uint8_t *c = w ? arc_grid_view_bytes(rt, h, w) : NULL;
     if (w && !c) return -1;
     for (int i = 0; c && i < h; i++) {
         const tdm_arc_val *r = g->u.items[i];
@@ -121,7 +119,7 @@ int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
 
 int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells) {
     if (h < 1 || w < 1 || h > ARC_SLOT || w > ARC_SLOT) return 0;
-    uint8_t *c = view_bytes(rt, h, w);
+    uint8_t *c = arc_grid_view_bytes(rt, h, w);
     if (!c) return -1;
     if (!int_bytes(c, cells, (size_t)h * (size_t)w)) return 0; /* the bytes stay in the arena, unused */
     arc_gview x = {c, h, w};
@@ -137,7 +135,7 @@ int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
 }
 
 uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v) {
-    uint8_t *c = view_bytes(rt, v->h, v->w);
+    uint8_t *c = arc_grid_view_bytes(rt, v->h, v->w);
     if (c) memcpy(c, v->c, (size_t)v->h * (size_t)v->w);
     return c;
 }

@@ -7,6 +7,12 @@
 
 #include <string.h>
 
+/* v's colour when it is an interned int 0..9, else -1. */
+static inline int colour_of(const tdm_arc_val *v) {
+    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_int_zero;
+    return d < ARC_COLOURS_N * sizeof *v ? (int)(d / sizeof *v) : -1;
+}
+
 tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *d = a[1];
     if (!arc_is_tuple(d)) return arc_fail(rt, "canvas: '%s' object is not subscriptable", arc_type_name(d));
@@ -22,6 +28,13 @@ tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRY(row && g);
     for (int64_t j = 0; j < w; j++) row->u.items[j] = a[0];
     for (int64_t i = 0; i < h; i++) g->u.items[i] = row;
+    int c = colour_of(a[0]);
+    if (c >= 0 && h && w && h <= 30 && w <= 30 && arc_defer(rt)) { /* its bytes, for a paint over it and after */
+        uint8_t *b = arc_grid_view_bytes(rt, (int)h, (int)w);
+        ARC_TRY(b);
+        memset(b, c, (size_t)(h * w));
+        arc_grid_view_keep(rt, g, b, (int)h, (int)w);
+    }
     return g;
 }
 
@@ -51,12 +64,6 @@ static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) 
     arc_gview v;
     if (arc_grid_view_kept(rt, src, &v) && !(out->vc = arc_grid_view_copy(rt, &v))) return -1;
     return 0;
-}
-
-/* v's colour when it is an interned int 0..9, else -1. */
-static inline int colour_of(const tdm_arc_val *v) {
-    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_int_zero;
-    return d < ARC_COLOURS_N * sizeof *v ? (int)(d / sizeof *v) : -1;
 }
 
 /* Before g's cells are written with v: g keeps its bytes only when v is a colour. */
