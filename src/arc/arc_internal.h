@@ -399,6 +399,25 @@ void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);
 /* Per colour 0..9 (count[10], first[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it
  * and where the first is (UINT32_MAX: none). */
 void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first);
+#if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
+#define ARC_VEC_ADDR 1 /* the grid conversions' vector forms do arithmetic on 64-bit addresses */
+/* The indices of cells[0..3] in an array of values at base (their offsets d = address - base, d / 48,
+ * exact: (d >> 4) * 0xaaaaaaab mod 2^32), and in *in the lanes cleared where a cell lies outside the
+ * array's size bytes (below base wraps to a large offset). */
+static inline __m128i arc_addr_index4(tdm_arc_val *const *cells, uintptr_t base, uint32_t size, __m128i *in) {
+    _Static_assert(sizeof(tdm_arc_val) == 48, "arc_addr_index4's arithmetic");
+    const __m128i vb = _mm_set1_epi64x((int64_t)base), sign = _mm_set1_epi32(INT32_MIN),
+                  top = _mm_set1_epi32((int)(size ^ (uint32_t)INT32_MIN)), inv3 = _mm_set1_epi64x(0xaaaaaaabll);
+    __m128i d0 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)cells), vb);
+    __m128i d1 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + 2)), vb);
+    __m128i low = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128i high = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(3, 1, 3, 1)));
+    *in = _mm_and_si128(*in, _mm_and_si128(_mm_cmpeq_epi32(high, _mm_setzero_si128()), _mm_cmplt_epi32(_mm_xor_si128(low, sign), top)));
+    __m128i k0 = _mm_mul_epu32(_mm_srli_epi64(d0, 4), inv3), k1 = _mm_mul_epu32(_mm_srli_epi64(d1, 4), inv3);
+    return _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(k0), _mm_castsi128_ps(k1), _MM_SHUFFLE(2, 0, 2, 0)));
+}
+#endif
+
 /* Bit j set where r[j] == c, for j in 0..31 (32 bytes read: a view's row, with its slack). */
 static inline uint32_t arc_colour_mask32(const uint8_t *r, int c) {
 #if defined(__SSE2__)

@@ -7,16 +7,12 @@
 #include "arc_internal.h"
 
 #include <string.h>
-#if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
-#define GV_VEC 1 /* the address arithmetic below takes 64-bit addresses */
-#include <emmintrin.h>
-#endif
 
 /* out[k] = c[k] for n ints: 1 when all are colours 0..9 (out then holds them), else 0. */
 static int int_bytes(uint8_t *out, const int *c, size_t n) {
     size_t k = 0;
     int bad = 0;
-#if defined(GV_VEC)
+#if defined(ARC_VEC_ADDR)
     /* unsigned c > 9 as a signed compare after flipping the sign bits; packs keep 0..9 as they are */
     const __m128i sign = _mm_set1_epi32(INT32_MIN), nine = _mm_set1_epi32(INT32_MIN + 9);
     __m128i over = _mm_setzero_si128();
@@ -43,23 +39,11 @@ static int cell_bytes(uint8_t *out, tdm_arc_val *const *cells, size_t n) {
     const uintptr_t zero = (uintptr_t)arc_int_zero;
     size_t j = 0;
     int bad = 0;
-#if defined(GV_VEC)
-    _Static_assert(sizeof(tdm_arc_val) == 48, "cell_bytes' arithmetic");
-    /* offsets d = address - &0: a colour when the high half is 0 and the low half below 10 * 48; then
-       d / 48 = (d >> 4) / 3, an exact division: (d >> 4) * 0xaaaaaaab mod 2^32 */
-    const __m128i vz = _mm_set1_epi64x((int64_t)zero), sign = _mm_set1_epi32(INT32_MIN),
-                  top = _mm_set1_epi32((int)((uint32_t)(10 * sizeof(tdm_arc_val)) ^ (uint32_t)INT32_MIN)),
-                  inv3 = _mm_set1_epi64x(0xaaaaaaabll);
+#if defined(ARC_VEC_ADDR)
     __m128i in = _mm_set1_epi32(-1);
     for (; j + 4 <= n; j += 4) {
-        __m128i d0 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j)), vz);
-        __m128i d1 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j + 2)), vz);
-        __m128i low = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(2, 0, 2, 0)));
-        __m128i high = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(3, 1, 3, 1)));
-        in = _mm_and_si128(in, _mm_and_si128(_mm_cmpeq_epi32(high, _mm_setzero_si128()),
-                                             _mm_cmplt_epi32(_mm_xor_si128(low, sign), top)));
-        __m128i k0 = _mm_mul_epu32(_mm_srli_epi64(d0, 4), inv3), k1 = _mm_mul_epu32(_mm_srli_epi64(d1, 4), inv3);
-        __m128i k = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(k0), _mm_castsi128_ps(k1), _MM_SHUFFLE(2, 0, 2, 0)));
+        /* a colour when the address lies in the ten values from &0 */
+        __m128i k = arc_addr_index4(cells + j, zero, ARC_COLOURS_N * sizeof(tdm_arc_val), &in);
         k = _mm_packus_epi16(_mm_packs_epi32(k, k), k); /* bytes 0..3: the four colours (when they are) */
         uint32_t four = (uint32_t)_mm_cvtsi128_si32(k);
         memcpy(out + j, &four, 4);
@@ -148,7 +132,7 @@ void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, 
 void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first) {
     for (int k = 0; k < ARC_COLOURS_N; k++) count[k] = 0, first[k] = UINT32_MAX;
     uint32_t k = 0;
-#if defined(GV_VEC)
+#if defined(ARC_VEC_ADDR)
     /* per colour, a byte counter per lane (at most 900 / 16 = 57 cells each), summed at the end; five
        colours a pass, so that counters and colours stay in the 16 registers */
     uint32_t whole = n / 16 * 16;
@@ -171,7 +155,7 @@ void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *
     for (int x = 0; x < ARC_COLOURS_N; x++) {
         if (!count[x]) continue;
         k = 0;
-#if defined(GV_VEC)
+#if defined(ARC_VEC_ADDR)
         for (; k + 16 <= n; k += 16) {
             uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(c + k)), _mm_set1_epi8((char)x)));
             if (m) break;
@@ -184,7 +168,7 @@ void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *
 
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {
     size_t k = 0;
-#if defined(GV_VEC)
+#if defined(ARC_VEC_ADDR)
     const __m128i z = _mm_setzero_si128();
     for (; k + 16 <= n; k += 16) {
         __m128i b = _mm_loadu_si128((const __m128i *)(c + k)), lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);

@@ -7,11 +7,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-/* the grid conversions' vector forms do arithmetic on 64-bit addresses */
-#if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
-#define ARC_VEC_ADDR 1
-#include <emmintrin.h>
-#endif
 
 /* ---- arena ------------------------------------------------------------------------------------------- */
 
@@ -682,24 +677,11 @@ static int small_read(int *c, tdm_arc_val *const *cells, size_t n) {
     size_t j = 0;
     uintptr_t bad = 0;
 #if defined(ARC_VEC_ADDR)
-    _Static_assert(sizeof(tdm_arc_val) == 48 && sizeof arc_small_ints < ((size_t)1 << 31), "small_read's arithmetic");
-    /* offsets d = address - base: interned when the high half is 0 and the low half below the array's size;
-       then d / 48 = (d >> 4) / 3, an exact division: (d >> 4) * 0xaaaaaaab mod 2^32 */
-    const __m128i vb = _mm_set1_epi64x((int64_t)base), sign = _mm_set1_epi32(INT32_MIN),
-                  top = _mm_set1_epi32((int)((uint32_t)sizeof arc_small_ints ^ (uint32_t)INT32_MIN)),
-                  inv3 = _mm_set1_epi64x(0xaaaaaaabll), lo = _mm_set1_epi32(ARC_INT_LO);
+    _Static_assert(sizeof arc_small_ints < ((size_t)1 << 31), "small_read's arithmetic");
+    const __m128i lo = _mm_set1_epi32(ARC_INT_LO);
     __m128i in = _mm_set1_epi32(-1);
-    for (; j + 4 <= n; j += 4) {
-        __m128i d0 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j)), vb);
-        __m128i d1 = _mm_sub_epi64(_mm_loadu_si128((const __m128i *)(cells + j + 2)), vb);
-        __m128i low = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(2, 0, 2, 0)));
-        __m128i high = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(d0), _mm_castsi128_ps(d1), _MM_SHUFFLE(3, 1, 3, 1)));
-        in = _mm_and_si128(in, _mm_and_si128(_mm_cmpeq_epi32(high, _mm_setzero_si128()),
-                                             _mm_cmplt_epi32(_mm_xor_si128(low, sign), top)));
-        __m128i k0 = _mm_mul_epu32(_mm_srli_epi64(d0, 4), inv3), k1 = _mm_mul_epu32(_mm_srli_epi64(d1, 4), inv3);
-        __m128i k = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(k0), _mm_castsi128_ps(k1), _MM_SHUFFLE(2, 0, 2, 0)));
-        _mm_storeu_si128((__m128i *)(c + j), _mm_add_epi32(k, lo));
-    }
+    for (; j + 4 <= n; j += 4)
+        _mm_storeu_si128((__m128i *)(c + j), _mm_add_epi32(arc_addr_index4(cells + j, base, sizeof arc_small_ints, &in), lo));
     bad = _mm_movemask_epi8(in) != 0xffff;
 #endif
     /* an address is interned when its offset is below the array's size (unsigned: below base wraps) */
