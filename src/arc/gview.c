@@ -1,8 +1,9 @@
 /* gview.c: grids as bytes (arc_gview). A grid is a tuple of row tuples of int values, and every reader
  * that scans its cells (objects(), ofcolor, palette, mostcolor, the dense copies of arc_read_grid) would
  * otherwise chase 900 pointers for a 30x30 one, again for each read. The input grid's bytes come from
- * the ints it was made from (tdm_arc_grid_new); another grid's, from its cell addresses (interned ints
- * 0..9 are told by address), once: the runtime keeps the last few views. */
+ * the ints it was made from (tdm_arc_grid_new); a grid that fill, paint, replace or canvas makes gets
+ * them written with its cells (prim_paint.c); another grid's come from its cell addresses (interned ints
+ * 0..9 are told by address) on its first read. The runtime keeps the last few views. */
 #include "arc_device.h"
 #include "arc_internal.h"
 
