@@ -612,6 +612,21 @@ tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_ar
     return arc_bits_set_known(rt, b, n, NULL, eager, args, nargs);
 }
 
+/* The 32 rows at x equal those at y (NULL: all empty): 1 or 0. */
+static int block_same(const uint32_t *x, const uint32_t *y) {
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    __m128i d = zero;
+    for (int i = 0; i < 32; i += 4)
+        d = _mm_or_si128(d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(x + i)), y ? _mm_loadu_si128((const __m128i *)(y + i)) : zero));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(d, zero)) == 0xffff;
+#else
+    for (int i = 0; i < 32; i++)
+        if (x[i] != (y ? y[i] : 0)) return 0;
+    return 1;
+#endif
+}
+
 /* Same contents, for made sets (or masks-only ones): 1 or 0. */
 static int same(const arc_bits *a, const arc_bits *b) {
     if (a->nout != b->nout || (a->nout && memcmp(a->out, b->out, a->nout * sizeof *a->out))) return 0;
@@ -619,10 +634,8 @@ static int same(const arc_bits *a, const arc_bits *b) {
     if (both && a->kind != b->kind) return 0;
     for (uint32_t bl = both; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
-        for (int i = 0; i < 32; i++) {
-            uint32_t x = a->blocks >> c & 1 ? a->m[32 * c + i] : 0, y = b->blocks >> c & 1 ? b->m[32 * c + i] : 0;
-            if (x != y) return 0;
-        }
+        const uint32_t *x = a->blocks >> c & 1 ? a->m + 32 * c : NULL, *y = b->blocks >> c & 1 ? b->m + 32 * c : NULL;
+        if (!block_same(x ? x : y, x ? y : NULL)) return 0;
     }
     return a->nout || both ? a->kind == b->kind : 1;
 }
