@@ -557,12 +557,13 @@ tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const i
     arc_bset *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
-    memset(x, 0, sizeof *x);
+    /* every field written (box only when boxed), not the struct cleared first */
     x->z.rt = rt, x->z.layout = bset_layout, x->z.hash = bset_hash, x->z.contains = bset_contains;
-    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.bits = bset_bits, x->z.members = bset_members;
-    x->eager = eager, x->b = *b;
-    for (int k = 0; k < nargs; k++) x->arg[k] = args[k];
-    if (box) x->boxed = 1, memcpy(x->box, box, sizeof x->box);
+    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.holds_pos = NULL, x->z.bits = bset_bits;
+    x->z.members = bset_members, x->z.rows = NULL;
+    x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL;
+    for (int k = 0; k < 3; k++) x->arg[k] = k < nargs ? args[k] : NULL;
+    if (box) memcpy(x->box, box, sizeof x->box);
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
