@@ -463,6 +463,23 @@ static int key_cmp(const void *a, const void *b) {
  * box at most 64 wide: a word per row, no division per key). The count left, or 0 when the box holds more
  * than 8 bits per key (or no memory). */
 static uint32_t by_bitmap(tdm_arc_rt *rt, uint64_t *a, uint32_t n) {
+    /* first the (c, i) rows and the j span of the raw keys (k >> 24 and k & 0xffffff, both ascending with
+       the key's fields): keys of one colour in at most n rows and 64 columns take a word a row */
+    uint64_t r0 = UINT64_MAX, r1 = 0, jl = UINT64_MAX, jh = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t r = a[k] >> 24, j = a[k] & 0xffffff;
+        r0 = r < r0 ? r : r0, r1 = r > r1 ? r : r1, jl = j < jl ? j : jl, jh = j > jh ? j : jh;
+    }
+    if (jh - jl < 64 && r1 - r0 < (uint64_t)n) {
+        uint64_t nrows = r1 - r0 + 1, *row = arc_alloc(rt, (size_t)nrows * sizeof *row);
+        if (!row) return 0;
+        memset(row, 0, (size_t)nrows * sizeof *row);
+        for (uint32_t k = 0; k < n; k++) row[(a[k] >> 24) - r0] |= 1ull << ((a[k] & 0xffffff) - jl);
+        uint32_t m = 0;
+        for (uint64_t r = 0; r < nrows; r++) /* rows in key order, bits in order */
+            for (uint64_t v = row[r], base = (r0 + r) << 24 | jl; v; v &= v - 1) a[m++] = base + (uint64_t)__builtin_ctzll(v);
+        return m;
+    }
     int64_t c0 = INT64_MAX, c1 = INT64_MIN, i0 = INT64_MAX, i1 = INT64_MIN, j0 = INT64_MAX, j1 = INT64_MIN;
     for (uint32_t k = 0; k < n; k++) {
         int64_t c = arc_key_c(a[k]), i = arc_key_i(a[k]), j = arc_key_j(a[k]);

@@ -5,7 +5,7 @@
  *     slot by slot as the reference does;
  *   - dedupe on ints 0..63 keeps first occurrences by a seen mask: held to tup.index(e) == i by ==;
  *   - the wide part of a deferred set (bits.c) is sorted (a bitmap over a small box, else its runs merged):
- *     held to qsort + unique;
+ *     held to qsort + unique, boxes of 63, 64 and 65 columns among them;
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
  *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address,
  *     both by vector arithmetic on addresses when every cell is interned: held to the ints put in (and
@@ -114,13 +114,17 @@ static void test_wide_sort(void **state) {
         /* runs as merges and lines make them: ascending, descending, repeated keys, or random order; a
            third of the time many runs packed in a small box, often the same keys (the bitmap's case) */
         int dense = tu_below(&r, 3) == 0, runs = dense ? (int)tu_range(&r, 6, 40) : (int)tu_range(&r, 1, 12);
+        /* half the dense cases one colour over columns 40 .. 40 + W - 1, both ends present, W 63, 64 or 65:
+           the edge of a word a row */
+        int edge = dense && tu_below(&r, 2), wide = 63 + (int)tu_below(&r, 3);
         for (int q = 0; q < runs; q++) {
-            int len = (int)tu_range(&r, 1, 45), how = (int)tu_below(&r, 4), c = (int)tu_range(&r, 0, dense ? 1 : 9);
+            int len = (int)tu_range(&r, 1, 45), how = (int)tu_below(&r, 4), c = edge ? 0 : (int)tu_range(&r, 0, dense ? 1 : 9);
             int64_t i = tu_range(&r, -44, 74), j = tu_range(&r, 31 + len, 80 + len); /* j - k stays past the masks */
             if (dense) i = tu_range(&r, 40, 47), j = tu_range(&r, 76, 80);
             for (int k = 0; k < len; k++) {
                 int64_t ii = how == 3 ? tu_range(&r, dense ? 40 : -44, dense ? 47 : 74) : i;
                 int64_t jj = how == 0 ? j + k : how == 1 ? j - k : how == 2 ? j + k / 2 : tu_range(&r, 31, dense ? 40 : 74);
+                if (edge) jj = q == 0 && k == 0 ? 40 : q == 0 && k == 1 ? 40 + wide - 1 : 40 + (int64_t)tu_below(&r, (uint64_t)wide);
                 assert_int_equal(arc_bits_put(&b, c, ii, jj), 0);
                 want[nw++] = arc_bits_key(c, ii, jj);
             }
