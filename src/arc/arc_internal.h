@@ -601,6 +601,10 @@ extern int arc_bits_portable;
  * a set knows these, and its box (NULL when not known). No mask is read. */
 tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
                                 tdm_arc_val **args, int nargs);
+/* The same for n distinct elements whose wide keys are sorted and unique (a line's): the masks' non-empty
+ * rows and blocks are found, not their elements counted; box as for arc_bits_set_known. */
+tdm_arc_val *arc_bits_set_counted(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                                  tdm_arc_val **args, int nargs);
 /* The contents of s if s is such a deferred set (borrowed), else NULL. */
 const arc_bits *arc_bits_of(const tdm_arc_val *s);
 /* a == b for frozensets of equal size when one is deferred and the other's contents fit: 1 or 0; -1 when

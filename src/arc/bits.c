@@ -584,6 +584,19 @@ tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const i
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
+tdm_arc_val *arc_bits_set_counted(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                                  tdm_arc_val **args, int nargs) {
+    uint32_t rows = 0;
+    for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
+        int c = __builtin_ctz(bl);
+        uint32_t used = nonzero_rows(b->m + 32 * c);
+        if (!used) b->blocks &= ~(1u << c); /* all of it outside the masks */
+        rows |= used;
+    }
+    b->rows = rows;
+    return arc_bits_set_known(rt, b, n, box, eager, args, nargs);
+}
+
 /* The elements in b's masks, with b->rows set and the blocks that ended up empty (a difference) dropped,
  * so that blocks names exactly the colours present. hw (a constant): counting with the CPU's popcnt
  * instruction (count_masks_hw, built for it), else portably. */

@@ -428,7 +428,10 @@ static int line(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj, 
             : aj == bj ? arc_bits_put_run(&b, 0, si, sj, 1, 0, (uint32_t)(ei - si + 1))
                        : arc_bits_put_run(&b, 0, si, diag ? sj : ej, 1, diag ? 1 : -1, (uint32_t)(ei - si + 1));
     if (r) return -1;
-    return (*out = arc_bits_set(rt, &b, eager, a, 2)) ? 1 : -1;
+    /* its points are distinct and their keys ascend: counted, and its box known */
+    int64_t box[4] = {si, sj, ei, ej};
+    uint32_t n = (uint32_t)(ai == bi ? ej - sj + 1 : ei - si + 1);
+    return (*out = arc_bits_set_counted(rt, &b, n, box, eager, a, 2)) ? 1 : -1;
 }
 
 tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
