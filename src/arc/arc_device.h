@@ -77,16 +77,24 @@ static inline ARC_HD int arc_colours_by_first(const uint32_t *count, const uint3
     }
 }
 
-/* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
- * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */
-static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
+/* The colour whose count is the most (least: the fewest) of those present when no other present colour
+ * has that count: the answer in any set order; -2 when another has it (the order decides); -1 when none
+ * is present. */
+static inline ARC_HD int arc_unique_best_count(const uint32_t *count, int least) {
     int bg = -1, tie = 0;
-    for (int c = 0; c < ARC_COLOURS; c++) { /* a best count no other colour has wins in any order */
+    for (int c = 0; c < ARC_COLOURS; c++) {
         if (!count[c]) continue;
         if (bg < 0 || (least ? count[c] < count[bg] : count[c] > count[bg])) bg = c, tie = 0;
         else if (count[c] == count[bg]) tie = 1;
     }
-    if (!tie) return bg;
+    return tie ? -2 : bg;
+}
+
+/* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
+ * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */
+static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
+    int bg = arc_unique_best_count(count, least);
+    if (bg != -2) return bg;
     int order[ARC_COLOURS], iter[ARC_COLOURS];
     int n = arc_colours_by_first(count, first, order);
     arc_colour_set_order(order, n, iter);

@@ -131,7 +131,7 @@ void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, 
 }
 
 void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first) {
-    for (int k = 0; k < ARC_COLOURS_N; k++) count[k] = 0, first[k] = UINT32_MAX;
+    for (int k = 0; k < ARC_COLOURS_N; k++) count[k] = 0;
     uint32_t k = 0;
 #if defined(ARC_VEC_ADDR)
     /* per colour, a byte counter per lane (at most 900 / 16 = 57 cells each), summed at the end; five
@@ -152,19 +152,33 @@ void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *
     k = whole;
 #endif
     for (; k < n; k++) count[c[k]]++;
-    /* each present colour's first cell */
-    for (int x = 0; x < ARC_COLOURS_N; x++) {
-        if (!count[x]) continue;
-        k = 0;
+    if (first) arc_colour_firsts(c, n, count, first);
+}
+
+void arc_colour_firsts(const uint8_t *c, uint32_t n, const uint32_t *count, uint32_t *first) {
+    uint32_t pending = 0, k = 0; /* the colours present and not met yet, all found in one pass */
+    for (int x = 0; x < ARC_COLOURS_N; x++) first[x] = UINT32_MAX, pending |= (uint32_t)(count[x] != 0) << x;
 #if defined(ARC_VEC_ADDR)
-        for (; k + 16 <= n; k += 16) {
-            uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(c + k)), _mm_set1_epi8((char)x)));
-            if (m) break;
+    for (; pending && k + 16 <= n; k += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(c + k));
+        for (uint32_t p = pending; p; p &= p - 1) {
+            int x = __builtin_ctz(p);
+            uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8((char)x)));
+            if (m) first[x] = k + (uint32_t)__builtin_ctz(m), pending &= ~(1u << x);
         }
-#endif
-        while (c[k] != x) k++; /* present: found at k or in the chunk from k */
-        first[x] = k;
     }
+#endif
+    for (; pending && k < n; k++)
+        if (pending >> c[k] & 1) first[c[k]] = k, pending &= ~(1u << c[k]);
+}
+
+int arc_bytes_pick(const uint8_t *c, uint32_t n, int least) {
+    uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N];
+    arc_colour_counts(c, n, count, NULL);
+    int best = arc_unique_best_count(count, least);
+    if (best != -2) return best;
+    arc_colour_firsts(c, n, count, first); /* a tie: the set's order decides, from the first cells */
+    return arc_pick_colour_of_counts(count, first, least);
 }
 
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {

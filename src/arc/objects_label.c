@@ -184,9 +184,7 @@ int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
     if (x->has_bg && r && rt->pick_grid == g && rt->pick[0] >= 0) {
         x->bg = rt->pick[0]; /* mostcolor(I) asked before */
     } else if (x->has_bg && r) {
-        uint32_t count[ARC_COLOURS], first[ARC_COLOURS];
-        arc_colour_counts(gv.c, (uint32_t)(h * w), count, first);
-        x->bg = arc_mostcolor_of_counts(count, first);
+        x->bg = arc_bytes_pick(gv.c, (uint32_t)(h * w), 0);
     } else if (x->has_bg) {
         x->bg = most_colour(pr, h, w);
     }

@@ -71,13 +71,17 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
         /* a grid's bytes: its colours inserted in the order they are first met, the table that inserting
            every cell gives (a set ignores an element it holds) */
         ARC_TRYI(known);
-        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N];
+        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0, homes = 0;
         int order[ARC_COLOURS_N], n = 0;
-        arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count, first);
+        arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count, NULL);
+        for (int k = 0; k < ARC_COLOURS_N; k++)
+            if (count[k]) cols |= 1u << k, homes |= 1u << (k & 7);
+        int any_order = arc_popc(cols) >= 5 || arc_popc(homes) == arc_popc(cols); /* as palette_order_free */
+        if (!any_order) arc_colour_firsts(gv.c, (uint32_t)(gv.h * gv.w), count, first);
         for (int k = 0; k < ARC_COLOURS_N; k++) {
             if (!count[k]) continue;
             int at = n++;
-            for (; at > 0 && first[order[at - 1]] > first[k]; at--) order[at] = order[at - 1];
+            for (; !any_order && at > 0 && first[order[at - 1]] > first[k]; at--) order[at] = order[at - 1];
             order[at] = k;
         }
         for (int k = 0; k < n; k++)
