@@ -13,9 +13,23 @@
 /* CPython's default recursion limit is 1000 frames; a solver runs a few frames below the top. */
 #define ARC_MAX_DEPTH 990
 
+/* fn(args) as arc_call makes it, a primitive of that arity called here without arc_call's frame (the
+ * inner and outer primitives of closures make most of a solver's calls): the same checks, depth and
+ * out-of-memory rule; anything else (a closure, a wrong arity, the recursion limit, statistics) through
+ * arc_call. */
+static inline __attribute__((always_inline)) tdm_arc_val *callp(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+    if (arc_is_func(fn) && fn->fkind == ARC_FN_PRIM && argc == fn->arity && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
+        rt->depth++;
+        tdm_arc_val *r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+        rt->depth--;
+        return r && rt->failed && rt->status == TDM_E_NOMEM ? NULL : r;
+    }
+    return arc_call(rt, fn, argc, args);
+}
+
 /* A closure's last call, lazy as the closure's own (a constant below). */
 static inline tdm_arc_val *tail(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
-    return lazy ? arc_call_ex(rt, fn, argc, args, 1) : arc_call(rt, fn, argc, args);
+    return lazy ? arc_call_ex(rt, fn, argc, args, 1) : callp(rt, fn, argc, args);
 }
 static inline tdm_arc_val *call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, int lazy) { return tail(rt, fn, 1, &x, lazy); }
 
@@ -37,7 +51,7 @@ static __attribute__((noinline)) tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *
 static inline __attribute__((always_inline)) tdm_arc_val *inner1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
     if (arc_is_closure(fn) && fn->n & 1) return kept(rt, fn, x);
     tdm_arc_val *r = pick(rt, fn, x);
-    return r ? r : arc_call1(rt, fn, x);
+    return r ? r : callp(rt, fn, 1, &x);
 }
 
 /* arc_call and its lazy form (arc_call_ex), one body: lazy is a constant in each, so arc_call pays
@@ -80,7 +94,7 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
         break;
     case ARC_FN_FORK:
         if ((t = inner1(rt, cap[1], args[0])) && (u = inner1(rt, cap[2], args[0])))
-            r = lazy ? (buf[0] = t, buf[1] = u, tail(rt, cap[0], 2, buf, 1)) : arc_call2(rt, cap[0], t, u);
+            buf[0] = t, buf[1] = u, r = tail(rt, cap[0], 2, buf, lazy);
         break;
     case ARC_FN_RBIND:
         for (int k = 0; k < argc; k++) buf[k] = args[k];

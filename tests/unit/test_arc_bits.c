@@ -725,6 +725,48 @@ static void test_kept_depth(void **state) {
     rt_pair_free(rt);
 }
 
+/* A closure's inner and outer primitives are called without arc_call's frame (prim_func.c, callp), with
+ * the same checks: near the recursion limit, through six kinds of closure under k composes, the outcome
+ * (value, or error and message) and the depth after the call are those of a runtime with statistics on,
+ * which makes every call through arc_call. */
+static void test_prim_calls_depth(void **state) {
+    (void)state;
+    tdm_arc_rt *rt[2];
+    assert_int_equal(tdm_arc_rt_new(&rt[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
+    tdm_arc_rt_stats_enable(rt[1], 1);
+    int failed = 0, passed = 0;
+    for (int kind = 0; kind < 6; kind++)
+        for (int k = 980; k <= 992; k++) {
+            tdm_arc_val *res[2];
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_rt_reset(rt[s]);
+                tdm_arc_val *a[3], *X;
+                switch (kind) {
+                case 0: a[0] = arc_prim_val(ARC_P_astuple), a[1] = arc_prim_val(ARC_P_size), a[2] = arc_prim_val(ARC_P_first);
+                    X = arc_p_fork(rt[s], a);
+                    break;
+                case 1: a[0] = arc_prim_val(ARC_P_size), a[1] = arc_prim_val(ARC_P_toindices), a[2] = arc_prim_val(ARC_P_identity);
+                    X = arc_p_chain(rt[s], a);
+                    break;
+                case 2: a[0] = arc_prim_val(ARC_P_size), a[1] = arc_int(rt[s], 2), X = arc_p_matcher(rt[s], a); break;
+                case 3: a[0] = arc_prim_val(ARC_P_shift), a[1] = arc_ipair(rt[s], 1, 1), X = arc_p_rbind(rt[s], a); break;
+                case 4: a[0] = arc_prim_val(ARC_P_combine), a[1] = arc_set_empty(rt[s]), X = arc_p_lbind(rt[s], a); break;
+                default: a[0] = arc_prim_val(ARC_P_backdrop), a[1] = arc_prim_val(ARC_P_normalize), X = arc_p_compose(rt[s], a); break;
+                }
+                for (int d = 0; d < k; d++) a[0] = arc_prim_val(ARC_P_identity), a[1] = X, X = arc_p_compose(rt[s], a);
+                const char *txt = "{(0, 0), (1, 2)}";
+                res[s] = arc_call1(rt[s], X, ta_parse_at(rt[s], &txt));
+                assert_int_equal(rt[s]->depth, 0);
+            }
+            assert_true((res[0] == NULL) == (res[1] == NULL));
+            if (res[0]) assert_true(arc_eq(res[0], res[1])), passed++;
+            else assert_string_equal(rt[0]->err, rt[1]->err), failed++;
+        }
+    assert_true(failed > 6 && passed > 6); /* the limit fell inside the range */
+    rt_pair_free(rt);
+}
+
 /* Kept results are told apart by closure as well as by argument: more shared closures than the table
  * has entries (so some share an entry), each called twice on one patch by its fork. */
 static void test_kept_many(void **state) {
@@ -773,6 +815,7 @@ int main(void) {
     tu_init_seed("test_arc_bits");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
                                        cmocka_unit_test(test_palette_ties), cmocka_unit_test(test_kept_depth),
-                                       cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts)};
+                                       cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts),
+                                       cmocka_unit_test(test_prim_calls_depth)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
