@@ -161,6 +161,9 @@ static uint32_t cols_of(const uint32_t *rows, uint32_t used) {
 /* min |x + dj - y| over the bits x of a and y of b (both non-empty), or cap when that is cap or more. */
 static int64_t row_gap(uint32_t a, uint32_t b, int64_t dj, int64_t cap) {
     int64_t lo = __builtin_ctz(b), hi = 31 - __builtin_clz(b), best = cap;
+    int64_t alo = __builtin_ctz(a) + dj, ahi = 31 - __builtin_clz(a) + dj;
+    if (ahi <= lo) return lo - ahi < cap ? lo - ahi : cap; /* a wholly left of b: its last bit to b's first */
+    if (alo >= hi) return alo - hi < cap ? alo - hi : cap;
     for (; a; a &= a - 1) {
         int64_t t = __builtin_ctz(a) + dj, d;
         if (t <= lo) d = lo - t;
