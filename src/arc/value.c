@@ -703,7 +703,11 @@ int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val
     memset(g, 0, sizeof *g);
     g->kind = TDM_ARC_TUPLE, g->n = (uint32_t)h, g->u.items = (tdm_arc_val **)(g + 1);
     char *at = (char *)(g->u.items + h);
-    int small = all_small(cells, (size_t)h * (size_t)w);
+    /* its bytes, for the readers that scan it (objects(), ofcolor, ...): a pass over the ints here costs
+       less than one over the cells' addresses there; colours all, its ints are all interned */
+    int view = arc_grid_view_ints(rt, g, h, w, cells);
+    if (view < 0) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
+    int small = view || all_small(cells, (size_t)h * (size_t)w);
     for (int i = 0; i < h; i++, at += row) {
         tdm_arc_val *r = (tdm_arc_val *)at;
         memset(r, 0, sizeof *r);
@@ -721,10 +725,6 @@ int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val
                 return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
         }
     }
-    /* its bytes, for the readers that scan it (objects(), ofcolor, ...): a pass over the ints here costs
-       less than one over the cells' addresses there */
-    if (arc_grid_view_ints(rt, g, h, w, cells) < 0)
-        return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
     *out = g;
     return TDM_OK;
 }
