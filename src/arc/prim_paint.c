@@ -119,9 +119,15 @@ static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_ar
     for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++) {
         tdm_arc_val **cells = g->g->u.items[i]->u.items;
         uint8_t *vr = vc ? vc + i * g->w : spare;
-        for (uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
+        uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]);
+        if (!bg) /* fill, paint: every cell named */
+            for (; r; r &= r - 1) {
+                int j = __builtin_ctz(r);
+                cells[j] = v, vr[j] = vb;
+            }
+        for (; r; r &= r - 1) {
             int j = __builtin_ctz(r);
-            if (!bg || arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb;
+            if (arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb;
         }
     }
 }
