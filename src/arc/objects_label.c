@@ -25,37 +25,6 @@ static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
 #endif
 }
 
-/* mostcolor (spec §4.9) of the h padded rows: counts, and each colour's first cell, then the tie rule. */
-static int most_colour(uint8_t (*pr)[PADW], int h, int w) {
-    uint32_t count[ARC_COLOURS] = {0}, first[ARC_COLOURS];
-#if defined(__SSE2__)
-    /* per colour, a byte counter per column (at most 30 rows), summed at the end */
-    for (int c = 0; c < ARC_COLOURS; c++) {
-        __m128i v = _mm_set1_epi8((char)c), lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
-        for (int i = 0; i < h; i++) {
-            lo = _mm_sub_epi8(lo, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 1)), v));
-            hi = _mm_sub_epi8(hi, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(pr[i] + 17)), v));
-        }
-        __m128i s = _mm_add_epi64(_mm_sad_epu8(lo, _mm_setzero_si128()), _mm_sad_epu8(hi, _mm_setzero_si128()));
-        count[c] = (uint32_t)_mm_cvtsi128_si32(s) + (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
-    }
-#else
-    for (int i = 0; i < h; i++)
-        for (int j = 0; j < w; j++) count[pr[i][1 + j]]++;
-#endif
-    for (int c = 0; c < ARC_COLOURS; c++) {
-        first[c] = UINT32_MAX;
-        for (int i = 0; count[c] && i < h; i++) {
-            uint32_t m = arc_colour_mask32(pr[i] + 1, c);
-            if (m) {
-                first[c] = (uint32_t)(i * w + __builtin_ctz(m));
-                break;
-            }
-        }
-    }
-    return arc_mostcolor_of_counts(count, first);
-}
-
 /* Joins run b (of the row being scanned) to run a (of the row above), keeping the smaller root (so a root
  * stays the smallest run of its tree); 1 when they were apart. No branch on which case it is (b's first
  * link, or a second one that may close a loop): to a predictor they come at random. */
@@ -180,14 +149,10 @@ int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
     }
     x->h = h, x->w = w;
     x->univalued = arc_truthy(a[1]), x->diagonal = arc_truthy(a[2]), x->has_bg = arc_truthy(a[3]);
-    x->bg = -1;
-    if (x->has_bg && r && rt->pick_grid == g && rt->pick[0] >= 0) {
-        x->bg = rt->pick[0]; /* mostcolor(I) asked before */
-    } else if (x->has_bg && r) {
-        x->bg = arc_bytes_pick(gv.c, (uint32_t)(h * w), 0);
-    } else if (x->has_bg) {
-        x->bg = most_colour(pr, h, w);
-    }
+    /* mostcolor (spec §4.9) from the dense copy's counts, or as asked before of this grid */
+    x->bg = !x->has_bg                                 ? -1
+            : r && rt->pick_grid == g && rt->pick[0] >= 0 ? rt->pick[0]
+                                                          : arc_bytes_pick(x->col, (uint32_t)(h * w), 0);
     label(x, pr);
     return 0;
 }
@@ -201,7 +166,7 @@ void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t 
     x.h = h, x.w = w;
     x.univalued = (flags & ARC_OBJ_UNIVALUED) != 0, x.diagonal = (flags & ARC_OBJ_DIAGONAL) != 0;
     x.has_bg = (flags & ARC_OBJ_WITHOUT_BG) != 0;
-    x.bg = x.has_bg ? most_colour(pr, h, w) : -1;
+    x.bg = x.has_bg ? arc_bytes_pick(x.col, (uint32_t)(h * w), 0) : -1;
     label(&x, pr);
     for (int i = 0; i < h; i++) {
         uint8_t cnt[32];
