@@ -697,6 +697,21 @@ static void test_palette_ties(void **state) {
     rt_pair_free(rt);
 }
 
+/* x under k composes of identity: each call of it begins k frames deeper than x's own. */
+static tdm_arc_val *under_composes(tdm_arc_rt *rt, tdm_arc_val *x, int k) {
+    tdm_arc_val *a[2] = {arc_prim_val(ARC_P_identity), NULL};
+    for (int d = 0; d < k; d++) a[1] = x, x = arc_p_compose(rt, a);
+    return x;
+}
+
+/* The two runtimes' results of one call agree: the same value, or the same error (counted in *passed or
+ * *failed). */
+static void same_outcome(tdm_arc_rt *rt[2], tdm_arc_val *res[2], int *passed, int *failed) {
+    assert_true((res[0] == NULL) == (res[1] == NULL));
+    if (res[0]) assert_true(arc_eq(res[0], res[1])), (*passed)++;
+    else assert_string_equal(rt[0]->err, rt[1]->err), (*failed)++;
+}
+
 /* A kept result is given again only where the call would begin no deeper than the kept one did: X is
  * reached first at the fork's depth, then again k composes deeper; with k near the recursion limit the
  * second call fails in the eager runtime (which keeps nothing), and must fail alike in the deferred one. */
@@ -710,16 +725,13 @@ static void test_kept_depth(void **state) {
         for (int s = 0; s < 2; s++) {
             tdm_arc_rt_reset(rt[s]);
             tdm_arc_val *a[3] = {arc_prim_val(ARC_P_size), arc_prim_val(ARC_P_toindices)};
-            tdm_arc_val *X = arc_p_compose(rt[s], a), *deep = X;
-            for (int d = 0; d < k; d++) a[0] = arc_prim_val(ARC_P_identity), a[1] = deep, deep = arc_p_compose(rt[s], a);
-            a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = deep;
+            tdm_arc_val *X = arc_p_compose(rt[s], a);
+            a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = under_composes(rt[s], X, k);
             const char *txt = "{(0, 0), (1, 2)}";
             tdm_arc_val *F = arc_p_fork(rt[s], a), *p = ta_parse_at(rt[s], &txt);
             res[s] = arc_call1(rt[s], F, p);
         }
-        assert_true((res[0] == NULL) == (res[1] == NULL));
-        if (res[0]) assert_true(arc_eq(res[0], res[1])), passed++;
-        else assert_string_equal(rt[0]->err, rt[1]->err), failed++;
+        same_outcome(rt, res, &passed, &failed);
     }
     assert_true(failed > 0 && passed > 0); /* the limit fell inside the range */
     rt_pair_free(rt);
@@ -754,14 +766,11 @@ static void test_prim_calls_depth(void **state) {
                 case 4: a[0] = arc_prim_val(ARC_P_combine), a[1] = arc_set_empty(rt[s]), X = arc_p_lbind(rt[s], a); break;
                 default: a[0] = arc_prim_val(ARC_P_backdrop), a[1] = arc_prim_val(ARC_P_normalize), X = arc_p_compose(rt[s], a); break;
                 }
-                for (int d = 0; d < k; d++) a[0] = arc_prim_val(ARC_P_identity), a[1] = X, X = arc_p_compose(rt[s], a);
                 const char *txt = "{(0, 0), (1, 2)}";
-                res[s] = arc_call1(rt[s], X, ta_parse_at(rt[s], &txt));
+                res[s] = arc_call1(rt[s], under_composes(rt[s], X, k), ta_parse_at(rt[s], &txt));
                 assert_int_equal(rt[s]->depth, 0);
             }
-            assert_true((res[0] == NULL) == (res[1] == NULL));
-            if (res[0]) assert_true(arc_eq(res[0], res[1])), passed++;
-            else assert_string_equal(rt[0]->err, rt[1]->err), failed++;
+            same_outcome(rt, res, &passed, &failed);
         }
     assert_true(failed > 6 && passed > 6); /* the limit fell inside the range */
     rt_pair_free(rt);
