@@ -672,9 +672,9 @@ enum {
 
 extern const arc_prim_fn arc_prim_fns[]; /* registry.c: entry points by id */
 static inline arc_prim_fn arc_prim_table_fn(int id) { return arc_prim_fns[id]; }
-/* Index of a constants.py name, or -1; its value (ints interned, pairs made in rt). */
+/* Index of a constants.py name, or -1; its value (interned: shared, never freed). */
 int arc_const_lookup(const char *name);
-tdm_arc_val *arc_const_value(tdm_arc_rt *rt, int k);
+tdm_arc_val *arc_const_value(int k);
 
 #define ARC_X_DECL(name, arity) tdm_arc_val *arc_p_##name(tdm_arc_rt *rt, tdm_arc_val **a);
 ARC_PRIM_LIST(ARC_X_DECL)

@@ -179,8 +179,8 @@ static long prepare(chunk *c, const arc_step *st, int bop, arc_bop_call *call) {
             continue;
         }
         if (st->arg_kind[a] == ARC_STEP_CONST) {
-            tdm_arc_val *v = arc_const_value(c->rt[0], st->arg[a]);
-            if (!v || (want != ARC_VK_INT && want != ARC_VK_PAIR && want != ARC_VK_TRUTH) ||
+            tdm_arc_val *v = arc_const_value(st->arg[a]);
+            if ((want != ARC_VK_INT && want != ARC_VK_PAIR && want != ARC_VK_TRUTH) ||
                 !arc_lane_encode(c->rt[0], v, want, NULL, NULL, call->k[a]))
                 return 0;
             continue;
@@ -242,7 +242,7 @@ static int fallback(chunk *c, const arc_step *st, const uint8_t *done, size_t *c
                 int ci = col_of(c, st->arg_kind[a], st->arg[a]);
                 args[a] = ci >= 0 ? c->col[ci].host[l]
                           : st->arg_kind[a] == ARC_STEP_PRIM ? arc_prim_val(st->arg[a])
-                                                             : arc_const_value(rt, st->arg[a]);
+                                                             : arc_const_value(st->arg[a]);
                 ok = args[a] != NULL;
             }
             if (ok) r = arc_call(rt, fn, st->nargs, args);

@@ -22,13 +22,19 @@ typedef struct {
     int lazy; /* the target is read only as the patch of paint, underpaint, fill or underfill: the call may
                  return a deferred concatenation (arc_internal.h) */
     prog_arg callee, args[4];
-    char *text; /* the line as written, for messages */
+    int32_t at[5]; /* the callee's and the four arguments' places in the run's frame (an unused one: I's) */
+    char *text;    /* the line as written, for messages */
 } prog_instr;
 
+/* A run's frame: the variables' slots, then I, then the primitives and constants the lines name (fixed,
+ * interned values, copied in at the start), so that every argument is one load, with no branch on its
+ * kind. */
 typedef struct {
     char *task;
     prog_instr *ins;
     int n, nslots, result;
+    int nfixed;
+    tdm_arc_val **fixed; /* owned */
 } prog;
 
 struct tdm_arc_programs {
@@ -189,6 +195,7 @@ void tdm_arc_programs_free(tdm_arc_programs *p) {
         for (int i = 0; i < p->p[k].n; i++) tdm_free(p->p[k].ins[i].text);
         tdm_free(p->p[k].ins);
         tdm_free(p->p[k].task);
+        tdm_free(p->p[k].fixed);
     }
     tdm_free(p->p);
     tdm_free(p);
@@ -214,6 +221,28 @@ static void mark_lazy(prog *pr) {
         }
         pr->ins[i].lazy = ok;
     }
+}
+
+/* The frame place of a (a primitive or constant is added to pr->fixed once, which has room for them all). */
+static int32_t frame_at(prog *pr, const prog_arg *a) {
+    if (a->kind == ARG_VAR) return a->idx;
+    if (a->kind == ARG_INPUT) return pr->nslots;
+    tdm_arc_val *v = a->kind == ARG_PRIM ? arc_prim_val(a->idx) : arc_const_value(a->idx);
+    int f = 0;
+    while (f < pr->nfixed && pr->fixed[f] != v) f++;
+    if (f == pr->nfixed) pr->fixed[pr->nfixed++] = v;
+    return pr->nslots + 1 + f;
+}
+
+/* Lays out pr's frame (pr->nslots set): 0, or -1 out of memory. */
+static int frame_layout(prog *pr) {
+    if (!(pr->fixed = tdm_malloc((size_t)(5 * pr->n) * sizeof *pr->fixed))) return -1;
+    for (int i = 0; i < pr->n; i++) {
+        prog_instr *ins = &pr->ins[i];
+        ins->at[0] = frame_at(pr, &ins->callee);
+        for (int a = 0; a < 4; a++) ins->at[a + 1] = a < ins->nargs ? frame_at(pr, &ins->args[a]) : pr->nslots;
+    }
+    return 0;
 }
 
 int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_arc_programs **out) {
@@ -309,6 +338,10 @@ int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_ar
             }
             cur->result = slot, cur->nslots = ps.nvars;
             mark_lazy(cur);
+            if (frame_layout(cur)) {
+                rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
+                break;
+            }
             cur = NULL;
             s = next;
             continue;
@@ -364,15 +397,6 @@ int tdm_arc_programs_find(const tdm_arc_programs *p, const char *task, size_t *k
 
 /* ---- running ------------------------------------------------------------------------------------------ */
 
-static tdm_arc_val *arg_value(tdm_arc_rt *rt, const prog_arg *a, tdm_arc_val **slots, tdm_arc_val *input) {
-    switch (a->kind) {
-    case ARG_VAR: return slots[a->idx];
-    case ARG_PRIM: return arc_prim_val(a->idx);
-    case ARG_CONST: return arc_const_value(rt, a->idx);
-    default: return input;
-    }
-}
-
 int arc_prog_view(const tdm_arc_programs *p, size_t k, arc_prog_info *out) {
     if (!p || k >= p->n) return -1;
     out->n = p->p[k].n, out->nslots = p->p[k].nslots, out->result = p->p[k].result;
@@ -401,17 +425,17 @@ int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, con
     if (!rt || !p || !grid || !out || k >= p->n) return tdm_error(TDM_E_INVAL, "tdm_arc_program_run: bad arguments");
     const prog *pr = &p->p[k];
     rt->failed = 0, rt->err[0] = '\0', rt->depth = 0;
-    tdm_arc_val **slots = arc_alloc(rt, (size_t)pr->nslots * sizeof *slots);
-    if (!slots) return tdm_error(TDM_E_NOMEM, "solve_%s: %s", pr->task, rt->err);
+    tdm_arc_val **f = arc_alloc(rt, (size_t)(pr->nslots + 1 + pr->nfixed) * sizeof *f);
+    if (!f) return tdm_error(TDM_E_NOMEM, "solve_%s: %s", pr->task, rt->err);
+    f[pr->nslots] = (tdm_arc_val *)grid;
+    memcpy(f + pr->nslots + 1, pr->fixed, (size_t)pr->nfixed * sizeof *f);
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];
-        tdm_arc_val *args[4], *fn = arg_value(rt, &ins->callee, slots, (tdm_arc_val *)grid), *r = NULL;
-        int ok = fn != NULL;
-        for (int a = 0; ok && a < ins->nargs; a++) ok = (args[a] = arg_value(rt, &ins->args[a], slots, (tdm_arc_val *)grid)) != NULL;
-        if (ok) r = arc_call_ex(rt, fn, ins->nargs, args, ins->lazy);
+        tdm_arc_val *args[4] = {f[ins->at[1]], f[ins->at[2]], f[ins->at[3]], f[ins->at[4]]};
+        tdm_arc_val *r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
         if (!r) return arc_prog_fail(rt, ins->line, ins->text);
-        slots[ins->target] = r;
+        f[ins->target] = r;
     }
-    *out = slots[pr->result];
+    *out = f[pr->result];
     return TDM_OK;
 }

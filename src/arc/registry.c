@@ -81,20 +81,20 @@ int arc_const_lookup(const char *name) {
     return -1;
 }
 
-tdm_arc_val *arc_const_value(tdm_arc_rt *rt, int k) {
+tdm_arc_val *arc_const_value(int k) {
     const const_entry *c = &consts[k];
+    /* every constant lies in the interned ranges (ints -2..10, pairs of -1..3): nothing is allocated, so
+       no runtime is needed */
     if (c->kind == 0) return arc_bool(c->a);
-    if (c->kind == 1) return arc_int(rt, c->a);
-    return arc_ipair(rt, c->a, c->b);
+    if (c->kind == 1) return arc_int(NULL, c->a);
+    return arc_ipair(NULL, c->a, c->b);
 }
 
 int tdm_arc_name_value(tdm_arc_rt *rt, const char *name, const tdm_arc_val **out) {
     if (!rt || !name || !out) return tdm_error(TDM_E_INVAL, "tdm_arc_name_value: NULL argument");
     int id, k = arc_const_lookup(name);
     if (k >= 0) {
-        tdm_arc_val *v = arc_const_value(rt, k);
-        if (!v) return tdm_error(TDM_E_NOMEM, "tdm_arc_name_value: no memory");
-        *out = v;
+        *out = arc_const_value(k);
         return TDM_OK;
     }
     if (tdm_arc_prim_lookup(name, &id) == TDM_OK) {
