@@ -820,11 +820,49 @@ static void test_colour_counts(void **state) {
     }
 }
 
+/* manhattan, adjacent and gravitate between one cell and a patch, either way round (argmin and argmax over
+ * initset's cells by a patch's distance), held to the eager runtime: the row masks' measures (prim_geom.c)
+ * with the cell left, right, above or below the patch, inside it, and far enough off its rows and columns
+ * that gravitate runs out of steps. */
+static void test_cell_measures(void **state) {
+    (void)state;
+    static const int ms[] = {ARC_P_manhattan, ARC_P_adjacent, ARC_P_gravitate};
+    tu_rng r = tu_rng_for(0xce11);
+    tdm_arc_rt *rt[2];
+    rt_pair(rt);
+    int passed = 0, failed = 0, cells[900];
+    for (int rep = 0; rep < 3000; rep++) {
+        int h = 1 + (int)tu_below(&r, 30), w = 1 + (int)tu_below(&r, 30), i0 = (int)tu_below(&r, (uint64_t)h),
+            j0 = (int)tu_below(&r, (uint64_t)w), far = rep % 4 == 0;
+        for (int k = 0; k < h * w; k++) /* the patch (colour 1) in one corner when far, else anywhere */
+            cells[k] = (!far || (k / w >= i0 && k % w >= j0)) && tu_below(&r, 4) == 0;
+        cells[i0 * w + j0] = 1;
+        int ci = far ? (int)tu_below(&r, (uint64_t)(i0 + 1)) - 1 : (int)tu_below(&r, 32) - 1;
+        int cj = far ? (int)tu_below(&r, (uint64_t)(j0 + 1)) - 1 : (int)tu_below(&r, 32) - 1;
+        for (int m = 0; m < 6; m++) {
+            tdm_arc_val *res[2];
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_rt_reset(rt[s]);
+                rt[s]->failed = 0, rt[s]->err[0] = '\0';
+                tdm_arc_val *g, *a[2], *pos = arc_ipair(rt[s], ci, cj);
+                assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
+                a[0] = g, a[1] = arc_int(rt[s], 1);
+                tdm_arc_val *patch = arc_p_ofcolor(rt[s], a), *cell = arc_p_initset(rt[s], &pos);
+                a[0] = m % 2 ? cell : patch, a[1] = m % 2 ? patch : cell;
+                res[s] = arc_prim_table_fn(ms[m / 2])(rt[s], a);
+            }
+            same_outcome(rt, res, &passed, &failed);
+        }
+    }
+    print_message("%d cell measures held to the eager ones (%d raised alike)\n", passed, failed);
+    rt_pair_free(rt);
+}
+
 int main(void) {
     tu_init_seed("test_arc_bits");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
                                        cmocka_unit_test(test_palette_ties), cmocka_unit_test(test_kept_depth),
                                        cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts),
-                                       cmocka_unit_test(test_prim_calls_depth)};
+                                       cmocka_unit_test(test_prim_calls_depth), cmocka_unit_test(test_cell_measures)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
