@@ -26,7 +26,8 @@ static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
 }
 
 /* Joins run b (of the row being scanned) to run a (of the row above), keeping the smaller root (so a root
- * stays the smallest run of its tree); 1 when they were apart. No branch on which case it is (b's first
+ * stays the smallest run of its tree, and every run's parent is a smaller run or itself: prepare() reads
+ * the roots in one pass by it); 1 when they were apart. No branch on which case it is (b's first
  * link, or a second one that may close a loop): to a predictor they come at random. */
 static inline uint32_t link_runs(int16_t *par, int a, int b) {
     int ra = find(par, a), rb = find(par, b), lo = ra < rb ? ra : rb;

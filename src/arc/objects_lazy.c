@@ -98,12 +98,16 @@ static int prepare(objs_ctx *x) {
     /* each cell's run; each run's root and object (a root, the smallest run of its tree, comes before the
        rest of it) */
     for (int i = 0; i < h; i++) row_run_ids(x->start[i], x->fg[i], x->rbase[i], nr, rid + i * w);
+    /* a run's parent is a smaller run, or itself at a root (labelling links the larger root under the
+       smaller one), so in run order the parent's root and object are known: no find, and no branch (a
+       root's entries are written first, then read back) */
     int next = 0;
+    const int16_t *par = x->rpar;
     for (int r = 0; r < nr; r++) {
-        int root = find(x->rpar, r), is_root = root == r;
-        rroot[r] = (int16_t)root;
-        runobj[r] = (int16_t)(is_root ? next : runobj[root]);
-        next += is_root;
+        int p = par[r];
+        rroot[r] = (int16_t)r, rroot[r] = rroot[p];
+        runobj[r] = (int16_t)next, runobj[r] = runobj[p];
+        next += p == r;
     }
     rroot[nr] = (int16_t)nr, runobj[nr] = -1; /* background */
     /* per object: size, box, colour, run by run (its hash waits for the first hash question) */
@@ -121,7 +125,7 @@ static int prepare(objs_ctx *x) {
             b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
             /* the run's one colour, or -1 when its colour changes inside it */
             int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
-            x->ucol[r] = (int8_t)(u == -2 || u == rc ? rc : -1);
+            x->ucol[r] = (int8_t)((u == -2) | (u == rc) ? rc : -1);
         }
     }
     memset(x->objs, 0, (size_t)k * sizeof *x->objs);
