@@ -140,8 +140,7 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
     if (!v) return NULL;
     uint32_t n = 0;
     if (distinct) { /* a filter's images are members: distinct already */
-        for (uint32_t k = 0; k < nm; k++)
-            if (img[k]) v[n++] = img[k];
+        for (uint32_t k = 0; k < nm; k++) v[n] = img[k], n += img[k] != NULL; /* no branch: kept at random */
     } else {
         int bits = table_bits(nm);
         size_t mask = ((size_t)1 << bits) - 1;

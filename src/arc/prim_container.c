@@ -74,7 +74,7 @@ static tdm_arc_val *filter(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_r
     for (uint32_t k = 0; k < l.n; k++) {
         int r = keep(rt, l.v[k], ctx);
         ARC_TRYI(r);
-        if (r) v[m++] = l.v[k];
+        v[m] = l.v[k], m += r != 0; /* no branch: kept at random */
     }
     return arc_rebuild(rt, c, v, m);
 }
