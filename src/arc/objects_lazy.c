@@ -87,12 +87,13 @@ static int prepare(objs_ctx *x) {
     x->rid = arc_alloc(rt, (size_t)(n + 32) * sizeof *x->rid); /* rows are written 32 entries at a time */
     x->rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->rroot);
     x->runobj = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runobj);
+    x->run = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->run);
     x->comp = arc_alloc(rt, (size_t)n * sizeof *x->comp);
     x->objs = arc_alloc(rt, (size_t)k * sizeof *x->objs);
     x->ucol = arc_alloc(rt, (size_t)k);
     x->box = arc_alloc(rt, (size_t)k * sizeof *x->box);
     uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
-    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->comp || !x->objs || !x->ucol || !x->box || !size)
+    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->run || !x->comp || !x->objs || !x->ucol || !x->box || !size)
         return nomem(rt);
     int16_t *rid = x->rid, *rroot = x->rroot, *runobj = x->runobj;
     /* each cell's run; each run's root and object (a root, the smallest run of its tree, comes before the
@@ -110,7 +111,8 @@ static int prepare(objs_ctx *x) {
         next += p == r;
     }
     rroot[nr] = (int16_t)nr, runobj[nr] = -1; /* background */
-    /* per object: size, box, colour, run by run (its hash waits for the first hash question) */
+    /* per object: size, box, colour, run by run (its hash waits for the first hash question); per run: its
+       row and columns */
     memset(size, 0, (size_t)k * sizeof *size);
     memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
     for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
@@ -119,6 +121,7 @@ static int prepare(objs_ctx *x) {
         uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
             int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
+            x->run[run][0] = (uint8_t)i, x->run[run][1] = (uint8_t)j0, x->run[run][2] = (uint8_t)j1;
             size[r] += (uint32_t)(j1 - j0 + 1);
             uint8_t *b = x->box[r];
             b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
@@ -147,18 +150,22 @@ static int object_hashes(objs_ctx *x) {
     uint64_t *acc = arc_alloc(x->z.rt, (size_t)k * sizeof *acc);
     if (!acc) return nomem(x->z.rt);
     memset(acc, 0, (size_t)k * sizeof *acc);
-    for (int i = 0; i < h; i++) {
+    if (x->univalued) /* runs of one colour: its prefix xors, run by run */
+        for (uint32_t run = 0; run < x->nruns; run++) {
+            const uint8_t *u = x->run[run];
+            const uint64_t *p = cell_pxor[x->col[u[0] * w + u[1]]][u[0]];
+            acc[x->runobj[run]] ^= p[u[2] + 1] ^ p[u[1]];
+        }
+    for (int i = 0; i < h && !x->univalued; i++) { /* runs of several colours: each row's own prefix xors */
         const uint8_t *cr = x->col + i * w;
         const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
         uint64_t px[ARC_SLOT + 1], a = 0;
         px[0] = 0;
-        if (!x->univalued) /* runs of several colours: this row's own prefix xors */
-            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+        for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
         uint32_t st = x->start[i], en = x->end[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
             int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
-            const uint64_t *p = x->univalued ? cell_pxor[cr[j0]][i] : px;
-            acc[x->runobj[run]] ^= p[j1 + 1] ^ p[j0];
+            acc[x->runobj[run]] ^= px[j1 + 1] ^ px[j0];
         }
     }
     for (int r = 0; r < k; r++) x->objs[r].hash = arc_fset_hash_end(acc[r], x->objs[r].n), x->objs[r].hashed = 1;
@@ -293,12 +300,10 @@ static int object_rows(objs_ctx *x) {
     for (uint32_t r = 0; r < k; r++) x->orow_at[r] = total, total += (uint32_t)(x->box[r][2] - x->box[r][0] + 1);
     if (!(x->orow = arc_alloc(rt, (size_t)total * sizeof *x->orow))) return nomem(rt);
     memset(x->orow, 0, (size_t)total * sizeof *x->orow);
-    for (int i = 0; i < x->h; i++) {
-        uint32_t st = x->start[i], en = x->end[i];
-        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = x->runobj[run];
-            x->orow[x->orow_at[r] + (uint32_t)(i - x->box[r][0])] |= (2u << j1) - (1u << j0); /* j0..j1 (j1 <= 29) */
-        }
+    for (uint32_t run = 0; run < x->nruns; run++) {
+        const uint8_t *u = x->run[run];
+        int r = x->runobj[run];
+        x->orow[x->orow_at[r] + (uint32_t)(u[0] - x->box[r][0])] |= (2u << u[2]) - (1u << u[1]); /* j0..j1 (j1 <= 29) */
     }
     return 0;
 }
