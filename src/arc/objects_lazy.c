@@ -95,10 +95,8 @@ static int prepare(objs_ctx *x) {
     uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
     if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->run || !x->comp || !x->objs || !x->ucol || !x->box || !size)
         return nomem(rt);
-    int16_t *rid = x->rid, *rroot = x->rroot, *runobj = x->runobj;
-    /* each cell's run; each run's root and object (a root, the smallest run of its tree, comes before the
-       rest of it) */
-    for (int i = 0; i < h; i++) row_run_ids(x->start[i], x->fg[i], x->rbase[i], nr, rid + i * w);
+    int16_t *rroot = x->rroot, *runobj = x->runobj;
+    /* each run's root and object (a root, the smallest run of its tree, comes before the rest of it) */
     /* a run's parent is a smaller run, or itself at a root (labelling links the larger root under the
        smaller one), so in run order the parent's root and object are known: no find, and no branch (a
        root's entries are written first, then read back) */
@@ -173,6 +171,14 @@ static int object_hashes(objs_ctx *x) {
     return 0;
 }
 
+/* Fills rid (each cell's run) on first need, after prepare(): only the cells' objects and the discovery
+ * order read it. */
+static void run_ids(objs_ctx *x) {
+    if (x->rids_ready) return;
+    for (int i = 0; i < x->h; i++) row_run_ids(x->start[i], x->fg[i], x->rbase[i], (int)x->nruns, x->rid + i * x->w);
+    x->rids_ready = 1;
+}
+
 /* The discovery order (spec §4.8: the order of the objects' first cells in asindices order), which only
  * layouts read: per object its rank, first cell and the cells of the objects found before it. */
 static int prepare_order(objs_ctx *x) {
@@ -188,6 +194,7 @@ static int prepare_order(objs_ctx *x) {
     int16_t *root_at = arc_alloc(rt, (size_t)(n + 1) * sizeof *root_at);
     uint16_t *firstq = arc_alloc(rt, (size_t)(nr + 1) * sizeof *firstq);
     if (!order || !x->disc || !x->bydisc || !x->seed || !x->base || !root_at || !firstq) return nomem(rt);
+    run_ids(x);
     const int16_t *rroot = x->rroot, *rid = x->rid;
     /* each root's first place in asindices order: walking the order backwards, the last write is the first */
     for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
@@ -227,6 +234,7 @@ static int prepare_order(objs_ctx *x) {
 /* Fills comp (each cell's object) on first need: only membership, positions and replays read it. */
 static void cell_objects(objs_ctx *x) {
     if (x->comp_ready) return;
+    run_ids(x);
     for (int c = 0, n = x->h * x->w; c < n; c++) x->comp[c] = x->runobj[x->rid[c]];
     x->comp_ready = 1;
 }
@@ -472,7 +480,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     if (x->has_bg) arc_pick_keep(rt, a[0], 0, x->bg); /* cover(I, ...) and the like ask for it again */
     x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
     x->z.bits = lazy_bits, x->z.members = lazy_members, x->z.rows = lazy_rows;
-    x->prepared = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;
+    x->prepared = x->rids_ready = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
 }

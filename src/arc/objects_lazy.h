@@ -30,8 +30,8 @@ typedef struct {
     uint32_t fg[ARC_SLOT];  /* per row: the cells in objects (all but the background's) */
     uint32_t chg[ARC_SLOT]; /* per row, not univalued: where a cell's colour differs from its left neighbour's */
     /* made by prepare() on first need */
-    int prepared, comp_ready, ordered, hashes_ready;
-    int16_t *rid;      /* per cell: its run, nruns for background */
+    int prepared, rids_ready, comp_ready, ordered, hashes_ready;
+    int16_t *rid;      /* per cell: its run, nruns for background (run_ids(), for the readers of cells) */
     int16_t *rroot;    /* per run: its root (entry nruns: itself, for background) */
     int16_t *runobj;   /* per run: its object (entry nruns: -1) */
     uint8_t (*run)[4]; /* per run: its row, first and last columns (later passes go run by run, not row by row) */
