@@ -75,6 +75,31 @@ static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *ou
 #endif
 }
 
+/* prepare()'s pass over the runs: each run's row and columns, and per object its size, box and colour.
+ * uni (a constant): the runs are of one colour (univalued), so an object's colour is any run's. */
+static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uint32_t *size, const int uni) {
+    const int16_t *runobj = x->runobj;
+    for (int i = 0; i < x->h; i++) {
+        const uint8_t *cr = x->col + i * x->w;
+        uint32_t st = x->start[i], en = x->end[i], ch = uni ? 0 : x->chg[i];
+        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
+            x->run[run][0] = (uint8_t)i, x->run[run][1] = (uint8_t)j0, x->run[run][2] = (uint8_t)j1;
+            size[r] += (uint32_t)(j1 - j0 + 1);
+            uint8_t *b = x->box[r];
+            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
+            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
+            if (uni) {
+                x->ucol[r] = (int8_t)cr[j0];
+                continue;
+            }
+            /* the run's one colour, or -1 when its colour changes inside it */
+            int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
+            x->ucol[r] = (int8_t)((u == -2) | (u == rc) ? rc : -1);
+        }
+    }
+}
+
 /* The objects' values: per object its cell count, box, colour and hash, and the lazy object values, in the
  * order of their first runs (row-major); their discovery order waits for a layout (prepare_order). Each
  * step is a straight pass over cells, runs or objects: the branches a per-run loop over its cells takes
@@ -114,21 +139,8 @@ static int prepare(objs_ctx *x) {
     memset(size, 0, (size_t)k * sizeof *size);
     memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
     for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
-    for (int i = 0; i < h; i++) {
-        const uint8_t *cr = x->col + i * w;
-        uint32_t st = x->start[i], en = x->end[i], ch = x->univalued ? 0 : x->chg[i];
-        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
-            x->run[run][0] = (uint8_t)i, x->run[run][1] = (uint8_t)j0, x->run[run][2] = (uint8_t)j1;
-            size[r] += (uint32_t)(j1 - j0 + 1);
-            uint8_t *b = x->box[r];
-            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
-            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
-            /* the run's one colour, or -1 when its colour changes inside it */
-            int rc = ch & ((2u << j1) - (2u << j0)) ? -1 : cr[j0], u = x->ucol[r];
-            x->ucol[r] = (int8_t)((u == -2) | (u == rc) ? rc : -1);
-        }
-    }
+    if (x->univalued) runs_measured(x, size, 1);
+    else runs_measured(x, size, 0);
     memset(x->objs, 0, (size_t)k * sizeof *x->objs);
     for (int r = 0; r < k; r++) {
         tdm_arc_val *o = &x->objs[r];
