@@ -13,10 +13,12 @@
 /* CPython's default recursion limit is 1000 frames; a solver runs a few frames below the top. */
 #define ARC_MAX_DEPTH 990
 
-/* fn(args) as arc_call makes it, a primitive of that arity called here without arc_call's frame (the
- * inner and outer primitives of closures make most of a solver's calls): the same checks, depth and
+static tdm_arc_val *call_frame(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
+
+/* fn(args) as call() makes it, a primitive of that arity called here without call()'s frame (most calls:
+ * the inner and outer primitives of closures, the lines of a program): the same checks, depth and
  * out-of-memory rule; anything else (a closure, a wrong arity, the recursion limit, statistics) through
- * arc_call. */
+ * call_frame. */
 static inline __attribute__((always_inline)) tdm_arc_val *callp(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
     if (arc_is_func(fn) && fn->fkind == ARC_FN_PRIM && argc == fn->arity && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
         rt->depth++;
@@ -24,7 +26,7 @@ static inline __attribute__((always_inline)) tdm_arc_val *callp(tdm_arc_rt *rt, 
         rt->depth--;
         return r && rt->failed && rt->status == TDM_E_NOMEM ? NULL : r;
     }
-    return arc_call(rt, fn, argc, args);
+    return call_frame(rt, fn, argc, args);
 }
 
 /* A closure's last call, lazy as the closure's own (a constant below). */
@@ -54,8 +56,8 @@ static inline __attribute__((always_inline)) tdm_arc_val *inner1(tdm_arc_rt *rt,
     return r ? r : callp(rt, fn, 1, &x);
 }
 
-/* arc_call and its lazy form (arc_call_ex), one body: lazy is a constant in each, so arc_call pays
- * nothing for it. */
+/* A call (arc_call's, through callp and call_frame) and its lazy form (arc_call_ex's), one body: lazy is
+ * a constant in each, so a plain call pays nothing for it. */
 static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc,
                                                                tdm_arc_val **args, const int lazy) {
     if (!arc_is_func(fn)) return arc_fail(rt, "'%s' object is not callable", arc_type_name(fn));
@@ -133,8 +135,13 @@ static tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
     return r;
 }
 
+/* call() in a frame of its own (its closures' cases save many registers), for what callp does not take. */
+static __attribute__((noinline)) tdm_arc_val *call_frame(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+    return call(rt, fn, argc, args, 0);
+}
+
 tdm_arc_val *arc_call_ex(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
-    return lazy ? call(rt, fn, argc, args, 1) : call(rt, fn, argc, args, 0);
+    return lazy ? call(rt, fn, argc, args, 1) : callp(rt, fn, argc, args);
 }
 
 void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on) {
@@ -154,9 +161,7 @@ tdm_arc_prim_stats tdm_arc_rt_prim_stats(const tdm_arc_rt *rt, int id) {
     return rt->stats[id];
 }
 
-tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
-    return call(rt, fn, argc, args, 0);
-}
+tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) { return callp(rt, fn, argc, args); }
 
 tdm_arc_val *arc_call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) { return arc_call(rt, fn, 1, &x); }
 
