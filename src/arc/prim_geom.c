@@ -591,6 +591,33 @@ tdm_arc_val *arc_p_cmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(r
 
 /* ---- gravitate and periods ---------------------------------------------------------------------------- */
 
+/* Whether shift(a, (di, dj)) and b are adjacent (manhattan 1), as gravitate asks at each step, from the
+ * rows of b next to each row of a, not every pair of rows: 0 when they share a cell (distance 0), 1 when
+ * adjacent, 2 when farther apart. Rows are widened to 64 bits with a's moved 16 columns up, so that after
+ * a shift of up to 42 columns every bit that could meet b or its neighbours is still in the word. */
+static int touch_rows(const rows2 *r, int64_t di, int64_t dj) {
+    int touch = 0;
+    for (uint32_t x = r->ra; x; x &= x - 1) {
+        int i = __builtin_ctz(x);
+        int64_t t = i + di;
+        if (t < -1 || t > 32) continue; /* no row of b at or next to it */
+        uint64_t A = (uint64_t)r->a[i] << 16, near = 0;
+        A = dj >= 0 ? A << dj : A >> -dj;
+        for (int64_t k = t - 1; k <= t + 1; k++) {
+            if (k < 0 || k > 31 || !(r->rb >> k & 1)) continue;
+            uint64_t B = (uint64_t)r->b[k] << 16;
+            if (k == t) {
+                if (A & B) return 0;
+                near |= B << 1 | B >> 1;
+            } else {
+                near |= B;
+            }
+        }
+        touch |= (A & near) != 0;
+    }
+    return touch ? 1 : 2;
+}
+
 tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t si, sj, di, dj;
     ARC_TRYI(center(rt, a[0], &si, &sj, "gravitate"));
@@ -602,7 +629,7 @@ tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
         int64_t i = 0, j = 0, c = 0;
         if (cols_of(rr.a, rr.ra) & cols_of(rr.b, rr.rb)) i = si < di ? 1 : -1;
         else j = sj < dj ? 1 : -1;
-        while (manhattan_rows(&rr, c * i, c * j) != 1 && c < 42) c++;
+        while (touch_rows(&rr, c * i, c * j) != 1 && c < 42) c++;
         return arc_ipair(rt, c * i, c * j);
     }
     arc_pos *p, *q;
