@@ -194,6 +194,33 @@ static int64_t manhattan_rows(const rows2 *r, int64_t di, int64_t dj) {
     return best;
 }
 
+/* Whether shift(a, (di, dj)) and b are adjacent (manhattan 1), as adjacent and gravitate ask, from the
+ * rows of b next to each row of a, not every pair of rows: 0 when they share a cell (distance 0), 1 when
+ * adjacent, 2 when farther apart. Rows are widened to 64 bits with a's moved 16 columns up, so that after
+ * a shift of up to 42 columns every bit that could meet b or its neighbours is still in the word. */
+static int touch_rows(const rows2 *r, int64_t di, int64_t dj) {
+    int touch = 0;
+    for (uint32_t x = r->ra; x; x &= x - 1) {
+        int i = __builtin_ctz(x);
+        int64_t t = i + di;
+        if (t < -1 || t > 32) continue; /* no row of b at or next to it */
+        uint64_t A = (uint64_t)r->a[i] << 16, near = 0;
+        A = dj >= 0 ? A << dj : A >> -dj;
+        for (int64_t k = t - 1; k <= t + 1; k++) {
+            if (k < 0 || k > 31 || !(r->rb >> k & 1)) continue;
+            uint64_t B = (uint64_t)r->b[k] << 16;
+            if (k == t) {
+                if (A & B) return 0;
+                near |= B << 1 | B >> 1;
+            } else {
+                near |= B;
+            }
+        }
+        touch |= (A & near) != 0;
+    }
+    return touch ? 1 : 2;
+}
+
 static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const char *who) {
     rows2 rr;
     int fit = rows2_of(rt, a[0], a[1], &rr);
@@ -222,10 +249,12 @@ static int64_t manhattan_pos(const arc_pos *p, uint32_t n, const arc_pos *q, uin
     return best;
 }
 
-static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *who) {
+/* manhattan(a[0], a[1]) into *out (adj: only whether it is 1, as 1 or 0, where the row masks can tell):
+ * 0, or -1 with the reference's error. */
+static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *who, int adj) {
     rows2 rr;
     int fit = rows2_of(rt, a[0], a[1], &rr);
-    if (fit) return fit < 0 ? -1 : (*out = manhattan_rows(&rr, 0, 0), 0);
+    if (fit) return fit < 0 ? -1 : (*out = adj ? touch_rows(&rr, 0, 0) == 1 : manhattan_rows(&rr, 0, 0), 0);
     arc_pos *p, *q;
     uint32_t n, m;
     if (arc_positions(rt, a[0], 0, &p, &n, who) || arc_positions(rt, a[1], 0, &q, &m, who)) return -1;
@@ -236,13 +265,13 @@ static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *
 
 tdm_arc_val *arc_p_manhattan(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t d;
-    ARC_TRYI(manhattan(rt, a, &d, "manhattan"));
+    ARC_TRYI(manhattan(rt, a, &d, "manhattan", 0));
     return arc_int(rt, d);
 }
 
 tdm_arc_val *arc_p_adjacent(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t d;
-    ARC_TRYI(manhattan(rt, a, &d, "adjacent"));
+    ARC_TRYI(manhattan(rt, a, &d, "adjacent", 1));
     return arc_bool(d == 1);
 }
 
@@ -590,33 +619,6 @@ tdm_arc_val *arc_p_dmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(r
 tdm_arc_val *arc_p_cmirror(tdm_arc_rt *rt, tdm_arc_val **a) { return mirror_of(rt, a, M_C, cmirror_eager); }
 
 /* ---- gravitate and periods ---------------------------------------------------------------------------- */
-
-/* Whether shift(a, (di, dj)) and b are adjacent (manhattan 1), as gravitate asks at each step, from the
- * rows of b next to each row of a, not every pair of rows: 0 when they share a cell (distance 0), 1 when
- * adjacent, 2 when farther apart. Rows are widened to 64 bits with a's moved 16 columns up, so that after
- * a shift of up to 42 columns every bit that could meet b or its neighbours is still in the word. */
-static int touch_rows(const rows2 *r, int64_t di, int64_t dj) {
-    int touch = 0;
-    for (uint32_t x = r->ra; x; x &= x - 1) {
-        int i = __builtin_ctz(x);
-        int64_t t = i + di;
-        if (t < -1 || t > 32) continue; /* no row of b at or next to it */
-        uint64_t A = (uint64_t)r->a[i] << 16, near = 0;
-        A = dj >= 0 ? A << dj : A >> -dj;
-        for (int64_t k = t - 1; k <= t + 1; k++) {
-            if (k < 0 || k > 31 || !(r->rb >> k & 1)) continue;
-            uint64_t B = (uint64_t)r->b[k] << 16;
-            if (k == t) {
-                if (A & B) return 0;
-                near |= B << 1 | B >> 1;
-            } else {
-                near |= B;
-            }
-        }
-        touch |= (A & near) != 0;
-    }
-    return touch ? 1 : 2;
-}
 
 tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t si, sj, di, dj;
