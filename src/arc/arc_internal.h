@@ -260,7 +260,14 @@ static inline uint64_t arc_fset_hash_add(uint64_t acc, int64_t h) {
 int64_t arc_fset_hash_end(uint64_t acc, uint32_t n);
 /* The cached hash without a call (most keys are interned and hashed already). */
 static inline int64_t arc_hash_fast(tdm_arc_val *v) { return v->hashed ? v->hash : arc_hash(v); }
-int arc_eq(tdm_arc_val *a, tdm_arc_val *b);
+/* Python's a == b: the same value or two equal ints inline (a grid's cells against a colour), the rest
+ * in value.c. */
+int arc_eq_slow(tdm_arc_val *a, tdm_arc_val *b);
+static inline int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
+    if (a == b) return 1;
+    if (arc_is_int(a) && arc_is_int(b)) return a->u.i == b->u.i;
+    return arc_eq_slow(a, b);
+}
 /* Python's a < b (op 0) or a > b (op 1): 1/0, or -1 with a TypeError recorded. */
 int arc_cmp(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, int gt);
 const char *arc_type_name(const tdm_arc_val *v);

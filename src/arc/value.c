@@ -349,9 +349,7 @@ static __attribute__((noinline)) int set_eq(tdm_arc_val *a, tdm_arc_val *b) {
     return 1;
 }
 
-int arc_eq(tdm_arc_val *a, tdm_arc_val *b) {
-    if (a == b) return 1;
-    if (arc_is_int(a) && arc_is_int(b)) return a->u.i == b->u.i;
+int arc_eq_slow(tdm_arc_val *a, tdm_arc_val *b) {
     if (a->kind != b->kind) return 0;
     switch (a->kind) {
     case TDM_ARC_TUPLE:
