@@ -121,10 +121,9 @@ static int prepare(objs_ctx *x) {
     if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->run || !x->comp || !x->objs || !x->ucol || !x->box || !size)
         return nomem(rt);
     int16_t *rroot = x->rroot, *runobj = x->runobj;
-    /* each run's root and object (a root, the smallest run of its tree, comes before the rest of it) */
-    /* a run's parent is a smaller run, or itself at a root (labelling links the larger root under the
-       smaller one), so in run order the parent's root and object are known: no find, and no branch (a
-       root's entries are written first, then read back) */
+    /* each run's root and object: a run's parent is a smaller run, or itself at a root (labelling links
+       the larger root under the smaller one), so in run order the parent's root and object are known: no
+       find, and no branch (a root's entries are written first, then read back) */
     int next = 0;
     const int16_t *par = x->rpar;
     for (int r = 0; r < nr; r++) {
@@ -166,18 +165,19 @@ static int object_hashes(objs_ctx *x) {
             const uint64_t *p = cell_pxor[x->col[u[0] * w + u[1]]][u[0]];
             acc[x->runobj[run]] ^= p[u[2] + 1] ^ p[u[1]];
         }
-    for (int i = 0; i < h && !x->univalued; i++) { /* runs of several colours: each row's own prefix xors */
-        const uint8_t *cr = x->col + i * w;
-        const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
-        uint64_t px[ARC_SLOT + 1], a = 0;
-        px[0] = 0;
-        for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
-        uint32_t st = x->start[i], en = x->end[i];
-        for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
-            acc[x->runobj[run]] ^= px[j1 + 1] ^ px[j0];
+    else /* runs of several colours: each row's own prefix xors */
+        for (int i = 0; i < h; i++) {
+            const uint8_t *cr = x->col + i * w;
+            const uint64_t(*mix)[MAXC] = (const uint64_t(*)[MAXC])((const uint64_t *)cell_mix + i * ARC_SLOT);
+            uint64_t px[ARC_SLOT + 1], a = 0;
+            px[0] = 0;
+            for (int j = 0; j < w; j++) px[j + 1] = a ^= mix[cr[j]][j];
+            uint32_t st = x->start[i], en = x->end[i];
+            for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+                int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
+                acc[x->runobj[run]] ^= px[j1 + 1] ^ px[j0];
+            }
         }
-    }
     for (int r = 0; r < k; r++) x->objs[r].hash = arc_fset_hash_end(acc[r], x->objs[r].n), x->objs[r].hashed = 1;
     x->hashes_ready = 1;
     return 0;
