@@ -230,6 +230,17 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
 static tdm_arc_val *colour_object(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *grid = a[0], *o = arc_set_new(rt);
     ARC_TRY(o);
+    arc_gview v;
+    int view = a[1]->kind == TDM_ARC_INT && a[1]->u.i >= 0 && a[1]->u.i < ARC_COLOURS_N ? arc_grid_view(rt, grid, &v) : 0;
+    ARC_TRYI(view);
+    if (view) { /* the grid's bytes: each row's cells of the colour, in order, as interned cells */
+        int c = (int)a[1]->u.i;
+        for (int i = 0; i < v.h; i++)
+            for (uint32_t m = arc_colour_mask32(v.c + i * v.w, c) & ((1u << v.w) - 1u); m; m &= m - 1)
+                if (arc_set_add(rt, o, arc_bits_elem(ARC_BITS_CELLS, c, i + ARC_BITS_OFF, __builtin_ctz(m) + ARC_BITS_OFF)))
+                    return NULL;
+        return o;
+    }
     for (uint32_t i = 0; i < grid->n; i++) {
         tdm_arc_val *r = grid->u.items[i];
         for (uint32_t j = 0; j < r->n; j++)
