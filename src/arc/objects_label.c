@@ -4,6 +4,10 @@
 #include "objects_lazy.h"
 
 #include <string.h>
+#if defined(__SSE2__) && defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define LABEL_AVX2 1 /* label has a form for CPUs with AVX2, chosen at run time */
+#endif
 
 /* ---- labelling ----------------------------------------------------------------------------------------
  * The grid is read into padded rows (a sentinel colour left of column 0 and right of column w - 1), so
@@ -24,6 +28,17 @@ static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
     return m;
 #endif
 }
+
+#if defined(LABEL_AVX2)
+/* eq_mask with one 32-byte compare. */
+__attribute__((target("avx2"))) static inline uint32_t eq_mask_avx2(const uint8_t *a, const uint8_t *b) {
+    return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)a),
+                                                            _mm256_loadu_si256((const __m256i *)b)));
+}
+#define EQ_MASK(a, b) (avx ? eq_mask_avx2(a, b) : eq_mask(a, b))
+#else
+#define EQ_MASK(a, b) eq_mask(a, b)
+#endif
 
 /* Joins run b (of the row being scanned) to run a (of the row above), keeping the smaller root (so a root
  * stays the smallest run of its tree, and every run's parent is a smaller run or itself: prepare() reads
@@ -46,7 +61,8 @@ static inline void own_parents(int16_t *par, uint32_t r0) {
 }
 
 /* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp. */
-static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
+/* The body of label; avx (a constant): the row compares as eq_mask_avx2. */
+static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_t (*pr)[PADW], const int avx) {
     int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
     uint32_t full = (1u << w) - 1u, pfg = 0, nr = 0, merged = 0;
     uint8_t ids[2][32];
@@ -56,10 +72,10 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
         uint32_t fg = x->has_bg ? full & ~arc_colour_mask32(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
         if (uni) {
             /* classes are colours: compare the row with its neighbours (sentinels at both ends) */
-            s = fg & ~eq_mask(r, r - 1), e = fg & ~eq_mask(r, r + 1);
+            s = fg & ~EQ_MASK(r, r - 1), e = fg & ~EQ_MASK(r, r + 1);
             if (i) {
-                up = fg & eq_mask(r, u);
-                if (diag) d1 = fg & eq_mask(r, u - 1), d2 = fg & eq_mask(r, u + 1);
+                up = fg & EQ_MASK(r, u);
+                if (diag) d1 = fg & EQ_MASK(r, u - 1), d2 = fg & EQ_MASK(r, u + 1);
             }
         } else {
             /* one class, the foreground */
@@ -68,7 +84,7 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
             if (diag) d1 = fg & (pfg << 1), d2 = fg & (pfg >> 1);
         }
         x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr, x->fg[i] = fg;
-        if (!uni) x->chg[i] = full & ~eq_mask(r, r - 1);
+        if (!uni) x->chg[i] = full & ~EQ_MASK(r, r - 1);
         uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
         prefix_counts(s, cur);
         own_parents(par, nr); /* the row's runs, alone */
@@ -96,6 +112,21 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
         pfg = fg;
     }
     x->nruns = nr, x->ncomp = nr - merged;
+}
+
+#if defined(LABEL_AVX2)
+__attribute__((target("avx2"))) static void label_avx2(objs_ctx *x, uint8_t (*pr)[PADW]) { label_body(x, pr, 1); }
+#endif
+
+/* Labels the runs of x's padded rows pr (label_body), with 32-byte compares where the CPU has AVX2. */
+static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
+#if defined(LABEL_AVX2)
+    if (!arc_bits_portable && __builtin_cpu_supports("avx2")) {
+        label_avx2(x, pr);
+        return;
+    }
+#endif
+    label_body(x, pr, 0);
 }
 
 /* dst[0..31] = the w colours at src, then sentinels (src may be read 32 bytes on). */
