@@ -605,8 +605,9 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);
-/* Non-zero: arc_bits_set counts without the CPU's popcnt instruction even where it has one (the tests run
- * both forms; a process-wide setting, not for threads that are running). */
+/* Non-zero: the portable forms even where the CPU has popcnt and AVX2 (arc_bits_set's counts,
+ * arc_colour_counts, objects()' labelling): the tests run both forms; a process-wide setting, not for
+ * threads that are running. */
 extern int arc_bits_portable;
 /* The same for contents already in the form arc_bits_set leaves them (every block in b->blocks holding an
  * element, b->rows the non-empty rows, wide keys sorted and unique) with n elements: a mirror or shift of

@@ -608,7 +608,7 @@ static void test_deferred_vs_eager(void **state) {
     rts[1]->eager = 1;
     deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = 0;
     for (int round = 0; round < 3000; round++) {
-        arc_bits_portable = round & 1; /* sets counted with popcnt and without, by turns */
+        arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
     }
     arc_bits_portable = 0;
