@@ -4,7 +4,7 @@
 #include "objects_lazy.h"
 
 #include <string.h>
-#if defined(__SSE2__) && defined(__GNUC__) && defined(__x86_64__)
+#if defined(ARC_VEC_ADDR) && defined(__GNUC__)
 #include <immintrin.h>
 #define LABEL_AVX2 1 /* label has a form for CPUs with AVX2, chosen at run time */
 #endif
@@ -60,8 +60,8 @@ static inline void own_parents(int16_t *par, uint32_t r0) {
 #endif
 }
 
-/* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp. */
-/* The body of label; avx (a constant): the row compares as eq_mask_avx2. */
+/* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp.
+ * avx (a constant): the row compares as eq_mask_avx2. */
 static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_t (*pr)[PADW], const int avx) {
     int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
     uint32_t full = (1u << w) - 1u, pfg = 0, nr = 0, merged = 0;
@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_
 __attribute__((target("avx2"))) static void label_avx2(objs_ctx *x, uint8_t (*pr)[PADW]) { label_body(x, pr, 1); }
 #endif
 
-/* Labels the runs of x's padded rows pr (label_body), with 32-byte compares where the CPU has AVX2. */
+/* label_body, with 32-byte compares where the CPU has AVX2. */
 static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
 #if defined(LABEL_AVX2)
     if (!arc_bits_portable && __builtin_cpu_supports("avx2")) {
