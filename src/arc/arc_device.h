@@ -92,16 +92,20 @@ static inline ARC_HD int arc_unique_best_count(const uint32_t *count, int least)
 
 /* mostcolor (least = 0) or leastcolor (least = 1) of a grid from its colour counts and each colour's first
  * row-major occurrence (UINT32_MAX: absent): the first colour of best count in the set's iteration order. */
-static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
-    int bg = arc_unique_best_count(count, least);
-    if (bg != -2) return bg;
+static inline ARC_HD int arc_pick_colour_in_order(const uint32_t *count, const uint32_t *first, int least) {
     int order[ARC_COLOURS], iter[ARC_COLOURS];
     int n = arc_colours_by_first(count, first, order);
     arc_colour_set_order(order, n, iter);
-    bg = -1;
+    int bg = -1;
     for (int x = 0; x < n; x++)
         if (bg < 0 || (least ? count[iter[x]] < count[bg] : count[iter[x]] > count[bg])) bg = iter[x];
     return bg;
+}
+
+/* The same, the set's order worked out only for a tie (arc_unique_best_count). */
+static inline ARC_HD int arc_pick_colour_of_counts(const uint32_t *count, const uint32_t *first, int least) {
+    int bg = arc_unique_best_count(count, least);
+    return bg != -2 ? bg : arc_pick_colour_in_order(count, first, least);
 }
 
 /* bg of a grid: mostcolor() by arc_pick_colour_of_counts. */

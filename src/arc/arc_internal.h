@@ -403,10 +403,10 @@ uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v);
 void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w);
 /* out[k] = c[k] for n bytes (a view's cells as ints). */
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);
-/* Per colour 0..9 (count[10], first[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it
- * and, unless first is NULL, where the first is (UINT32_MAX: none). */
-void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first);
-/* first[10] of arc_colour_counts, from the counts it gave. */
+/* Per colour 0..9 (count[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it. */
+void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count);
+/* Per colour 0..9 (first[10]), where the first of the n bytes c holding it is (UINT32_MAX: none), from
+ * arc_colour_counts' counts. */
 void arc_colour_firsts(const uint8_t *c, uint32_t n, const uint32_t *count, uint32_t *first);
 /* mostcolor (least 0) or leastcolor (least 1) of the n bytes c as arc_colour_counts reads them (-1: n 0):
  * the first cells are found only for a tie. */

@@ -155,7 +155,7 @@ __attribute__((target("avx2"))) static uint32_t counts_avx2(const uint8_t *c, ui
 }
 #endif
 
-void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *first) {
+void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count) {
     for (int k = 0; k < ARC_COLOURS_N; k++) count[k] = 0;
     uint32_t k = 0;
 #if defined(ARC_VEC_ADDR)
@@ -180,7 +180,6 @@ void arc_colour_counts(const uint8_t *c, uint32_t n, uint32_t *count, uint32_t *
     k = whole;
 #endif
     for (; k < n; k++) count[c[k]]++;
-    if (first) arc_colour_firsts(c, n, count, first);
 }
 
 void arc_colour_firsts(const uint8_t *c, uint32_t n, const uint32_t *count, uint32_t *first) {
@@ -202,11 +201,11 @@ void arc_colour_firsts(const uint8_t *c, uint32_t n, const uint32_t *count, uint
 
 int arc_bytes_pick(const uint8_t *c, uint32_t n, int least) {
     uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N];
-    arc_colour_counts(c, n, count, NULL);
+    arc_colour_counts(c, n, count);
     int best = arc_unique_best_count(count, least);
     if (best != -2) return best;
     arc_colour_firsts(c, n, count, first); /* a tie: the set's order decides, from the first cells */
-    return arc_pick_colour_of_counts(count, first, least);
+    return arc_pick_colour_in_order(count, first, least);
 }
 
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {

@@ -73,7 +73,7 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
         ARC_TRYI(known);
         uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0, homes = 0;
         int order[ARC_COLOURS_N], n = 0;
-        arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count, NULL);
+        arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count);
         for (int k = 0; k < ARC_COLOURS_N; k++)
             if (count[k]) cols |= 1u << k, homes |= 1u << (k & 7);
         int any_order = arc_popc(cols) >= 5 || arc_popc(homes) == arc_popc(cols); /* as palette_order_free */

@@ -800,8 +800,9 @@ static void test_kept_many(void **state) {
     rt_pair_free(rt);
 }
 
-/* arc_colour_counts (gview.c: mostcolor, palette and objects() of grids read as bytes) against a count
- * cell by cell, over random lengths (the vector part and the tail) and palettes. */
+/* arc_colour_counts and arc_colour_firsts (gview.c: mostcolor, palette and objects() of grids read as
+ * bytes) against a count cell by cell, over random lengths (the vector parts and the tail) and palettes,
+ * with the AVX2 form (where the CPU has it) and the 16-byte one by turns. */
 static void test_colour_counts(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(0xc0105);
@@ -814,10 +815,13 @@ static void test_colour_counts(void **state) {
         for (int x = 0; x < 10; x++) wfirst[x] = UINT32_MAX;
         for (uint32_t x = 0; x < n; x++)
             if (!want[c[x]]++) wfirst[c[x]] = x;
-        arc_colour_counts(c, n, count, first);
+        arc_bits_portable = round >> 1 & 1;
+        arc_colour_counts(c, n, count);
+        arc_colour_firsts(c, n, count, first);
         assert_memory_equal(count, want, sizeof want);
         assert_memory_equal(first, wfirst, sizeof wfirst);
     }
+    arc_bits_portable = 0;
 }
 
 /* manhattan, adjacent and gravitate between one cell and a patch, either way round (argmin and argmax over
