@@ -584,23 +584,11 @@ tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const i
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
-tdm_arc_val *arc_bits_set_counted(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
-                                  tdm_arc_val **args, int nargs) {
-    uint32_t rows = 0;
-    for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
-        int c = __builtin_ctz(bl);
-        uint32_t used = nonzero_rows(b->m + 32 * c);
-        if (!used) b->blocks &= ~(1u << c); /* all of it outside the masks */
-        rows |= used;
-    }
-    b->rows = rows;
-    return arc_bits_set_known(rt, b, n, box, eager, args, nargs);
-}
-
-/* The elements in b's masks, with b->rows set and the blocks that ended up empty (a difference) dropped,
- * so that blocks names exactly the colours present. hw (a constant): counting with the CPU's popcnt
- * instruction (count_masks_hw, built for it), else portably. */
-static inline __attribute__((always_inline)) uint32_t count_masks_body(arc_bits *b, const int hw) {
+/* The elements in b's masks (0 unless count), with b->rows set and the blocks that ended up empty (a
+ * difference, or a line off the masks) dropped, so that blocks names exactly the colours present. count
+ * and hw (constants): counting at all, and with the CPU's popcnt instruction (count_masks_hw, built for
+ * it), else portably. */
+static inline __attribute__((always_inline)) uint32_t count_masks_body(arc_bits *b, const int count, const int hw) {
     uint32_t n = 0, rows = 0;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
@@ -611,7 +599,7 @@ static inline __attribute__((always_inline)) uint32_t count_masks_body(arc_bits 
             continue;
         }
         rows |= used;
-        for (; used; used &= used - 1) {
+        for (; count && used; used &= used - 1) {
             uint32_t row = m[__builtin_ctz(used)];
             n += (uint32_t)(hw ? __builtin_popcount(row) : arc_popc(row));
         }
@@ -620,8 +608,14 @@ static inline __attribute__((always_inline)) uint32_t count_masks_body(arc_bits 
     return n;
 }
 
+tdm_arc_val *arc_bits_set_counted(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                                  tdm_arc_val **args, int nargs) {
+    count_masks_body(b, 0, 0); /* the rows and blocks only */
+    return arc_bits_set_known(rt, b, n, box, eager, args, nargs);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("popcnt"))) static uint32_t count_masks_hw(arc_bits *b) { return count_masks_body(b, 1); }
+__attribute__((target("popcnt"))) static uint32_t count_masks_hw(arc_bits *b) { return count_masks_body(b, 1, 1); }
 #endif
 
 int arc_bits_portable;
@@ -631,7 +625,7 @@ static uint32_t count_masks(arc_bits *b) {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!arc_bits_portable && __builtin_cpu_supports("popcnt")) return count_masks_hw(b);
 #endif
-    return count_masks_body(b, 0);
+    return count_masks_body(b, 1, 0);
 }
 
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs) {
