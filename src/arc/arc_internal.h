@@ -200,6 +200,11 @@ static inline tdm_arc_val *arc_int(tdm_arc_rt *rt, int64_t v) {
 }
 /* The interned int 0; small ints follow it in one array, so a grid cell's colour 0..9 is its offset. */
 extern const tdm_arc_val *const arc_int_zero;
+/* v's colour when v is an interned int 0..9 (told by its address, not read), else -1. */
+static inline int arc_interned_colour(const tdm_arc_val *v) {
+    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_int_zero; /* below &0 wraps: a large offset */
+    return d < 10 * sizeof *v ? (int)(d / sizeof *v) : -1;
+}
 tdm_arc_val *arc_bool(int v);
 extern tdm_arc_val arc_none_val;
 tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n); /* items uninitialised */
@@ -441,6 +446,10 @@ static inline uint32_t arc_colour_mask32(const uint8_t *r, int c) {
     for (int j = 0; j < 32; j++) m |= (uint32_t)(r[j] == c) << j;
     return m;
 #endif
+}
+/* Bit j set where row i of view v holds colour c, for j < v->w. */
+static inline uint32_t arc_gview_row_mask(const arc_gview *v, int i, int c) {
+    return arc_colour_mask32(v->c + i * v->w, c) & ((1u << v->w) - 1u);
 }
 tdm_arc_val *arc_make_grid(tdm_arc_rt *rt, int h, int w, const int64_t *c);
 tdm_arc_val *arc_grid_rows0(tdm_arc_rt *rt, int h); /* h rows of width 0 */

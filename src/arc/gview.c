@@ -55,9 +55,9 @@ static int cell_bytes(uint8_t *out, tdm_arc_val *const *cells, size_t n) {
     bad = _mm_movemask_epi8(in) != 0xffff;
 #endif
     for (; j < n; j++) {
-        uintptr_t d = (uintptr_t)cells[j] - zero; /* below &0 wraps: a large offset */
-        bad |= d >= 10 * sizeof(tdm_arc_val);
-        out[j] = (uint8_t)(d / sizeof(tdm_arc_val));
+        int c = arc_interned_colour(cells[j]);
+        bad |= c < 0;
+        out[j] = (uint8_t)c;
     }
     return !bad;
 }

@@ -150,7 +150,6 @@ int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
     if (!arc_is_tuple(g) || g->n < 1 || g->n > ARC_SLOT) return -1;
     int h = (int)g->n, w = arc_is_tuple(g->u.items[0]) ? (int)g->u.items[0]->n : 0;
     if (w < 1 || w > ARC_SLOT) return -1;
-    uintptr_t zero = (uintptr_t)arc_int_zero;
     uint8_t pr[ARC_SLOT][PADW];
     memset(pr, NOCOL, (size_t)h * PADW);
     arc_gview gv;
@@ -168,11 +167,8 @@ int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
         uint8_t *cr = pr[i] + 1, *dense = x->col + i * w; /* the padded row, and the dense copy the hooks read */
         for (int j = 0; j < w; j++) {
             tdm_arc_val *v = row->u.items[j];
-            uintptr_t off = (uintptr_t)v - zero;
-            int c;
-            if (off < ARC_COLOURS * sizeof(tdm_arc_val)) {
-                c = (int)(off / sizeof(tdm_arc_val)); /* an interned int 0..9: no need to read it */
-            } else {
+            int c = arc_interned_colour(v); /* an interned int 0..9: no need to read it */
+            if (c < 0) {
                 if (!arc_is_int(v) || v->u.i < 0 || v->u.i >= ARC_COLOURS) return -1;
                 c = (int)v->u.i;
             }

@@ -134,11 +134,10 @@ static int grid_counts(const tdm_arc_val *g, uint32_t count[ARC_COLOURS], uint32
         if (!arc_is_tuple(r)) return 0;
         for (uint32_t j = 0; j < r->n; j++, pos++) {
             const tdm_arc_val *v = r->u.items[j];
-            uintptr_t off = (uintptr_t)v - (uintptr_t)arc_int_zero; /* an interned int 0..9: not read */
-            uint32_t c = off < ARC_COLOURS * sizeof *v ? (uint32_t)(off / sizeof *v) : ARC_COLOURS;
-            if (c == ARC_COLOURS) {
+            int c = arc_interned_colour(v); /* an interned int 0..9: not read */
+            if (c < 0) {
                 if (!arc_is_int(v) || (uint64_t)v->u.i >= ARC_COLOURS) return 0;
-                c = (uint32_t)v->u.i;
+                c = (int)v->u.i;
             }
             if (!count[c]++) first[c] = pos;
         }

@@ -36,18 +36,24 @@ tdm_arc_val *arc_p_colorcount(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_int(rt, n);
 }
 
-/* The colours of cells b (bit k of *cols: colour k) when the layout of the set of them does not depend on
- * the order they are inserted in: 1 when at most 4 colours sit in distinct home slots of the first 8-slot
- * table (k & 7), or when there are 5 or more (the fifth grows the table to 32 slots, re-inserting each in
- * its home slot, and the copy of it puts each in its home slot again). Else 0. */
-static int palette_order_free(const arc_bits *b, int64_t *cols) {
-    uint32_t c = b->blocks, homes = 0;
-    for (uint32_t k = 0; k < b->nout; k++) c |= 1u << arc_key_c(b->out[k]);
+/* Whether the layout of the set of colours cols (bit k: colour k) does not depend on the order they are
+ * inserted in: 1 when at most 4 colours sit in distinct home slots of the first 8-slot table (k & 7), or
+ * when there are 5 or more (the fifth grows the table to 32 slots, re-inserting each in its home slot,
+ * and the copy of it puts each in its home slot again). Else 0. */
+static int colours_order_free(uint32_t cols) {
+    uint32_t homes = 0;
     for (int k = 0; k < ARC_COLOURS_N; k++)
-        if (c >> k & 1) homes |= 1u << (k & 7);
-    *cols = c;
-    int n = arc_popc(c);
+        if (cols >> k & 1) homes |= 1u << (k & 7);
+    int n = arc_popc(cols);
     return n >= 5 || arc_popc(homes) == n;
+}
+
+/* The colours of cells b (bit k of *cols: colour k), and colours_order_free of them. */
+static int palette_order_free(const arc_bits *b, int64_t *cols) {
+    uint32_t c = b->blocks;
+    for (uint32_t k = 0; k < b->nout; k++) c |= 1u << arc_key_c(b->out[k]);
+    *cols = c;
+    return colours_order_free(c);
 }
 
 tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
@@ -71,12 +77,11 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
         /* a grid's bytes: its colours inserted in the order they are first met, the table that inserting
            every cell gives (a set ignores an element it holds) */
         ARC_TRYI(known);
-        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0, homes = 0;
+        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0;
         int order[ARC_COLOURS_N], n = 0;
         arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count);
-        for (int k = 0; k < ARC_COLOURS_N; k++)
-            if (count[k]) cols |= 1u << k, homes |= 1u << (k & 7);
-        int any_order = arc_popc(cols) >= 5 || arc_popc(homes) == arc_popc(cols); /* as palette_order_free */
+        for (int k = 0; k < ARC_COLOURS_N; k++) cols |= (uint32_t)(count[k] != 0) << k;
+        int any_order = colours_order_free(cols);
         if (!any_order) arc_colour_firsts(gv.c, (uint32_t)(gv.h * gv.w), count, first);
         for (int k = 0; k < ARC_COLOURS_N; k++) {
             if (!count[k]) continue;

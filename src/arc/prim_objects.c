@@ -236,7 +236,7 @@ static tdm_arc_val *colour_object(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (view) { /* the grid's bytes: each row's cells of the colour, in order, as interned cells */
         int c = (int)a[1]->u.i;
         for (int i = 0; i < v.h; i++)
-            for (uint32_t m = arc_colour_mask32(v.c + i * v.w, c) & ((1u << v.w) - 1u); m; m &= m - 1)
+            for (uint32_t m = arc_gview_row_mask(&v, i, c); m; m &= m - 1)
                 if (arc_set_add(rt, o, arc_bits_elem(ARC_BITS_CELLS, c, i + ARC_BITS_OFF, __builtin_ctz(m) + ARC_BITS_OFF)))
                     return NULL;
         return o;

@@ -7,12 +7,6 @@
 
 #include <string.h>
 
-/* v's colour when it is an interned int 0..9, else -1. */
-static inline int colour_of(const tdm_arc_val *v) {
-    uintptr_t d = (uintptr_t)v - (uintptr_t)arc_int_zero;
-    return d < ARC_COLOURS_N * sizeof *v ? (int)(d / sizeof *v) : -1;
-}
-
 tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *d = a[1];
     if (!arc_is_tuple(d)) return arc_fail(rt, "canvas: '%s' object is not subscriptable", arc_type_name(d));
@@ -28,7 +22,7 @@ tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRY(row && g);
     for (int64_t j = 0; j < w; j++) row->u.items[j] = a[0];
     for (int64_t i = 0; i < h; i++) g->u.items[i] = row;
-    int c = colour_of(a[0]);
+    int c = arc_interned_colour(a[0]);
     if (c >= 0 && h && w && h <= 30 && w <= 30 && arc_defer(rt)) { /* its bytes, for a paint over it and after */
         uint8_t *b = arc_grid_view_bytes(rt, (int)h, (int)w);
         ARC_TRY(b);
@@ -68,13 +62,13 @@ static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) 
 
 /* Before g's cells are written with v: g keeps its bytes only when v is a colour. */
 static inline void wwith(wgrid *g, const tdm_arc_val *v) {
-    if (g->vc && colour_of(v) < 0) g->vc = NULL;
+    if (g->vc && arc_interned_colour(v) < 0) g->vc = NULL;
 }
 
 /* *cell (row i, column j of g) = v, a value passed to wwith first, and its byte while g keeps them. */
 static inline void wput(wgrid *g, int64_t i, int64_t j, tdm_arc_val **cell, tdm_arc_val *v) {
     *cell = v;
-    if (g->vc) g->vc[i * g->w + j] = (uint8_t)colour_of(v);
+    if (g->vc) g->vc[i * g->w + j] = (uint8_t)arc_interned_colour(v);
 }
 
 /* The finished copy, its bytes kept as its view. */
@@ -115,7 +109,7 @@ static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
  * their bytes while g keeps them. */
 static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_arc_val *bg) {
     wwith(g, v);
-    uint8_t spare[32], *vc = g->vc, vb = (uint8_t)colour_of(v); /* no bytes: they go to spare */
+    uint8_t spare[32], *vc = g->vc, vb = (uint8_t)arc_interned_colour(v); /* no bytes: they go to spare */
     for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++) {
         tdm_arc_val **cells = g->g->u.items[i]->u.items;
         uint8_t *vr = vc ? vc + i * g->w : spare;
@@ -291,7 +285,7 @@ static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const ch
         out->u.items[i] = nr;
     }
     arc_gview v;
-    int to = colour_of(a[2]);
+    int to = arc_interned_colour(a[2]);
     if (!swap && to >= 0 && arc_is_int(a[1]) && arc_grid_view_kept(rt, g, &v)) { /* the bytes, mapped alike */
         uint8_t *c = arc_grid_view_copy(rt, &v);
         ARC_TRY(c);

@@ -50,9 +50,8 @@ static int ofcolor_bits(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *v, arc_bits
     b->kind = ARC_BITS_POS;
     uint32_t *m = arc_bits_block(b, 0);
     if (view) { /* the grid's bytes: a compare per row (a value not a colour is in no cell) */
-        uint32_t full = (1u << gv.w) - 1u;
         if (v->u.i >= 0 && v->u.i < ARC_COLOURS_N)
-            for (int i = 0; i < gv.h; i++) m[i + ARC_BITS_OFF] = (arc_colour_mask32(gv.c + i * gv.w, (int)v->u.i) & full) << ARC_BITS_OFF;
+            for (int i = 0; i < gv.h; i++) m[i + ARC_BITS_OFF] = arc_gview_row_mask(&gv, i, (int)v->u.i) << ARC_BITS_OFF;
         return 1;
     }
     for (uint32_t i = 0; i < g->n; i++) {

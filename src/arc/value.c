@@ -528,7 +528,7 @@ const uint32_t *arc_grid_colour_rows(tdm_arc_rt *rt, tdm_arc_val *v, const arc_g
     if (view < 0) return NULL;
     if (!view) memset(m, 0, n * sizeof *m);
     for (int i = 0; view && i < g->h; i++) /* the grid's bytes: a compare per row and colour */
-        for (int c = 0; c < ARC_COLOURS_N; c++) m[(size_t)i * ARC_COLOURS_N + c] = arc_colour_mask32(gv.c + i * gv.w, c) & ((1u << gv.w) - 1u);
+        for (int c = 0; c < ARC_COLOURS_N; c++) m[(size_t)i * ARC_COLOURS_N + c] = arc_gview_row_mask(&gv, i, c);
     for (int i = 0; !view && i < g->h; i++)
         for (int j = 0; j < g->w; j++) {
             int64_t c = g->c[(size_t)i * g->w + j];
