@@ -300,9 +300,42 @@ static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     return fits ? arc_bits_set(rt, &b, mapply_members_recipe, args, 3) : mapply_members_recipe(rt, args);
 }
 
+/* mapply(rbind(shoot, a[1]), a[0])'s layout: the shoots made as apply would make them, then as mapply_recipe
+ * (shoot of a position cannot raise, and is called here without a frame: no recursion limit to meet). */
+static tdm_arc_val *shoots_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "apply"));
+    tdm_arc_val *out = arc_tuple(rt, l.n), *m[2] = {a[0], out};
+    ARC_TRY(out);
+    for (uint32_t k = 0; k < l.n; k++) {
+        tdm_arc_val *sa[2] = {l.v[k], a[1]};
+        ARC_TRY(out->u.items[k] = arc_p_shoot(rt, sa));
+    }
+    return mapply_recipe(rt, m);
+}
+
+/* mapply(rbind(shoot, d), s) over positions (lines cast from cells, a common solver step): the lines' union
+ * (arc_shoot_union), with no call made, when the calls could not fail: the recursion limit not near, and
+ * neither statistics nor the eager runtime (they make every call). NULL with *done 0: not such. */
+static tdm_arc_val *mapply_shoots(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
+    tdm_arc_val *f = a[0];
+    arc_bits b;
+    *done = 0;
+    if (!arc_defer(rt) || rt->stats || rt->depth + 2 >= ARC_MAX_DEPTH || !arc_is_closure(f) || f->fkind != ARC_FN_RBIND ||
+        !arc_is_func(f->u.fn.cap[0]) || f->u.fn.cap[0]->fkind != ARC_FN_PRIM || f->u.fn.cap[0]->u.fn.prim != ARC_P_shoot)
+        return NULL;
+    int r = arc_shoot_union(rt, a[1], f->u.fn.cap[1], &b);
+    if (r <= 0) return *done = r < 0, NULL;
+    *done = 1;
+    tdm_arc_val *args[2] = {a[1], f->u.fn.cap[1]};
+    return arc_bits_set(rt, &b, shoots_recipe, args, 2);
+}
+
 tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     int done, lazy = arc_take_lazy(rt, a);
-    tdm_arc_val *r = mapply_members(rt, a, &done);
+    tdm_arc_val *r = mapply_shoots(rt, a, &done);
+    if (r || done) return r;
+    r = mapply_members(rt, a, &done);
     if (r || done) return r;
     if (!arc_defer(rt) || !arc_is_set(a[1]) || !a[1]->n) {
         tdm_arc_val *applied = arc_p_apply(rt, a);

@@ -456,6 +456,39 @@ tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
     return shoot_eager(rt, a);
 }
 
+/* The union of shoot(p, d) over the positions p of s (mapply(rbind(shoot, d), s)'s contents), for d one of
+ * the eight unit directions and s a non-empty set of positions that the masks hold: 1 with the union in
+ * *b (a wide accumulator), 0 when s or d is not such, -1 out of memory. The lines along d that lie on one
+ * line (one column for d vertical, one row, one diagonal) overlap, since each runs 42 steps past its start
+ * and the masks span 32: together they run from the start furthest back for 42 steps past the start
+ * furthest on. So each such line is written once, from its own t (how far along d its starts lie). */
+int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, arc_bits *b) {
+    enum { G0 = 40, NG = 100 }; /* the line's index, i - j or i + j for a diagonal, plus G0 */
+    int64_t di, dj;
+    arc_bits src;
+    uint32_t rows[32];
+    if (!ints2(d, &di, &dj) || di < -1 || di > 1 || dj < -1 || dj > 1 || (!di && !dj) || !arc_is_set(s) || !s->n) return 0;
+    int r = arc_bits_get(rt, s, &src);
+    if (r <= 0 || src.kind != ARC_BITS_POS) return r < 0 ? -1 : 0;
+    arc_bits_positions(&src, rows);
+    int64_t tlo[NG], thi[NG];
+    for (int g = 0; g < NG; g++) tlo[g] = INT64_MAX, thi[g] = INT64_MIN;
+    for (int64_t i = -ARC_BITS_OFF; i < 32 - ARC_BITS_OFF; i++)
+        for (uint32_t row = rows[i + ARC_BITS_OFF]; row; row &= row - 1) {
+            int64_t j = __builtin_ctz(row) - ARC_BITS_OFF;
+            int64_t g = !di ? i : !dj ? j : di == dj ? i - j : i + j, t = di ? i * di : j * dj;
+            tlo[g + G0] = t < tlo[g + G0] ? t : tlo[g + G0], thi[g + G0] = t > thi[g + G0] ? t : thi[g + G0];
+        }
+    if (pos_begin(rt, b)) return -1;
+    b->rt = rt; /* wide: the lines leave the masks */
+    for (int64_t g = -G0; g < NG - G0; g++) {
+        if (tlo[g + G0] > thi[g + G0]) continue;
+        int64_t t = tlo[g + G0], i = di ? t * di : g, j = !di ? t * dj : !dj ? g : di == dj ? i - g : g - i;
+        if (arc_bits_put_run(b, 0, i, j, di, dj, (uint32_t)(thi[g + G0] - t + 43))) return -1;
+    }
+    return 1;
+}
+
 /* box (grow 0), inbox (grow -1), outbox (grow +1) and backdrop (rect) of a patch whose box is known
  * without a layout (arc_patch_box), when the shape fits the masks. */
 static tdm_arc_val *shape(tdm_arc_rt *rt, tdm_arc_val **a, int grow, int rect, arc_prim_fn eager, const char *who) {
