@@ -1,6 +1,7 @@
 /* prim_color.c: colour statistics and colour selection (spec §3.4). mostcolor/leastcolor break ties by
  * the layout of the CPython set of colours (patch.c), palette freezes a set built in row-major or
  * iteration order (of a lazy set's contents, when that order cannot change the table), and color/colorfilter read each object's first cell in iteration order. */
+#include "arc_device.h"
 #include "arc_internal.h"
 
 tdm_arc_val *arc_p_mostcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
@@ -77,19 +78,16 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
         /* a grid's bytes: its colours inserted in the order they are first met, the table that inserting
            every cell gives (a set ignores an element it holds) */
         ARC_TRYI(known);
-        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0;
-        int order[ARC_COLOURS_N], n = 0;
-        arc_colour_counts(gv.c, (uint32_t)(gv.h * gv.w), count);
+        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0, n = (uint32_t)(gv.h * gv.w);
+        int order[ARC_COLOURS_N];
+        arc_colour_counts(gv.c, n, count);
         for (int k = 0; k < ARC_COLOURS_N; k++) cols |= (uint32_t)(count[k] != 0) << k;
-        int any_order = colours_order_free(cols);
-        if (!any_order) arc_colour_firsts(gv.c, (uint32_t)(gv.h * gv.w), count, first);
-        for (int k = 0; k < ARC_COLOURS_N; k++) {
-            if (!count[k]) continue;
-            int at = n++;
-            for (; !any_order && at > 0 && first[order[at - 1]] > first[k]; at--) order[at] = order[at - 1];
-            order[at] = k;
-        }
-        for (int k = 0; k < n; k++)
+        if (colours_order_free(cols)) /* any order gives the table: ascending, with no first cells sought */
+            for (int k = 0; k < ARC_COLOURS_N; k++) first[k] = count[k] ? (uint32_t)k : UINT32_MAX;
+        else
+            arc_colour_firsts(gv.c, n, count, first);
+        int m = arc_colours_by_first(count, first, order);
+        for (int k = 0; k < m; k++)
             if (arc_set_add(rt, s, arc_int(rt, order[k]))) return NULL;
     } else if (arc_is_tuple(e)) {
         for (uint32_t i = 0; i < e->n; i++) {

@@ -114,14 +114,9 @@ static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_ar
         tdm_arc_val **cells = g->g->u.items[i]->u.items;
         uint8_t *vr = vc ? vc + i * g->w : spare;
         uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]);
-        if (!bg) /* fill, paint: every cell named */
-            for (; r; r &= r - 1) {
-                int j = __builtin_ctz(r);
-                cells[j] = v, vr[j] = vb;
-            }
         for (; r; r &= r - 1) {
             int j = __builtin_ctz(r);
-            if (arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb;
+            if (!bg || arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb; /* fill, paint (no bg): every cell named */
         }
     }
 }
