@@ -109,6 +109,33 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const td
     return arc_result_fill(rt, out, r, slab);
 }
 
+/* One thread's share of tdm_arc_batch_run (its loop is an orphaned omp for: the team's calls are shared
+ * out when it runs in a parallel region, all are its own when it does not). Returns 1 when memory ran out. */
+static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int stats, tdm_arc_batch *b) {
+    int failed = 0;
+    tdm_arc_rt *rt = NULL;
+    arc_cells_slab *slab = NULL; /* this thread's result cells: one malloc per 16 Ki ints, not per call */
+    if (tdm_arc_rt_new(&rt)) failed = 1;
+    if (rt && stats) tdm_arc_rt_stats_enable(rt, 1);
+#pragma omp for schedule(dynamic, 4)
+    for (size_t c = 0; c < n; c++)
+        if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+    if (slab) {
+#pragma omp critical(tdm_arc_batch_slabs)
+        {
+            arc_cells_slab *last = slab;
+            while (last->next) last = last->next;
+            last->next = b->slabs, b->slabs = slab;
+        }
+    }
+    if (rt && stats && rt->stats) {
+#pragma omp critical(tdm_arc_batch_stats)
+        for (int id = 0; id < ARC_NPRIM; id++) b->stats[id].calls += rt->stats[id].calls, b->stats[id].ns += rt->stats[id].ns;
+    }
+    tdm_arc_rt_free(rt);
+    return failed;
+}
+
 int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int threads, int stats,
                       tdm_arc_batch **out) {
     if (!p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: NULL argument");
@@ -127,28 +154,11 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
     int failed = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (threads == 1) /* no team to start: a small batch would pay more for it than for its calls */
+        failed = batch_worker(p, calls, n, stats, b);
+    else {
 #pragma omp parallel num_threads(threads) reduction(| : failed)
-    {
-        tdm_arc_rt *rt = NULL;
-        arc_cells_slab *slab = NULL; /* this thread's result cells: one malloc per 16 Ki ints, not per call */
-        if (tdm_arc_rt_new(&rt)) failed = 1;
-        if (rt && stats) tdm_arc_rt_stats_enable(rt, 1);
-#pragma omp for schedule(dynamic, 4)
-        for (size_t c = 0; c < n; c++)
-            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
-        if (slab) {
-#pragma omp critical(tdm_arc_batch_slabs)
-            {
-                arc_cells_slab *last = slab;
-                while (last->next) last = last->next;
-                last->next = b->slabs, b->slabs = slab;
-            }
-        }
-        if (rt && stats && rt->stats) {
-#pragma omp critical(tdm_arc_batch_stats)
-            for (int id = 0; id < ARC_NPRIM; id++) b->stats[id].calls += rt->stats[id].calls, b->stats[id].ns += rt->stats[id].ns;
-        }
-        tdm_arc_rt_free(rt);
+        failed = batch_worker(p, calls, n, stats, b);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -652,7 +652,7 @@ static int all_small(const int *c, size_t n) {
 }
 
 /* out[j] = the interned int c[j], for n ints all in range (all_small). */
-static void small_row(tdm_arc_val **out, const int *c, size_t n) {
+static void small_cells(tdm_arc_val **out, const int *c, size_t n) {
     size_t j = 0;
 #if defined(ARC_VEC_ADDR)
     const __m128i lo = _mm_set1_epi32(ARC_INT_LO), size = _mm_set1_epi64x((int64_t)sizeof(tdm_arc_val)),
@@ -693,33 +693,31 @@ static int small_read(int *c, tdm_arc_val *const *cells, size_t n) {
 
 int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {
     if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
-    /* one block: the grid's tuple and its items, then each row's tuple and items (what arc_tuple makes, h + 1
-       times); every call starts with this, so it is one allocation and a straight copy */
-    size_t row = sizeof(tdm_arc_val) + (size_t)w * sizeof(tdm_arc_val *);
-    tdm_arc_val *g = arc_alloc(rt, sizeof *g + (size_t)h * (sizeof(tdm_arc_val *) + row));
+    /* one block (every call starts with this, so one allocation and straight copies): the grid's tuple, its
+       items, the rows' tuples, then every row's items back to back, row i's at i * w */
+    size_t n = (size_t)h * (size_t)w;
+    tdm_arc_val *g = arc_alloc(rt, sizeof *g + (size_t)h * (sizeof(tdm_arc_val *) + sizeof *g) + n * sizeof(tdm_arc_val *));
     if (!g) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
     memset(g, 0, sizeof *g);
     g->kind = TDM_ARC_TUPLE, g->n = (uint32_t)h, g->u.items = (tdm_arc_val **)(g + 1);
-    char *at = (char *)(g->u.items + h);
+    tdm_arc_val *rows = (tdm_arc_val *)(g->u.items + h);
+    tdm_arc_val **items = (tdm_arc_val **)(rows + h);
     /* its bytes, for the readers that scan it (objects(), ofcolor, ...): a pass over the ints here costs
        less than one over the cells' addresses there; colours all, its ints are all interned */
     int view = arc_grid_view_ints(rt, g, h, w, cells);
     if (view < 0) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
-    int small = view || all_small(cells, (size_t)h * (size_t)w);
-    for (int i = 0; i < h; i++, at += row) {
-        tdm_arc_val *r = (tdm_arc_val *)at;
-        memset(r, 0, sizeof *r);
-        r->kind = TDM_ARC_TUPLE, r->n = (uint32_t)w, r->u.items = (tdm_arc_val **)(r + 1);
-        g->u.items[i] = r;
-        const int *c = cells + (size_t)i * w;
-        if (small) {
-            small_row(r->u.items, c, (size_t)w);
-            continue;
-        }
-        for (int j = 0; j < w; j++) {
-            int v = c[j];
-            if (v >= ARC_INT_LO && v <= ARC_INT_HI) r->u.items[j] = &arc_small_ints[v - ARC_INT_LO];
-            else if (!(r->u.items[j] = arc_int_alloc(rt, v)))
+    memset(rows, 0, (size_t)h * sizeof *rows);
+    for (int i = 0; i < h; i++) {
+        rows[i].kind = TDM_ARC_TUPLE, rows[i].n = (uint32_t)w, rows[i].u.items = items + (size_t)i * w;
+        g->u.items[i] = &rows[i];
+    }
+    if (view || all_small(cells, n)) {
+        small_cells(items, cells, n);
+    } else {
+        for (size_t j = 0; j < n; j++) {
+            int v = cells[j];
+            if (v >= ARC_INT_LO && v <= ARC_INT_HI) items[j] = &arc_small_ints[v - ARC_INT_LO];
+            else if (!(items[j] = arc_int_alloc(rt, v)))
                 return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
         }
     }
@@ -731,6 +729,17 @@ int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t c
     if (!v || !arc_is_tuple(v)) return tdm_error(TDM_E_INVAL, "not a grid: not a tuple");
     int hh = (int)v->n, ww = hh ? (arc_is_tuple(v->u.items[0]) ? (int)v->u.items[0]->n : -1) : 0;
     if (ww < 0) return tdm_error(TDM_E_INVAL, "not a grid: row 0 is not a tuple");
+    if (cells && hh && (size_t)hh * ww <= cap) {
+        /* rows whose items lie back to back (as tdm_arc_grid_new lays them out): one pass over all cells */
+        tdm_arc_val *const *at = v->u.items[0]->u.items;
+        int i = 1;
+        while (i < hh && arc_is_tuple(v->u.items[i]) && (int)v->u.items[i]->n == ww && v->u.items[i]->u.items == at + (size_t)i * ww) i++;
+        if (i == hh && small_read(cells, at, (size_t)hh * ww)) {
+            if (h) *h = hh;
+            if (w) *w = ww;
+            return TDM_OK;
+        }
+    }
     for (int i = 0; i < hh; i++) {
         const tdm_arc_val *r = v->u.items[i];
         if (!arc_is_tuple(r) || (int)r->n != ww) return tdm_error(TDM_E_INVAL, "not a grid: row %d differs", i);

@@ -9,7 +9,9 @@
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
  *   - tdm_arc_grid_new builds a grid in one block and tdm_arc_grid_read tells interned ints by address,
  *     both by vector arithmetic on addresses when every cell is interned: held to the ints put in (and
- *     to the interned values), values at and just outside the interned range's ends included;
+ *     to the interned values), values at and just outside the interned range's ends included; rows
+ *     reversed, or one row moved elsewhere, read row by row (the one pass over back-to-back rows is then
+ *     wrong);
  *   - tdm_arc_batch_run copies results into per-thread slabs: every cell of many results held to its grid. */
 #include "arc_test_util.h"
 
@@ -211,6 +213,21 @@ static void test_grid_round_trip(void **state) {
         assert_int_equal(hh, h);
         assert_int_equal(ww, h ? w : 0);
         if (h) assert_memory_equal(back, cells, (size_t)h * w * sizeof *cells);
+        if (h < 2) continue;
+        /* rows no longer back to back (one pass over all cells is then wrong): the rows reversed, or one
+           row (any, the last included) swapped for a copy of itself elsewhere */
+        tdm_arc_val *other = arc_tuple(ta_rt, (uint32_t)h);
+        int rev = (int)tu_below(&r, 2), moved = (int)tu_below(&r, (uint64_t)h);
+        for (int i = 0; i < h; i++) other->u.items[i] = g->u.items[rev ? h - 1 - i : i];
+        if (!rev) {
+            tdm_arc_val *copy = arc_tuple(ta_rt, (uint32_t)w);
+            for (int j = 0; j < w; j++) copy->u.items[j] = g->u.items[moved]->u.items[j];
+            other->u.items[moved] = copy;
+        }
+        memset(back, 0x55, sizeof back);
+        assert_int_equal(tdm_arc_grid_read(other, &hh, &ww, back, sizeof back / sizeof *back), TDM_OK);
+        for (int i = 0; i < h; i++)
+            assert_memory_equal(back + (size_t)i * w, cells + (size_t)(rev ? h - 1 - i : i) * w, (size_t)w * sizeof *cells);
     }
     /* ints that are not interned at addresses near the interned ones (a static value and one from the
        heap, whose offsets from the interned array fit in 32 bits where arena blocks' may not): read by
