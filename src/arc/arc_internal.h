@@ -594,9 +594,11 @@ int arc_bits_add_elems(arc_bits *b, tdm_arc_val *const *v, uint32_t n);
  * fit, -1 out of memory. arc_bits_get takes masks only (b->nout is 0); arc_bits_get_wide, wide sets too. */
 int arc_bits_get(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
 int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
-/* mapply(rbind(shoot, d), s)'s contents without the calls, when d is a unit direction and s a set of
- * positions in the masks: 1 with *b (a wide accumulator), 0 when not such, -1 out of memory (prim_patch.c). */
-int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, arc_bits *b);
+/* The contents of mapply(rbind(shoot, d), s) (cells 0: s a set of positions) or of mapply(fork(recolor,
+ * first, compose(rbind(shoot, d), last)), s) (cells 1: s a set of cells, each line in its cell's colour)
+ * without the calls, when d is a unit direction and s is non-empty and in the masks: 1 with *b (a wide
+ * accumulator), 0 when not such, -1 out of memory (prim_patch.c). */
+int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, int cells, arc_bits *b);
 /* *d = x & y (a wide accumulator, in rt's arena), for x and y of one kind: 0, or -1 out of memory. */
 int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits *d);
 /* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */

@@ -300,35 +300,54 @@ static tdm_arc_val *mapply_members(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     return fits ? arc_bits_set(rt, &b, mapply_members_recipe, args, 3) : mapply_members_recipe(rt, args);
 }
 
-/* mapply(rbind(shoot, a[1]), a[0])'s layout: the shoots made as apply would make them, then as mapply_recipe
- * (shoot of a position cannot raise, and is called here without a frame: no recursion limit to meet). */
-static tdm_arc_val *shoots_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
+/* The layout of mapply(rbind(shoot, d), s) (cells 0) or of mapply(fork(recolor, first, compose(rbind(shoot,
+ * d), last)), s) (cells 1), a = {s, d}: the lines made as apply would make them, then as mapply_recipe
+ * (shoot of a position, first and last of a cell and recolor of a line cannot raise, and are called here
+ * without a frame: no recursion limit to meet). */
+static tdm_arc_val *lines_recipe(tdm_arc_rt *rt, tdm_arc_val **a, int cells) {
     arc_list l;
     ARC_TRYI(arc_elems(rt, a[0], &l, "apply"));
     tdm_arc_val *out = arc_tuple(rt, l.n), *m[2] = {a[0], out};
     ARC_TRY(out);
     for (uint32_t k = 0; k < l.n; k++) {
-        tdm_arc_val *sa[2] = {l.v[k], a[1]};
+        tdm_arc_val *sa[2] = {cells ? l.v[k]->u.items[1] : l.v[k], a[1]};
         ARC_TRY(out->u.items[k] = arc_p_shoot(rt, sa));
+        if (cells) {
+            tdm_arc_val *ra[2] = {l.v[k]->u.items[0], out->u.items[k]};
+            ARC_TRY(out->u.items[k] = arc_p_recolor(rt, ra));
+        }
     }
     return mapply_recipe(rt, m);
 }
+static tdm_arc_val *shoots_recipe(tdm_arc_rt *rt, tdm_arc_val **a) { return lines_recipe(rt, a, 0); }
+static tdm_arc_val *cell_shoots_recipe(tdm_arc_rt *rt, tdm_arc_val **a) { return lines_recipe(rt, a, 1); }
 
-/* mapply(rbind(shoot, d), s) over positions (lines cast from cells, a common solver step): the lines' union
- * (arc_shoot_union), with no call made, when the calls could not fail: the recursion limit not near, and
- * neither statistics nor the eager runtime (they make every call). NULL with *done 0: not such. */
+static int is_prim(const tdm_arc_val *f, int id) { return arc_is_func(f) && f->fkind == ARC_FN_PRIM && f->u.fn.prim == id; }
+
+/* d when f is rbind(shoot, d), else NULL. */
+static tdm_arc_val *shoot_dir(const tdm_arc_val *f) {
+    return arc_is_closure(f) && f->fkind == ARC_FN_RBIND && is_prim(f->u.fn.cap[0], ARC_P_shoot) ? f->u.fn.cap[1] : NULL;
+}
+
+/* mapply(rbind(shoot, d), s) over positions, and mapply(fork(recolor, first, compose(rbind(shoot, d), last)),
+ * s) over cells (lines cast from cells, a common solver step): the lines' union (arc_shoot_union), with
+ * no call made, when the calls could not fail: the recursion limit not near, and neither statistics nor
+ * the eager runtime (they make every call). NULL with *done 0: not such. */
 static tdm_arc_val *mapply_shoots(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
-    tdm_arc_val *f = a[0];
+    tdm_arc_val *f = a[0], *d = shoot_dir(f);
+    const tdm_arc_val *g = arc_is_closure(f) && f->fkind == ARC_FN_FORK ? f->u.fn.cap[2] : NULL;
+    int cells = !d && g && is_prim(f->u.fn.cap[0], ARC_P_recolor) && is_prim(f->u.fn.cap[1], ARC_P_first) &&
+                arc_is_closure(g) && g->fkind == ARC_FN_COMPOSE && is_prim(g->u.fn.cap[1], ARC_P_last) &&
+                (d = shoot_dir(g->u.fn.cap[0]));
     arc_bits b;
     *done = 0;
-    if (!arc_defer(rt) || rt->stats || rt->depth + 2 >= ARC_MAX_DEPTH || !arc_is_closure(f) || f->fkind != ARC_FN_RBIND ||
-        !arc_is_func(f->u.fn.cap[0]) || f->u.fn.cap[0]->fkind != ARC_FN_PRIM || f->u.fn.cap[0]->u.fn.prim != ARC_P_shoot)
-        return NULL;
-    int r = arc_shoot_union(rt, a[1], f->u.fn.cap[1], &b);
+    /* the calls go three frames deep (test_prim_calls_depth holds both forms to a runtime that makes them) */
+    if (!d || !arc_defer(rt) || rt->stats || rt->depth + 3 >= ARC_MAX_DEPTH) return NULL;
+    int r = arc_shoot_union(rt, a[1], d, cells, &b);
     if (r <= 0) return *done = r < 0, NULL;
     *done = 1;
-    tdm_arc_val *args[2] = {a[1], f->u.fn.cap[1]};
-    return arc_bits_set(rt, &b, shoots_recipe, args, 2);
+    tdm_arc_val *args[2] = {a[1], d};
+    return arc_bits_set(rt, &b, cells ? cell_shoots_recipe : shoots_recipe, args, 2);
 }
 
 tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {

@@ -30,7 +30,7 @@ typedef struct {
 
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
-static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen;
+static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen;
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
 static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) { ta_same_table(lazy, eager, KEYS_EQ); }
@@ -538,6 +538,7 @@ static int step(tu_rng *r, int g) {
         }
         res[s] = f(rt, a);
         if (op >= 86 && op <= 87 && !s && res[0] && arc_is_set(res[0]) && res[0]->n > 43) shoots_seen++;
+        if (op == 32 && !s && res[0] && arc_is_set(res[0]) && res[0]->n > 43) cell_shoots_seen++;
     }
     if (type == -3 && res[0] && res[1]) { /* a set of closures: never == across runtimes (identity) */
         assert_int_equal(rts[0]->serial, rts[1]->serial);
@@ -612,18 +613,18 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
-    deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = 0;
+    deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
     }
     arc_bits_portable = 0;
     print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
-                  "held to their cells, %d == of sets of one size (%d equal), %d unions of lines\n", deferred_seen, wide_seen,
-                  objs_seen, laid_out, views_seen, eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen);
+                  "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured)\n", deferred_seen,
+                  wide_seen, objs_seen, laid_out, views_seen, eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen);
     /* the chains did go through the deferred forms */
     assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300 && eq_seen[0] > 1000 &&
-                eq_seen[1] > 100 && shoots_seen > 50);
+                eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
@@ -744,7 +745,7 @@ static void test_kept_depth(void **state) {
 }
 
 /* A closure's inner and outer primitives are called without arc_call's frame (prim_func.c, callp), with
- * the same checks: near the recursion limit, through seven kinds of closure under k composes, the outcome
+ * the same checks: near the recursion limit, through eight kinds of closure under k composes, the outcome
  * (value, or error and message) and the depth after the call are those of a runtime with statistics on,
  * which makes every call through arc_call. */
 static void test_prim_calls_depth(void **state) {
@@ -754,7 +755,7 @@ static void test_prim_calls_depth(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
     tdm_arc_rt_stats_enable(rt[1], 1);
     int failed = 0, passed = 0;
-    for (int kind = 0; kind < 7; kind++)
+    for (int kind = 0; kind < 8; kind++)
         for (int k = 980; k <= 992; k++) {
             tdm_arc_val *res[2];
             for (int s = 0; s < 2; s++) {
@@ -771,17 +772,24 @@ static void test_prim_calls_depth(void **state) {
                 case 3: a[0] = arc_prim_val(ARC_P_shift), a[1] = arc_ipair(rt[s], 1, 1), X = arc_p_rbind(rt[s], a); break;
                 case 4: a[0] = arc_prim_val(ARC_P_combine), a[1] = arc_set_empty(rt[s]), X = arc_p_lbind(rt[s], a); break;
                 case 5: a[0] = arc_prim_val(ARC_P_backdrop), a[1] = arc_prim_val(ARC_P_normalize), X = arc_p_compose(rt[s], a); break;
-                default: /* mapply(rbind(shoot, DOWN), x): the lines' union, made with no call (mapply_shoots) */
+                case 6: /* mapply(rbind(shoot, DOWN), x): the lines' union, made with no call (mapply_shoots) */
                     a[0] = arc_prim_val(ARC_P_shoot), a[1] = arc_ipair(rt[s], 1, 0), a[1] = arc_p_rbind(rt[s], a);
                     a[0] = arc_prim_val(ARC_P_mapply), X = arc_p_lbind(rt[s], a);
                     break;
+                default: /* mapply(fork(recolor, first, compose(rbind(shoot, DOWN), last)), x) over cells: the same */
+                    a[0] = arc_prim_val(ARC_P_shoot), a[1] = arc_ipair(rt[s], 1, 0), a[0] = arc_p_rbind(rt[s], a);
+                    a[1] = arc_prim_val(ARC_P_last), a[2] = arc_p_compose(rt[s], a);
+                    a[0] = arc_prim_val(ARC_P_recolor), a[1] = arc_prim_val(ARC_P_first), a[1] = arc_p_fork(rt[s], a);
+                    a[0] = arc_prim_val(ARC_P_mapply), X = arc_p_lbind(rt[s], a);
+                    break;
                 }
-                const char *txt = "{(0, 0), (1, 2)}";
+                const char *txt = kind == 7 ? "{(3, (0, 0)), (5, (1, 2))}" : "{(0, 0), (1, 2)}";
                 if (s) tdm_arc_rt_stats_enable(rt[s], 1); /* the counts zeroed */
                 res[s] = arc_call1(rt[s], under_composes(rt[s], X, k), ta_parse_at(rt[s], &txt));
                 assert_int_equal(rt[s]->depth, 0);
-                if (s && kind == 6 && res[s]) /* statistics make every call: a shoot per position */
+                if (s && kind >= 6 && res[s]) /* statistics make every call: a shoot per position */
                     assert_int_equal(tdm_arc_rt_prim_stats(rt[s], ARC_P_shoot).calls, 2);
+                if (s && kind == 7 && res[s]) assert_int_equal(tdm_arc_rt_prim_stats(rt[s], ARC_P_recolor).calls, 2);
             }
             same_outcome(rt, res, &passed, &failed);
         }
