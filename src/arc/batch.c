@@ -109,17 +109,24 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const td
     return arc_result_fill(rt, out, r, slab);
 }
 
-/* One thread's share of tdm_arc_batch_run (its loop is an orphaned omp for: the team's calls are shared
- * out when it runs in a parallel region, all are its own when it does not). Returns 1 when memory ran out. */
-static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int stats, tdm_arc_batch *b) {
+/* One thread's share of tdm_arc_batch_run: in a team (its loop an orphaned omp for, the calls shared out
+ * among the team), or alone, every call its own. Alone takes no worksharing construct, which would bind to
+ * a caller's own parallel region. Returns 1 when memory ran out. */
+static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int stats, tdm_arc_batch *b,
+                        int team) {
     int failed = 0;
     tdm_arc_rt *rt = NULL;
     arc_cells_slab *slab = NULL; /* this thread's result cells: one malloc per 16 Ki ints, not per call */
     if (tdm_arc_rt_new(&rt)) failed = 1;
     if (rt && stats) tdm_arc_rt_stats_enable(rt, 1);
+    if (team) {
 #pragma omp for schedule(dynamic, 4)
-    for (size_t c = 0; c < n; c++)
-        if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+        for (size_t c = 0; c < n; c++)
+            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+    } else {
+        for (size_t c = 0; c < n; c++)
+            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+    }
     if (slab) {
 #pragma omp critical(tdm_arc_batch_slabs)
         {
@@ -155,10 +162,10 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (threads == 1) /* no team to start: a small batch would pay more for it than for its calls */
-        failed = batch_worker(p, calls, n, stats, b);
+        failed = batch_worker(p, calls, n, stats, b, 0);
     else {
 #pragma omp parallel num_threads(threads) reduction(| : failed)
-        failed = batch_worker(p, calls, n, stats, b);
+        failed = batch_worker(p, calls, n, stats, b, 1);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

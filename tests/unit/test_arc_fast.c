@@ -12,9 +12,11 @@
  *     to the interned values), values at and just outside the interned range's ends included; rows
  *     reversed, or one row moved elsewhere, read row by row (the one pass over back-to-back rows is then
  *     wrong);
- *   - tdm_arc_batch_run copies results into per-thread slabs: every cell of many results held to its grid. */
+ *   - tdm_arc_batch_run copies results into per-thread slabs: every cell of many results held to its grid,
+ *     also for one-thread batches run from each thread of the caller's own parallel region. */
 #include "arc_test_util.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,8 +258,37 @@ static void test_grid_round_trip(void **state) {
     assert_int_not_equal(tdm_arc_grid_read(ta_parse("((1, (2,)),)"), &hh, &ww, out, 4), TDM_OK);
 }
 
+enum { SLAB_CALLS = 400 };
+static int slab_cells[SLAB_CALLS][100];
+
+/* Every result of b, a batch of calls over slab_cells by test_batch_slabs' programs, held to its program. */
+static void check_slab_batch(const tdm_arc_batch *b, const tdm_arc_call_ref *calls) {
+    for (int c = 0; c < SLAB_CALLS; c++) {
+        const tdm_arc_result *x = tdm_arc_batch_result(b, (size_t)c);
+        int h = calls[c].grid.h, w = calls[c].grid.w;
+        if (calls[c].prog == 1) {
+            assert_int_equal(x->status, TDM_OK);
+            assert_null(x->cells);
+            assert_non_null(x->repr);
+            continue;
+        }
+        if (calls[c].prog == 2) { /* crop's second argument is a pair: FIVE is an int */
+            assert_int_not_equal(x->status, TDM_OK);
+            assert_null(x->cells);
+            continue;
+        }
+        assert_int_equal(x->status, TDM_OK);
+        assert_int_equal(x->h, 3 * h);
+        assert_int_equal(x->w, 3 * w);
+        for (int i = 0; i < 3 * h; i++)
+            for (int j = 0; j < 3 * w; j++) assert_int_equal(x->cells[i * 3 * w + j], slab_cells[c][(i / 3) * w + j / 3]);
+    }
+}
+
 /* tdm_arc_batch_run's result cells in per-thread slabs: enough calls to fill several, results that are
- * not grids and calls that raise among them, on 1 and 2 threads; each grid checked cell by cell. */
+ * not grids and calls that raise among them, on 1 and 2 threads; each grid checked cell by cell. Then
+ * batches of one thread each from the two threads of a caller's own parallel region (one thread's batch
+ * must take no worksharing construct, which would bind to that region and share its calls out). */
 static void test_batch_slabs(void **state) {
     (void)state;
     static const char *progs = "def solve_up(I):\n    O = upscale(I, THREE)\n    return O\n"
@@ -266,39 +297,31 @@ static void test_batch_slabs(void **state) {
     tdm_arc_programs *p;
     assert_int_equal(tdm_arc_programs_parse(progs, strlen(progs), "t", &p), TDM_OK);
     tu_rng r = tu_rng_for(0xc5);
-    enum { N = 400 };
-    static int cells[N][100];
-    static tdm_arc_call_ref calls[N];
-    for (int c = 0; c < N; c++) {
+    static tdm_arc_call_ref calls[SLAB_CALLS];
+    for (int c = 0; c < SLAB_CALLS; c++) {
         int h = (int)tu_range(&r, 1, 10), w = (int)tu_range(&r, 1, 10);
-        for (int k = 0; k < h * w; k++) cells[c][k] = (int)tu_below(&r, 10);
+        for (int k = 0; k < h * w; k++) slab_cells[c][k] = (int)tu_below(&r, 10);
         calls[c].prog = tu_below(&r, 8) == 0 ? (size_t)tu_range(&r, 1, 2) : 0;
-        calls[c].grid = (tdm_arc_grid_ref){h, w, cells[c]};
+        calls[c].grid = (tdm_arc_grid_ref){h, w, slab_cells[c]};
     }
     for (int threads = 1; threads <= 2; threads++) {
         tdm_arc_batch *b;
-        assert_int_equal(tdm_arc_batch_run(p, calls, N, threads, 0, &b), TDM_OK);
-        for (int c = 0; c < N; c++) {
-            const tdm_arc_result *x = tdm_arc_batch_result(b, (size_t)c);
-            int h = calls[c].grid.h, w = calls[c].grid.w;
-            if (calls[c].prog == 1) {
-                assert_int_equal(x->status, TDM_OK);
-                assert_null(x->cells);
-                assert_non_null(x->repr);
-                continue;
-            }
-            if (calls[c].prog == 2) { /* crop's second argument is a pair: FIVE is an int */
-                assert_int_not_equal(x->status, TDM_OK);
-                assert_null(x->cells);
-                continue;
-            }
-            assert_int_equal(x->status, TDM_OK);
-            assert_int_equal(x->h, 3 * h);
-            assert_int_equal(x->w, 3 * w);
-            for (int i = 0; i < 3 * h; i++)
-                for (int j = 0; j < 3 * w; j++) assert_int_equal(x->cells[i * 3 * w + j], cells[c][(i / 3) * w + j / 3]);
-        }
+        assert_int_equal(tdm_arc_batch_run(p, calls, SLAB_CALLS, threads, 0, &b), TDM_OK);
+        check_slab_batch(b, calls);
         tdm_arc_batch_free(b);
+    }
+    tdm_arc_batch *own[2] = {NULL, NULL};
+    int st[2] = {-1, -1};
+#pragma omp parallel num_threads(2)
+    {
+        int t = omp_get_thread_num();
+        if (t < 2) st[t] = tdm_arc_batch_run(p, calls, SLAB_CALLS, 1, 0, &own[t]);
+    }
+    for (int t = 0; t < 2; t++) {
+        if (st[t] == -1) continue; /* the region ran on fewer threads */
+        assert_int_equal(st[t], TDM_OK);
+        check_slab_batch(own[t], calls);
+        tdm_arc_batch_free(own[t]);
     }
     tdm_arc_programs_free(p);
 }
