@@ -734,7 +734,7 @@ int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t c
         tdm_arc_val *const *at = v->u.items[0]->u.items;
         int i = 1;
         while (i < hh && arc_is_tuple(v->u.items[i]) && (int)v->u.items[i]->n == ww && v->u.items[i]->u.items == at + (size_t)i * ww) i++;
-        if (i == hh && small_read(cells, at, (size_t)hh * ww)) {
+        if (i == hh && at && small_read(cells, at, (size_t)hh * ww)) {
             if (h) *h = hh;
             if (w) *w = ww;
             return TDM_OK;
