@@ -113,8 +113,7 @@ static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_ar
     for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++) {
         tdm_arc_val **cells = g->g->u.items[i]->u.items;
         uint8_t *vr = vc ? vc + i * g->w : spare;
-        uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]);
-        for (; r; r &= r - 1) {
+        for (uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
             int j = __builtin_ctz(r);
             if (!bg || arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb; /* fill, paint (no bg): every cell named */
         }

@@ -456,17 +456,17 @@ tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
     return shoot_eager(rt, a);
 }
 
-/* The lines along (di, dj) (a unit direction) from the positions in rows (masks), as elements of colour c
- * of b. The lines that lie on one line (one column for d vertical, one row, one diagonal) overlap, since
+/* The lines along (di, dj) (a unit direction) from the positions in rows lo..hi-1 of masks m, as elements
+ * of colour c of b. The lines that lie on one line (one column for d vertical, one row, one diagonal) overlap, since
  * each runs 42 steps past its start and the masks span 32: together they run from the start furthest back
  * for 42 steps past the start furthest on. So each such line is written once, from its own t (how far
  * along d its starts lie). 0, or -1 out of memory. */
-static int shoot_lines(arc_bits *b, const uint32_t rows[32], int64_t c, int64_t di, int64_t dj) {
+static int shoot_lines(arc_bits *b, const uint32_t *m, int lo, int hi, int64_t c, int64_t di, int64_t dj) {
     enum { G0 = 40, NG = 100 }; /* the line's index, i - j or i + j for a diagonal, plus G0 */
     int64_t tlo[NG], thi[NG];
     for (int g = 0; g < NG; g++) tlo[g] = INT64_MAX, thi[g] = INT64_MIN;
-    for (int64_t i = -ARC_BITS_OFF; i < 32 - ARC_BITS_OFF; i++)
-        for (uint32_t row = rows[i + ARC_BITS_OFF]; row; row &= row - 1) {
+    for (int64_t i = lo - ARC_BITS_OFF; i < hi - ARC_BITS_OFF; i++)
+        for (uint32_t row = m[i + ARC_BITS_OFF]; row; row &= row - 1) {
             int64_t j = __builtin_ctz(row) - ARC_BITS_OFF;
             int64_t g = !di ? i : !dj ? j : di == dj ? i - j : i + j, t = di ? i * di : j * dj;
             tlo[g + G0] = t < tlo[g + G0] ? t : tlo[g + G0], thi[g + G0] = t > thi[g + G0] ? t : thi[g + G0];
@@ -482,23 +482,17 @@ static int shoot_lines(arc_bits *b, const uint32_t rows[32], int64_t c, int64_t 
 int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, int cells, arc_bits *b) {
     int64_t di, dj;
     arc_bits src;
-    uint32_t rows[32];
     if (!ints2(d, &di, &dj) || di < -1 || di > 1 || dj < -1 || dj > 1 || (!di && !dj) || !arc_is_set(s) || !s->n) return 0;
     int r = arc_bits_get(rt, s, &src);
     if (r <= 0 || src.kind != (cells ? ARC_BITS_CELLS : ARC_BITS_POS)) return r < 0 ? -1 : 0;
     if (arc_bits_init_wide(rt, b)) return -1; /* wide: the lines leave the masks */
     b->kind = src.kind;
-    if (!cells) {
-        arc_bits_positions(&src, rows);
-        return shoot_lines(b, rows, 0, di, dj) ? -1 : 1;
-    }
     int lo, hi;
     arc_bits_span(&src, &lo, &hi);
-    for (uint32_t bl = src.blocks; bl; bl &= bl - 1) { /* colour by colour: a cell's line keeps its colour */
+    /* colour by colour (positions: block 0): a cell's line keeps its colour */
+    for (uint32_t bl = src.blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
-        memset(rows, 0, sizeof rows);
-        for (int i = lo; i < hi; i++) rows[i] = src.m[32 * c + i];
-        if (shoot_lines(b, rows, c, di, dj)) return -1;
+        if (shoot_lines(b, src.m + 32 * c, lo, hi, cells ? c : 0, di, dj)) return -1;
     }
     return 1;
 }
