@@ -599,6 +599,10 @@ int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
  * without the calls, when d is a unit direction and s is non-empty and in the masks: 1 with *b (a wide
  * accumulator), 0 when not such, -1 out of memory (prim_patch.c). */
 int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, int cells, arc_bits *b);
+/* prapply(connect, a, b) for a and b sets of positions whose elements are known without a layout: the
+ * distinct lines as a deferred set (product.c); NULL with *done 0 when not such, with *done 1 out of
+ * memory. */
+tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done);
 /* *d = x & y (a wide accumulator, in rt's arena), for x and y of one kind: 0, or -1 out of memory. */
 int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits *d);
 /* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */

@@ -400,6 +400,14 @@ tdm_arc_val *arc_p_mpapply(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 tdm_arc_val *arc_p_prapply(tdm_arc_rt *rt, tdm_arc_val **a) {
+    /* connect over two sets of positions: the distinct lines, deferred (product.c), when the calls could not
+       fail: each would begin a frame deeper, within the limit exactly when this one is below it
+       (test_prim_calls_depth fails with no test here), and neither statistics nor the eager runtime is on */
+    if (is_prim(a[0], ARC_P_connect) && arc_defer(rt) && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
+        int done;
+        tdm_arc_val *r = arc_connect_pairs(rt, a, &done);
+        if (r || done) return r;
+    }
     arc_list la, lb;
     ARC_TRYI(arc_elems(rt, a[1], &la, "prapply"));
     ARC_TRYI(arc_elems(rt, a[2], &lb, "prapply"));

@@ -1,10 +1,13 @@
-/* product.c: product(a, b) (spec §3.2), with its layout deferred. frozenset((x, y) for y in b for x in a)
+/* product.c: product(a, b) (spec §3.2) and prapply(connect, a, b) (§3.3), with their layouts deferred.
+ * frozenset((x, y) for y in b for x in a)
  * lays out |a| * |b| pairs in CPython's order, and before that a and b themselves (the objects of an
  * objects() call, say). A solver mostly filters the pairs (sfilter with a condition on first and last:
  * 06df4c85) and maps what is kept; neither reads the order. So when a and b are sets whose elements are
  * known without a layout (arc_set_members, or an eager table), the result is a lazy set that lists its
  * pairs in any order to those readers, hashes and tests membership from a and b, and runs the eager
- * product only when something reads the order. tests/unit/test_arc_bits.c holds it to the eager runtime. */
+ * product only when something reads the order. prapply(connect, a, b) over two sets of positions (the
+ * segments between cells of a colour: dbc1a6ce, 253bf280) is deferred the same way, its distinct lines
+ * told apart by their ends. tests/unit/test_arc_bits.c holds both to the eager runtime. */
 #include "arc_internal.h"
 
 #include <string.h>
@@ -100,4 +103,169 @@ tdm_arc_val *arc_p_product(tdm_arc_rt *rt, tdm_arc_val **a) {
     p->z.members = prod_members;
     p->arg[0] = a[0], p->arg[1] = a[1], p->ma = ma, p->mb = mb, p->na = na, p->nb = nb;
     return arc_set_lazy(rt, &p->z, 0, na * nb);
+}
+
+/* ---- prapply(connect, a, b) ------------------------------------------------------------------------- */
+
+/* The reference makes |a| * |b| lines and hashes each into its set. But most pairs lie on no common line
+ * and give the one empty set, connect(x, y) == connect(y, x), and a segment's ends are its least and
+ * greatest points, so two lines are equal exactly when their ends are. The distinct lines are told apart
+ * by their ends, and each is made once. */
+typedef struct {
+    arc_lazy z;
+    tdm_arc_val *arg[3];
+    tdm_arc_val **lines; /* the distinct lines, in no particular order */
+    uint32_t *index, icap; /* lines_contains' table of their hashes (index + 1 per slot), once made */
+} arc_lines;
+
+/* The reference's set: every connect in its order (b's elements outer), each made in place, without a
+ * frame (it cannot raise on two positions, so a late layout meets no recursion limit). */
+static tdm_arc_val *lines_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list la, lb;
+    ARC_TRYI(arc_elems(rt, a[1], &la, "prapply"));
+    ARC_TRYI(arc_elems(rt, a[2], &lb, "prapply"));
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    for (uint32_t y = 0; y < lb.n; y++)
+        for (uint32_t x = 0; x < la.n; x++) {
+            tdm_arc_val *ends[2] = {la.v[x], lb.v[y]}, *r = arc_p_connect(rt, ends);
+            ARC_TRY(r);
+            if (arc_set_add(rt, s, r)) return NULL;
+        }
+    return s;
+}
+
+static int lines_layout(arc_lazy *z, tdm_arc_val *s) {
+    tdm_arc_val *r = lines_eager(z->rt, ((arc_lines *)z)->arg);
+    if (!r) return -1;
+    if (r->n != s->n) return arc_failf(z->rt, "internal error: a deferred prapply's recipe gave other contents");
+    arc_set_slots(r);
+    arc_set_take(s, r);
+    return 0;
+}
+
+static int lines_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
+    (void)s;
+    *v = ((arc_lines *)z)->lines;
+    return 1;
+}
+
+static int64_t lines_hash(arc_lazy *z, tdm_arc_val *s) {
+    uint64_t acc = 0;
+    for (uint32_t k = 0; k < s->n; k++) acc = arc_fset_hash_add(acc, arc_hash_fast(((arc_lines *)z)->lines[k]));
+    return arc_fset_hash_end(acc, s->n);
+}
+
+/* key in the lines: by a table of their hashes, made on the first lookup (== of two such sets looks up
+ * every element of one in the other). */
+static int lines_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
+    arc_lines *l = (arc_lines *)z;
+    if (!arc_is_set(key)) return 0; /* a line is a frozenset, and only one can equal one */
+    if (!l->index) {
+        uint32_t cap = 16;
+        while (cap < 2 * s->n) cap <<= 1;
+        if (!(l->index = arc_alloc(z->rt, cap * sizeof *l->index))) return -1; /* the layout answers, or fails */
+        memset(l->index, 0, cap * sizeof *l->index);
+        for (uint32_t k = 0; k < s->n; k++) {
+            uint32_t h = (uint32_t)((uint64_t)arc_hash_fast(l->lines[k]) * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+            while (l->index[h]) h = (h + 1) & (cap - 1);
+            l->index[h] = k + 1;
+        }
+        l->icap = cap;
+    }
+    int64_t want = arc_hash_fast(key); /* as CPython's lookup would hash it */
+    uint32_t h = (uint32_t)((uint64_t)want * 0x9e3779b97f4a7c15ull >> 32) & (l->icap - 1);
+    for (; l->index[h]; h = (h + 1) & (l->icap - 1)) {
+        tdm_arc_val *x = l->lines[l->index[h] - 1];
+        if (x->n == key->n && arc_hash_fast(x) == want && arc_eq(x, key)) return 1;
+    }
+    return 0;
+}
+
+/* A position (i, j) of two ints within +-30000, packed in 32 bits: 1, or 0 when v is not such. */
+static int packed_pos(const tdm_arc_val *v, uint32_t *key) {
+    if (!arc_is_tuple(v) || v->n != 2 || arc_tuple_is_lazy(v)) return 0;
+    const tdm_arc_val *i = v->u.items[0], *j = v->u.items[1];
+    if (i->kind != TDM_ARC_INT || j->kind != TDM_ARC_INT || i->u.i < -30000 || i->u.i > 30000 || j->u.i < -30000 ||
+        j->u.i > 30000)
+        return 0;
+    *key = (uint32_t)(i->u.i + 32768) << 16 | (uint32_t)(j->u.i + 32768); /* ordered as (i, j) */
+    return 1;
+}
+
+static int packed_on_line(uint32_t p, uint32_t q) {
+    int64_t ai = p >> 16, aj = p & 0xffff, bi = q >> 16, bj = q & 0xffff;
+    return ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj;
+}
+
+/* key's slot in table tab of cap (a power of 2) nonzero keys: where it is, or the empty slot it would take. */
+static uint32_t slot_of(const uint64_t *tab, uint32_t cap, uint64_t key) {
+    uint32_t h = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+    while (tab[h] && tab[h] != key) h = (h + 1) & (cap - 1);
+    return h;
+}
+
+/* tab of *cap keys, rehashed into twice the room (*cap doubled); NULL out of memory. */
+static uint64_t *grow_keys(tdm_arc_rt *rt, uint64_t *tab, uint32_t *cap) {
+    uint64_t *t = arc_alloc(rt, 2 * (size_t)*cap * sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0, 2 * (size_t)*cap * sizeof *t);
+    for (uint32_t k = 0; k < *cap; k++)
+        if (tab[k]) t[slot_of(t, 2 * *cap, tab[k])] = tab[k];
+    *cap *= 2;
+    return t;
+}
+
+static tdm_arc_val **grow_lines(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t *cap) {
+    tdm_arc_val **t = arc_alloc(rt, 2 * (size_t)*cap * sizeof *t);
+    if (!t) return NULL;
+    memcpy(t, v, *cap * sizeof *t);
+    *cap *= 2;
+    return t;
+}
+
+tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
+    tdm_arc_val **ma, **mb;
+    uint32_t na, nb;
+    int r;
+    *done = 0;
+    if (!arc_is_set(a[1]) || !arc_is_set(a[2]) || !a[1]->n || !a[2]->n || (uint64_t)a[1]->n * a[2]->n > ARC_MAX_CELLS)
+        return NULL;
+    if ((r = elements(rt, a[1], &ma, &na)) <= 0 || (r = elements(rt, a[2], &mb, &nb)) <= 0) return *done = r < 0, NULL;
+    uint32_t *pa = arc_alloc(rt, ((size_t)na + nb) * sizeof *pa), *pb = pa ? pa + na : NULL;
+    if (!pa) return *done = 1, NULL;
+    for (uint32_t k = 0; k < na; k++)
+        if (!packed_pos(ma[k], &pa[k])) return NULL;
+    for (uint32_t k = 0; k < nb; k++)
+        if (!packed_pos(mb[k], &pb[k])) return NULL;
+    /* the pairs on a line (most are not: they all give the one empty set), their ends least first, into a
+       table of the distinct ones (doubled at half full) */
+    uint32_t n = 0, off = 0, used = 0, cap = 64, lcap = 64;
+    uint64_t *tab = arc_alloc(rt, cap * sizeof *tab);
+    tdm_arc_val **lines = arc_alloc(rt, lcap * sizeof *lines);
+    *done = 1; /* from here on, NULL is out of memory */
+    if (!tab || !lines) return NULL;
+    memset(tab, 0, cap * sizeof *tab);
+    for (uint32_t y = 0; y < nb; y++)
+        for (uint32_t x = 0; x < na; x++) {
+            uint32_t p = pa[x], q = pb[y];
+            if (n == lcap) ARC_TRY(lines = grow_lines(rt, lines, &lcap));
+            if (!packed_on_line(p, q)) {
+                if (!off++) ARC_TRY(lines[n++] = arc_set_empty(rt)); /* what connect gives them */
+                continue;
+            }
+            uint64_t key = p < q ? (uint64_t)p << 32 | q : (uint64_t)q << 32 | p, h = slot_of(tab, cap, key);
+            if (tab[h]) continue;
+            tab[h] = key;
+            tdm_arc_val *two[2] = {ma[x], mb[y]};
+            ARC_TRY(lines[n++] = arc_p_connect(rt, two));
+            if (2 * ++used > cap) ARC_TRY(tab = grow_keys(rt, tab, &cap));
+        }
+    arc_lines *z = arc_alloc(rt, sizeof *z);
+    if (!z) return NULL;
+    memset(z, 0, sizeof *z);
+    z->z.rt = rt, z->z.layout = lines_layout, z->z.hash = lines_hash, z->z.contains = lines_contains;
+    z->z.members = lines_members;
+    z->arg[0] = a[0], z->arg[1] = a[1], z->arg[2] = a[2], z->lines = lines;
+    return arc_set_lazy(rt, &z->z, 0, n);
 }

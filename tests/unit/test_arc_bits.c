@@ -30,7 +30,7 @@ typedef struct {
 
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
-static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen;
+static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen;
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
 static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) { ta_same_table(lazy, eager, KEYS_EQ); }
@@ -201,7 +201,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 88 };
+enum { NOPS = 91 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -534,6 +534,29 @@ static int step(tu_rng *r, int g) {
             f = arc_p_mapply, a[0] = arc_p_rbind(rt, sh), a[1] = P;
             break;
         }
+        case 88: case 89: case 90: { /* prapply(connect, X, Y) over positions (product.c): the distinct lines */
+            tdm_arc_val *X = P, *Y = fn % 3 == 0 ? Q : P, *ofc[2] = {G, C}, *cf[2] = {arc_prim_val(ARC_P_connect), NULL};
+            tdm_arc_val *ab[2] = {arc_ipair(rt, pt[0], pt[1]), arc_ipair(rt, pt[2], pt[3])};
+            if (c % 2 && G->n && G->n * G->u.items[0]->n <= 64) X = arc_p_ofcolor(rt, ofc), Y = fn % 3 == 1 ? P : X;
+            if (X->n * Y->n > 600 || c == 4) X = Y = arc_p_connect(rt, ab); /* a line: every pair on it (or none) */
+            cf[1] = ab[0];
+            tdm_arc_val *pa[3] = {arc_prim_val(ARC_P_connect), X, Y}, *pr = arc_p_prapply(rt, pa);
+            if (!pr) rt->failed = 0, rt->err[0] = '\0', pr = arc_set_new(rt);
+            if (!s) lines_seen += arc_set_is_lazy(pr) && pr->n > 2;
+            if (op == 88) { /* the lines themselves: len, hash, ==, then the table */
+                f = arc_p_identity, a[0] = pr, type = -2;
+            } else if (op == 89) { /* the rows, columns and points among them (dbc1a6ce, 253bf280) */
+                tdm_arc_val *vh[3] = {arc_prim_val(ARC_P_either), arc_prim_val(ARC_P_vline), arc_prim_val(ARC_P_hline)};
+                f = arc_p_mfilter, a[0] = pr, a[1] = arc_p_fork(rt, vh);
+            } else { /* a line in them: connect of two points, often on a line, one end sometimes in X */
+                tdm_arc_val *e = fn % 2 ? arc_p_first(rt, &X) : NULL;
+                if (!e) rt->failed = 0, rt->err[0] = '\0';
+                else ab[0] = e;
+                a[0] = arc_p_connect(rt, ab), a[1] = pr, f = arc_p_contained, type = -1;
+                if (!a[0]) rt->failed = 0, rt->err[0] = '\0', a[0] = cf[1];
+            }
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -613,18 +636,19 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
-    deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = 0;
+    deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = lines_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
     }
     arc_bits_portable = 0;
     print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
-                  "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured)\n", deferred_seen,
-                  wide_seen, objs_seen, laid_out, views_seen, eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen);
+                  "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured), %d sets of "
+                  "connect's lines\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen, eq_seen[0] + eq_seen[1],
+                  eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen);
     /* the chains did go through the deferred forms */
     assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300 && eq_seen[0] > 1000 &&
-                eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50);
+                eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50 && lines_seen > 50);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
@@ -745,7 +769,7 @@ static void test_kept_depth(void **state) {
 }
 
 /* A closure's inner and outer primitives are called without arc_call's frame (prim_func.c, callp), with
- * the same checks: near the recursion limit, through eight kinds of closure under k composes, the outcome
+ * the same checks: near the recursion limit, through nine kinds of closure under k composes, the outcome
  * (value, or error and message) and the depth after the call are those of a runtime with statistics on,
  * which makes every call through arc_call. */
 static void test_prim_calls_depth(void **state) {
@@ -755,7 +779,7 @@ static void test_prim_calls_depth(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rt[1]), TDM_OK);
     tdm_arc_rt_stats_enable(rt[1], 1);
     int failed = 0, passed = 0;
-    for (int kind = 0; kind < 8; kind++)
+    for (int kind = 0; kind < 9; kind++)
         for (int k = 980; k <= 992; k++) {
             tdm_arc_val *res[2];
             for (int s = 0; s < 2; s++) {
@@ -776,6 +800,10 @@ static void test_prim_calls_depth(void **state) {
                     a[0] = arc_prim_val(ARC_P_shoot), a[1] = arc_ipair(rt[s], 1, 0), a[1] = arc_p_rbind(rt[s], a);
                     a[0] = arc_prim_val(ARC_P_mapply), X = arc_p_lbind(rt[s], a);
                     break;
+                case 8: /* prapply(connect, x, x): the distinct lines, made with no call frame (product.c) */
+                    a[0] = arc_prim_val(ARC_P_prapply), a[1] = arc_prim_val(ARC_P_connect), a[0] = arc_p_lbind(rt[s], a);
+                    a[1] = a[2] = arc_prim_val(ARC_P_identity), X = arc_p_fork(rt[s], a);
+                    break;
                 default: /* mapply(fork(recolor, first, compose(rbind(shoot, DOWN), last)), x) over cells: the same */
                     a[0] = arc_prim_val(ARC_P_shoot), a[1] = arc_ipair(rt[s], 1, 0), a[0] = arc_p_rbind(rt[s], a);
                     a[1] = arc_prim_val(ARC_P_last), a[2] = arc_p_compose(rt[s], a);
@@ -787,9 +815,10 @@ static void test_prim_calls_depth(void **state) {
                 if (s) tdm_arc_rt_stats_enable(rt[s], 1); /* the counts zeroed */
                 res[s] = arc_call1(rt[s], under_composes(rt[s], X, k), ta_parse_at(rt[s], &txt));
                 assert_int_equal(rt[s]->depth, 0);
-                if (s && kind >= 6 && res[s]) /* statistics make every call: a shoot per position */
+                if (s && (kind == 6 || kind == 7) && res[s]) /* statistics make every call: a shoot per position */
                     assert_int_equal(tdm_arc_rt_prim_stats(rt[s], ARC_P_shoot).calls, 2);
                 if (s && kind == 7 && res[s]) assert_int_equal(tdm_arc_rt_prim_stats(rt[s], ARC_P_recolor).calls, 2);
+                if (s && kind == 8 && res[s]) assert_int_equal(tdm_arc_rt_prim_stats(rt[s], ARC_P_connect).calls, 4);
             }
             same_outcome(rt, res, &passed, &failed);
         }
