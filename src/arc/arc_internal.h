@@ -727,18 +727,23 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out);
 int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text);
 typedef struct arc_cells_slab arc_cells_slab;
 /* A batch's results and statistics (batch.c's runner and exec.c's executor fill it). */
+/* A batch's per-primitive statistics (zeroed when made). */
+typedef struct {
+    tdm_arc_prim_stats stats[ARC_NPRIM];
+    tdm_arc_exec_stats exec[ARC_NPRIM]; /* the executor's split by backend (zeros for tdm_arc_batch_run) */
+} arc_batch_counts;
 struct tdm_arc_batch {
     tdm_arc_result *res;
     size_t n;
-    tdm_arc_prim_stats stats[ARC_NPRIM];
-    tdm_arc_exec_stats exec[ARC_NPRIM]; /* the executor's split by backend (zeros for tdm_arc_batch_run) */
-    const char *backend;                /* where batched primitives ran: "cpu" or the device's name */
+    arc_batch_counts *counts; /* NULL when none were kept (their accessors give zeros): 9 KB a batch to clear */
+    const char *backend;      /* where batched primitives ran: "cpu" or the device's name */
     double seconds;
     int threads;
     arc_cells_slab *slabs; /* tdm_arc_batch_run: the blocks that hold every result's cells (batch.c) */
 };
-/* A batch of n zeroed results (backend "cpu"); NULL when out of memory. */
-tdm_arc_batch *arc_batch_alloc(size_t n);
+/* A batch of n zeroed results (backend "cpu"), with zeroed counts when counts is not 0; NULL when out of
+ * memory. */
+tdm_arc_batch *arc_batch_alloc(size_t n, int counts);
 /* Copies a program's result into r as tdm_arc_batch_run gives it (cells of a grid of ints, else repr):
  * 0, or -1 when memory ran out (r->status says TDM_E_NOMEM when laying out a lazy set failed). The cells
  * come from *slab's blocks (which the caller gives the batch) when slab is not NULL, else from tdm_malloc. */

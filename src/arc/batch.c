@@ -137,7 +137,8 @@ static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls
     }
     if (rt && stats && rt->stats) {
 #pragma omp critical(tdm_arc_batch_stats)
-        for (int id = 0; id < ARC_NPRIM; id++) b->stats[id].calls += rt->stats[id].calls, b->stats[id].ns += rt->stats[id].ns;
+        for (int id = 0; id < ARC_NPRIM; id++)
+            b->counts->stats[id].calls += rt->stats[id].calls, b->counts->stats[id].ns += rt->stats[id].ns;
     }
     tdm_arc_rt_free(rt);
     return failed;
@@ -153,7 +154,7 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
         if (g->h < 0 || g->w < 0 || (g->h && g->w && !g->cells))
             return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: call %zu: the grid has a bad size or no cells", c);
     }
-    tdm_arc_batch *b = arc_batch_alloc(n);
+    tdm_arc_batch *b = arc_batch_alloc(n, stats);
     if (!b) return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: no memory for %zu results", n);
     if (threads <= 0) threads = omp_get_max_threads();
     if ((size_t)threads > n) threads = n ? (int)n : 1;
@@ -177,9 +178,10 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
     return TDM_OK;
 }
 
-tdm_arc_batch *arc_batch_alloc(size_t n) {
+tdm_arc_batch *arc_batch_alloc(size_t n, int counts) {
     tdm_arc_batch *b = tdm_calloc(1, sizeof *b);
-    if (!b || !(b->res = tdm_calloc(n ? n : 1, sizeof *b->res))) {
+    if (!b || !(b->res = tdm_calloc(n ? n : 1, sizeof *b->res)) || (counts && !(b->counts = tdm_calloc(1, sizeof *b->counts)))) {
+        if (b) tdm_free(b->res);
         tdm_free(b);
         return NULL;
     }
@@ -195,6 +197,7 @@ void tdm_arc_batch_free(tdm_arc_batch *b) {
         tdm_free(b->res[c].error);
     }
     tdm_free(b->res);
+    tdm_free(b->counts);
     slabs_free(b->slabs);
     tdm_free(b);
 }
@@ -206,8 +209,8 @@ const tdm_arc_result *tdm_arc_batch_result(const tdm_arc_batch *b, size_t c) {
 
 tdm_arc_prim_stats tdm_arc_batch_prim_stats(const tdm_arc_batch *b, int id) {
     tdm_arc_prim_stats z = {0, 0};
-    if (!b || id < 0 || id >= ARC_NPRIM) return z;
-    return b->stats[id];
+    if (!b || !b->counts || id < 0 || id >= ARC_NPRIM) return z;
+    return b->counts->stats[id];
 }
 
 double tdm_arc_batch_seconds(const tdm_arc_batch *b) { return b ? b->seconds : 0; }
@@ -215,8 +218,8 @@ int tdm_arc_batch_threads(const tdm_arc_batch *b) { return b ? b->threads : 0; }
 
 tdm_arc_exec_stats tdm_arc_batch_exec_stats(const tdm_arc_batch *b, int id) {
     tdm_arc_exec_stats z = {0};
-    if (!b || id < 0 || id >= ARC_NPRIM) return z;
-    return b->exec[id];
+    if (!b || !b->counts || id < 0 || id >= ARC_NPRIM) return z;
+    return b->counts->exec[id];
 }
 
 const char *tdm_arc_batch_backend(const tdm_arc_batch *b) { return b ? b->backend : NULL; }

@@ -264,7 +264,7 @@ static int run_step(chunk *c, int i) {
     arc_step st;
     arc_prog_step(c->p, c->prog, i, &st);
     int prim = st.callee_kind == ARC_STEP_PRIM ? st.callee : -1, rc, any = 0;
-    tdm_arc_exec_stats *s = prim >= 0 ? &c->b->exec[prim] : NULL;
+    tdm_arc_exec_stats *s = prim >= 0 ? &c->b->counts->exec[prim] : NULL;
     memset(c->done, 0, c->m);
     for (int bop = prim >= 0 ? arc_bop_of_prim(prim) : -1; bop >= 0; bop = arc_bop_next(bop)) {
         uint64_t t0 = now_ns();
@@ -411,7 +411,7 @@ static void clear_results(tdm_arc_batch *b) {
         tdm_free(b->res[c].cells), tdm_free(b->res[c].repr), tdm_free(b->res[c].error);
         memset(&b->res[c], 0, sizeof b->res[c]);
     }
-    memset(b->exec, 0, sizeof b->exec);
+    memset(b->counts->exec, 0, sizeof b->counts->exec);
 }
 
 static int check_calls(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n) {
@@ -427,8 +427,8 @@ static int check_calls(const tdm_arc_programs *p, const tdm_arc_call_ref *calls,
 
 static void fill_stats(tdm_arc_batch *b) {
     for (int id = 0; id < ARC_NPRIM; id++) {
-        b->stats[id].calls = b->exec[id].batched + b->exec[id].fallback;
-        b->stats[id].ns = b->exec[id].batched_ns + b->exec[id].fallback_ns;
+        b->counts->stats[id].calls = b->counts->exec[id].batched + b->counts->exec[id].fallback;
+        b->counts->stats[id].ns = b->counts->exec[id].batched_ns + b->counts->exec[id].fallback_ns;
     }
 }
 
@@ -450,7 +450,7 @@ int arc_batch_exec_ops(const tdm_backend *be, const tdm_arc_dev_ops *ops, const 
     int rc = check_calls(p, calls, n);
     if (rc) return rc;
     if (threads <= 0) threads = omp_get_max_threads();
-    tdm_arc_batch *b = arc_batch_alloc(n);
+    tdm_arc_batch *b = arc_batch_alloc(n, 1);
     if (!b) return tdm_error(TDM_E_NOMEM, "arc_batch_exec_ops: no memory for %zu results", n);
     b->threads = threads, b->backend = "test-device";
     xdev x = {.b = be, .dev = ops, .threads = threads};
@@ -466,7 +466,7 @@ int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_ca
     if (crc) return crc;
     if (threads <= 0) threads = tdm_ctx_threads(ctx);
     if (threads <= 0) threads = 1;
-    tdm_arc_batch *b = arc_batch_alloc(n);
+    tdm_arc_batch *b = arc_batch_alloc(n, 1);
     if (!b) return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_exec: no memory for %zu results", n);
     b->threads = threads;
     xdev cpu = {.threads = threads}, gpu = cpu;
