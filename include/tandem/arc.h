@@ -48,7 +48,8 @@ typedef enum {
 /* Creates a runtime. Errors: TDM_E_INVAL (out NULL), TDM_E_NOMEM. Release with tdm_arc_rt_free. */
 int tdm_arc_rt_new(tdm_arc_rt **out);
 void tdm_arc_rt_free(tdm_arc_rt *rt);
-/* Frees every value of the runtime at once and clears its error; keeps its blocks (up to 64 MiB) for reuse. */
+/* Frees every value of the runtime at once, clears its error and numbers closures (their hashes) from 1
+ * again, so a run's results never depend on the runs before it; keeps its blocks (up to 64 MiB) for reuse. */
 void tdm_arc_rt_reset(tdm_arc_rt *rt);
 /* The message of the runtime's last failed call ("" if none). */
 const char *tdm_arc_rt_error(const tdm_arc_rt *rt);

@@ -7,11 +7,44 @@
 #include "arc_internal.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static char *dup_str(const char *s) { return tdm_strndup(s, strlen(s)); }
+
+/* Each thread keeps the runtime of its last batch for its next one: making a runtime costs a calloc and
+ * the arena's first 256 KB block, and freeing that block makes glibc consolidate its free lists, which
+ * cost a batch of light calls about as much as the calls. A kept runtime is freed when its thread exits
+ * (the key's destructor); the process's own thread keeps its one until exit. */
+static pthread_key_t kept_key;
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+static int kept_ok;
+
+static void kept_drop(void *rt) { tdm_arc_rt_free(rt); }
+static void kept_make(void) { kept_ok = pthread_key_create(&kept_key, kept_drop) == 0; }
+
+/* The thread's kept runtime (statistics as asked), or a new one; NULL out of memory. */
+static tdm_arc_rt *rt_take(int stats) {
+    pthread_once(&kept_once, kept_make);
+    tdm_arc_rt *rt = kept_ok ? pthread_getspecific(kept_key) : NULL;
+    if (rt) pthread_setspecific(kept_key, NULL);
+    else if (tdm_arc_rt_new(&rt)) return NULL;
+    tdm_arc_rt_stats_enable(rt, stats);
+    return rt;
+}
+
+/* Keeps rt, its values freed, for the thread's next batch when it holds 1 MiB or less and the thread keeps
+ * none already; else frees it. */
+static void rt_give(tdm_arc_rt *rt) {
+    if (!rt) return;
+    tdm_arc_rt_stats_enable(rt, 0);
+    tdm_arc_rt_reset(rt); /* gives back what one large call took past the first block */
+    if (!kept_ok || tdm_arc_rt_bytes(rt) > ((size_t)1 << 20) || pthread_getspecific(kept_key) ||
+        pthread_setspecific(kept_key, rt))
+        tdm_arc_rt_free(rt);
+}
 
 static char *repr_of(const tdm_arc_val *v) {
     char *buf = NULL;
@@ -117,8 +150,7 @@ static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls
     int failed = 0;
     tdm_arc_rt *rt = NULL;
     arc_cells_slab *slab = NULL; /* this thread's result cells: one malloc per 16 Ki ints, not per call */
-    if (tdm_arc_rt_new(&rt)) failed = 1;
-    if (rt && stats) tdm_arc_rt_stats_enable(rt, 1);
+    if (!(rt = rt_take(stats))) failed = 1;
     if (team) {
 #pragma omp for schedule(dynamic, 4)
         for (size_t c = 0; c < n; c++)
@@ -140,7 +172,7 @@ static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls
         for (int id = 0; id < ARC_NPRIM; id++)
             b->counts->stats[id].calls += rt->stats[id].calls, b->counts->stats[id].ns += rt->stats[id].ns;
     }
-    tdm_arc_rt_free(rt);
+    rt_give(rt);
     return failed;
 }
 

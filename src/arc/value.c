@@ -130,6 +130,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     }
     rt->chunk = NULL, rt->cur = rt->end = NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
+    rt->serial = 0; /* closures are numbered from 1 in each run: a result never depends on the runs before */
     rt->lazy_args = NULL;
     rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
     rt->empty_set = NULL;

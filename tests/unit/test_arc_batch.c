@@ -1,12 +1,14 @@
 /* test_arc_batch.c: the batch runner (tdm_arc_batch_run): results equal those of single runs, do not
- * depend on the thread count, carry the message of a raising call and the repr of a result that is not a
+ * depend on the thread count or on the calls run before them (a closure's serial), carry the message of a raising call and the repr of a result that is not a
  * grid; per-primitive statistics count calls; bad arguments are refused. Grids are seeded random. */
 #include "arc_test_util.h"
 
 static const char *PROGS =
     "def solve_objs(I):\n    x1 = objects(I, T, F, T)\n    x2 = argmax(x1, size)\n    O = paint(I, x2)\n    return O\n"
     "def solve_first(I):\n    x1 = palette(I)\n    x2 = remove(ZERO, x1)\n    O = first(x2)\n    return O\n"
-    "def solve_frame(I):\n    x1 = asindices(I)\n    x2 = box(x1)\n    x3 = fill(I, EIGHT, x2)\n    O = rot90(x3)\n    return O\n";
+    "def solve_frame(I):\n    x1 = asindices(I)\n    x2 = box(x1)\n    x3 = fill(I, EIGHT, x2)\n    O = rot90(x3)\n    return O\n"
+    /* a closure: its repr shows its serial number, which each run counts from 1 */
+    "def solve_fn(I):\n    x1 = height(I)\n    x2 = rbind(add, x1)\n    O = compose(x2, size)\n    return O\n";
 
 static void test_batch_matches_single_runs(void **state) {
     (void)state;
@@ -15,21 +17,21 @@ static void test_batch_matches_single_runs(void **state) {
     tu_rng r = tu_rng_for(71);
     enum { NG = 40 };
     int *cells[NG];
-    tdm_arc_call_ref calls[3 * NG];
+    tdm_arc_call_ref calls[4 * NG];
     for (int g = 0; g < NG; g++) {
         int h = (int)tu_range(&r, 1, 12), w = (int)tu_range(&r, 1, 12), ncol = (int)tu_range(&r, 1, 4);
         cells[g] = malloc(sizeof(int) * (size_t)(h * w));
         for (int k = 0; k < h * w; k++) cells[g][k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, (uint64_t)ncol);
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < 4; a++) {
             calls[a * NG + g].prog = (size_t)a;
             calls[a * NG + g].grid = (tdm_arc_grid_ref){h, w, cells[g]};
         }
     }
     tdm_arc_batch *b1, *b2;
-    assert_int_equal(tdm_arc_batch_run(p, calls, 3 * NG, 1, 1, &b1), TDM_OK);
-    assert_int_equal(tdm_arc_batch_run(p, calls, 3 * NG, 2, 0, &b2), TDM_OK);
+    assert_int_equal(tdm_arc_batch_run(p, calls, 4 * NG, 1, 1, &b1), TDM_OK);
+    assert_int_equal(tdm_arc_batch_run(p, calls, 4 * NG, 2, 0, &b2), TDM_OK);
     int errors = 0, scalars = 0;
-    for (size_t c = 0; c < 3 * NG; c++) {
+    for (size_t c = 0; c < 4 * NG; c++) {
         const tdm_arc_result *x = tdm_arc_batch_result(b1, c), *y = tdm_arc_batch_result(b2, c);
         /* the same call on its own */
         tdm_arc_rt_reset(ta_rt);
@@ -62,6 +64,7 @@ static void test_batch_matches_single_runs(void **state) {
             char *rep = ta_repr(out);
             assert_string_equal(x->repr, rep);
             assert_string_equal(y->repr, rep);
+            if (calls[c].prog == 3) assert_string_equal(rep, "<function <lambda> #2>"); /* rbind's, then compose's */
             free(rep);
         }
     }
@@ -73,7 +76,7 @@ static void test_batch_matches_single_runs(void **state) {
     assert_int_equal(tdm_arc_batch_prim_stats(b1, id).calls, NG);
     assert_int_equal(tdm_arc_batch_prim_stats(b2, id).calls, 0); /* statistics off */
     assert_true(tdm_arc_batch_threads(b2) >= 1);
-    assert_null(tdm_arc_batch_result(b1, 3 * NG));
+    assert_null(tdm_arc_batch_result(b1, 4 * NG));
     tdm_arc_batch_free(b1);
     tdm_arc_batch_free(b2);
     for (int g = 0; g < NG; g++) free(cells[g]);
@@ -85,7 +88,7 @@ static void test_batch_arguments(void **state) {
     tdm_arc_programs *p;
     assert_int_equal(tdm_arc_programs_parse(PROGS, strlen(PROGS), "t", &p), TDM_OK);
     int cell = 1;
-    tdm_arc_call_ref c = {3, {1, 1, &cell}};
+    tdm_arc_call_ref c = {4, {1, 1, &cell}};
     tdm_arc_batch *b = NULL;
     assert_int_equal(tdm_arc_batch_run(p, &c, 1, 1, 0, &b), TDM_E_INVAL);
     c.prog = 0, c.grid.h = -1;
