@@ -489,15 +489,19 @@ tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int col
     if (!h) return g;
     tdm_arc_val *out = arc_tuple(rt, w);
     ARC_TRY(out);
+    /* column c of output row k is at[k][step * c]: cmirror reverses each row by its own length before zip;
+       rot270 reverses zip's columns, whose count is the shortest row's (they differ only for ragged grids) */
+    tdm_arc_val *const **at = arc_alloc(rt, h * sizeof *at);
+    ARC_TRY(at);
+    ptrdiff_t step = cols_rev ? -1 : 1;
+    for (uint32_t k = 0; k < h; k++) {
+        const tdm_arc_val *src = g->u.items[rows_rev ? h - 1 - k : k];
+        at[k] = src->u.items + (cols_rev == 1 ? src->n - 1 : cols_rev == 2 ? w - 1 : 0);
+    }
     for (uint32_t c = 0; c < w; c++) {
         tdm_arc_val *row = arc_tuple(rt, h);
         ARC_TRY(row);
-        for (uint32_t k = 0; k < h; k++) {
-            tdm_arc_val *src = g->u.items[rows_rev ? h - 1 - k : k];
-            /* cmirror reverses each row by its own length before zip; rot270 reverses zip's columns, whose
-               count is the shortest row's (they differ only for ragged grids) */
-            row->u.items[k] = src->u.items[cols_rev == 1 ? src->n - 1 - c : cols_rev == 2 ? w - 1 - c : c];
-        }
+        for (uint32_t k = 0; k < h; k++) row->u.items[k] = at[k][step * (ptrdiff_t)c];
         out->u.items[c] = row;
     }
     return out;
