@@ -603,6 +603,10 @@ int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, int cells, a
  * distinct lines as a deferred set (product.c); NULL with *done 0 when not such, with *done 1 out of
  * memory. */
 tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done);
+/* frozenset(f(x, y) for y in b for x in a), a = {f, a, b}, as the reference makes it; direct: f, a primitive
+ * that cannot raise on these, called in place without a frame (a deferred layout's recipe, which may run
+ * at any depth). */
+tdm_arc_val *arc_prapply_eager(tdm_arc_rt *rt, tdm_arc_val **a, int direct);
 /* *d = x & y (a wide accumulator, in rt's arena), for x and y of one kind: 0, or -1 out of memory. */
 int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits *d);
 /* The bounding box {min i, min j, max i, max j} of a non-empty made b (positions, not bit indices). */

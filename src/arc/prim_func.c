@@ -408,6 +408,10 @@ tdm_arc_val *arc_p_prapply(tdm_arc_rt *rt, tdm_arc_val **a) {
         tdm_arc_val *r = arc_connect_pairs(rt, a, &done);
         if (r || done) return r;
     }
+    return arc_prapply_eager(rt, a, 0);
+}
+
+tdm_arc_val *arc_prapply_eager(tdm_arc_rt *rt, tdm_arc_val **a, int direct) {
     arc_list la, lb;
     ARC_TRYI(arc_elems(rt, a[1], &la, "prapply"));
     ARC_TRYI(arc_elems(rt, a[2], &lb, "prapply"));
@@ -415,7 +419,8 @@ tdm_arc_val *arc_p_prapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRY(s);
     for (uint32_t y = 0; y < lb.n; y++)
         for (uint32_t x = 0; x < la.n; x++) {
-            tdm_arc_val *r = arc_call2(rt, a[0], la.v[x], lb.v[y]);
+            tdm_arc_val *xy[2] = {la.v[x], lb.v[y]};
+            tdm_arc_val *r = direct ? arc_prim_table_fn(a[0]->u.fn.prim)(rt, xy) : arc_call(rt, a[0], 2, xy);
             ARC_TRY(r);
             if (arc_set_add(rt, s, r)) return NULL;
         }

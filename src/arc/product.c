@@ -34,14 +34,17 @@ static tdm_arc_val *product_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     return s;
 }
 
-static int prod_layout(arc_lazy *z, tdm_arc_val *s) {
-    arc_prod *p = (arc_prod *)z;
-    tdm_arc_val *r = product_eager(z->rt, p->arg);
+/* s takes the table of r, what its recipe made (NULL: failed): 0, or -1 with rt's error set. */
+static int take_layout(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *r, const char *who) {
     if (!r) return -1;
-    if (r->n != s->n) return arc_failf(z->rt, "internal error: a deferred product's recipe gave other contents");
+    if (r->n != s->n) return arc_failf(z->rt, "internal error: a deferred %s's recipe gave other contents", who);
     arc_set_slots(r);
     arc_set_take(s, r);
     return 0;
+}
+
+static int prod_layout(arc_lazy *z, tdm_arc_val *s) {
+    return take_layout(z, s, product_eager(z->rt, ((arc_prod *)z)->arg), "product");
 }
 
 static int prod_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
@@ -118,30 +121,10 @@ typedef struct {
     uint32_t *index, icap; /* lines_contains' table of their hashes (index + 1 per slot), once made */
 } arc_lines;
 
-/* The reference's set: every connect in its order (b's elements outer), each made in place, without a
- * frame (it cannot raise on two positions, so a late layout meets no recursion limit). */
-static tdm_arc_val *lines_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
-    arc_list la, lb;
-    ARC_TRYI(arc_elems(rt, a[1], &la, "prapply"));
-    ARC_TRYI(arc_elems(rt, a[2], &lb, "prapply"));
-    tdm_arc_val *s = arc_set_new(rt);
-    ARC_TRY(s);
-    for (uint32_t y = 0; y < lb.n; y++)
-        for (uint32_t x = 0; x < la.n; x++) {
-            tdm_arc_val *ends[2] = {la.v[x], lb.v[y]}, *r = arc_p_connect(rt, ends);
-            ARC_TRY(r);
-            if (arc_set_add(rt, s, r)) return NULL;
-        }
-    return s;
-}
-
 static int lines_layout(arc_lazy *z, tdm_arc_val *s) {
-    tdm_arc_val *r = lines_eager(z->rt, ((arc_lines *)z)->arg);
-    if (!r) return -1;
-    if (r->n != s->n) return arc_failf(z->rt, "internal error: a deferred prapply's recipe gave other contents");
-    arc_set_slots(r);
-    arc_set_take(s, r);
-    return 0;
+    /* the reference's loop, each connect made in place: it cannot raise on two positions, and a late layout
+       then meets no recursion limit */
+    return take_layout(z, s, arc_prapply_eager(z->rt, ((arc_lines *)z)->arg, 1), "prapply");
 }
 
 static int lines_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {

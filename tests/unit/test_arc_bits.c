@@ -768,6 +768,31 @@ static void test_kept_depth(void **state) {
     rt_pair_free(rt);
 }
 
+/* A deferred set laid out late, deep in nested calls: its recipe makes its calls in place, so it meets no
+ * recursion limit where the set's own call (at depth 0, where the eager runtime built it) met none:
+ * first() of prapply(connect, x, x) under k composes, near the limit. */
+static void test_late_layout_depth(void **state) {
+    (void)state;
+    tdm_arc_rt *rt[2];
+    rt_pair(rt);
+    int failed = 0, passed = 0;
+    for (int k = 980; k <= 995; k++) {
+        tdm_arc_val *res[2];
+        for (int s = 0; s < 2; s++) {
+            tdm_arc_rt_reset(rt[s]);
+            const char *txt = "{(0, 0), (1, 2), (2, 2)}";
+            tdm_arc_val *x = ta_parse_at(rt[s], &txt), *pa[3] = {arc_prim_val(ARC_P_connect), x, x};
+            tdm_arc_val *lines = arc_p_prapply(rt[s], pa);
+            assert_non_null(lines);
+            assert_int_equal(arc_set_is_lazy(lines), !s); /* deferred in the default runtime */
+            res[s] = arc_call1(rt[s], under_composes(rt[s], arc_prim_val(ARC_P_first), k), lines);
+        }
+        same_outcome(rt, res, &passed, &failed);
+    }
+    assert_true(failed > 0 && passed > 0); /* the limit fell inside the range */
+    rt_pair_free(rt);
+}
+
 /* A closure's inner and outer primitives are called without arc_call's frame (prim_func.c, callp), with
  * the same checks: near the recursion limit, through nine kinds of closure under k composes, the outcome
  * (value, or error and message) and the depth after the call are those of a runtime with statistics on,
@@ -917,6 +942,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_deferred_vs_eager), cmocka_unit_test(test_known_values),
                                        cmocka_unit_test(test_palette_ties), cmocka_unit_test(test_kept_depth),
                                        cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts),
-                                       cmocka_unit_test(test_prim_calls_depth), cmocka_unit_test(test_cell_measures)};
+                                       cmocka_unit_test(test_prim_calls_depth), cmocka_unit_test(test_late_layout_depth),
+                                       cmocka_unit_test(test_cell_measures)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
