@@ -599,6 +599,10 @@ int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
  * without the calls, when d is a unit direction and s is non-empty and in the masks: 1 with *b (a wide
  * accumulator), 0 when not such, -1 out of memory (prim_patch.c). */
 int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, int cells, arc_bits *b);
+/* Whether (ai, aj) and (bi, bj) lie on one row, column or diagonal (else connect gives the empty set). */
+static inline int arc_on_line(int64_t ai, int64_t aj, int64_t bi, int64_t bj) {
+    return ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj;
+}
 /* prapply(connect, a, b) for a and b sets of positions whose elements are known without a layout: the
  * distinct lines as a deferred set (product.c); NULL with *done 0 when not such, with *done 1 out of
  * memory. */
@@ -730,12 +734,12 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out);
  * why") and returns its status (TDM_E_ARC_RAISE or TDM_E_NOMEM), also set as the thread's last error. */
 int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text);
 typedef struct arc_cells_slab arc_cells_slab;
-/* A batch's results and statistics (batch.c's runner and exec.c's executor fill it). */
 /* A batch's per-primitive statistics (zeroed when made). */
 typedef struct {
     tdm_arc_prim_stats stats[ARC_NPRIM];
     tdm_arc_exec_stats exec[ARC_NPRIM]; /* the executor's split by backend (zeros for tdm_arc_batch_run) */
 } arc_batch_counts;
+/* A batch's results and statistics (batch.c's runner and exec.c's executor fill it). */
 struct tdm_arc_batch {
     tdm_arc_result *res;
     size_t n;

@@ -213,14 +213,10 @@ static tdm_arc_val *neighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 /* 1 when a and b lie on one row, column or diagonal (connect draws a line), else 0. */
-static inline int on_line(int64_t ai, int64_t aj, int64_t bi, int64_t bj) {
-    return ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj;
-}
-
 /* connect's set, eagerly: frozenset() (one shared per run) for points on no line, however far apart. */
 static tdm_arc_val *connect(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj) {
     int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
-    if (!on_line(ai, aj, bi, bj)) return arc_set_empty(rt);
+    if (!arc_on_line(ai, aj, bi, bj)) return arc_set_empty(rt);
     if (ei - si > 100000 || ej - sj > 100000)
         return arc_fail(rt, "connect: a line over 100000 cells is more than the port allows");
     tdm_arc_val *s = arc_set_new(rt);
@@ -418,7 +414,7 @@ static int line(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj, 
     arc_bits b;
     int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;
     int diag = bi - ai == bj - aj;
-    if (!arc_key_ok(ai, aj) || !arc_key_ok(bi, bj) || ei - si > 4096 || ej - sj > 4096 || !on_line(ai, aj, bi, bj))
+    if (!arc_key_ok(ai, aj) || !arc_key_ok(bi, bj) || ei - si > 4096 || ej - sj > 4096 || !arc_on_line(ai, aj, bi, bj))
         return 0;
     if (pos_begin(rt, &b)) return -1;
     b.rt = rt; /* wide: the line may leave the masks */
@@ -437,7 +433,7 @@ tdm_arc_val *arc_p_connect(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t ai, aj, bi, bj;
     tdm_arc_val *out;
     if (arc_defer(rt) && ints2(a[0], &ai, &aj) && ints2(a[1], &bi, &bj)) {
-        if (!on_line(ai, aj, bi, bj)) return arc_set_empty(rt); /* most pairs of a prapply: no ipair reads */
+        if (!arc_on_line(ai, aj, bi, bj)) return arc_set_empty(rt); /* most pairs of a prapply: no ipair reads */
         int r = line(rt, ai, aj, bi, bj, connect_eager, a, &out);
         ARC_TRYI(r);
         if (r) return out;

@@ -118,7 +118,7 @@ typedef struct {
     arc_lazy z;
     tdm_arc_val *arg[3];
     tdm_arc_val **lines; /* the distinct lines, in no particular order */
-    uint32_t *index, icap; /* lines_contains' table of their hashes (index + 1 per slot), once made */
+    tdm_arc_val *lookup;  /* lines_contains' set of them, once made */
 } arc_lines;
 
 static int lines_layout(arc_lazy *z, tdm_arc_val *s) {
@@ -139,30 +139,13 @@ static int64_t lines_hash(arc_lazy *z, tdm_arc_val *s) {
     return arc_fset_hash_end(acc, s->n);
 }
 
-/* key in the lines: by a table of their hashes, made on the first lookup (== of two such sets looks up
- * every element of one in the other). */
+/* key in the lines: by a set of them, made on the first lookup (== of two such sets looks up every element
+ * of one in the other); its table is for lookups only, not the reference's layout. */
 static int lines_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     arc_lines *l = (arc_lines *)z;
     if (!arc_is_set(key)) return 0; /* a line is a frozenset, and only one can equal one */
-    if (!l->index) {
-        uint32_t cap = 16;
-        while (cap < 2 * s->n) cap <<= 1;
-        if (!(l->index = arc_alloc(z->rt, cap * sizeof *l->index))) return -1; /* the layout answers, or fails */
-        memset(l->index, 0, cap * sizeof *l->index);
-        for (uint32_t k = 0; k < s->n; k++) {
-            uint32_t h = (uint32_t)((uint64_t)arc_hash_fast(l->lines[k]) * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
-            while (l->index[h]) h = (h + 1) & (cap - 1);
-            l->index[h] = k + 1;
-        }
-        l->icap = cap;
-    }
-    int64_t want = arc_hash_fast(key); /* as CPython's lookup would hash it */
-    uint32_t h = (uint32_t)((uint64_t)want * 0x9e3779b97f4a7c15ull >> 32) & (l->icap - 1);
-    for (; l->index[h]; h = (h + 1) & (l->icap - 1)) {
-        tdm_arc_val *x = l->lines[l->index[h] - 1];
-        if (x->n == key->n && arc_hash_fast(x) == want && arc_eq(x, key)) return 1;
-    }
-    return 0;
+    if (!l->lookup && !(l->lookup = arc_set_from(z->rt, l->lines, s->n))) return -1; /* the layout answers, or fails */
+    return arc_set_contains(l->lookup, key);
 }
 
 /* A position (i, j) of two ints within +-30000, packed in 32 bits: 1, or 0 when v is not such. */
@@ -176,10 +159,7 @@ static int packed_pos(const tdm_arc_val *v, uint32_t *key) {
     return 1;
 }
 
-static int packed_on_line(uint32_t p, uint32_t q) {
-    int64_t ai = p >> 16, aj = p & 0xffff, bi = q >> 16, bj = q & 0xffff;
-    return ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj;
-}
+static int packed_on_line(uint32_t p, uint32_t q) { return arc_on_line(p >> 16, p & 0xffff, q >> 16, q & 0xffff); }
 
 /* key's slot in table tab of cap (a power of 2) nonzero keys: where it is, or the empty slot it would take. */
 static uint32_t slot_of(const uint64_t *tab, uint32_t cap, uint64_t key) {
@@ -223,7 +203,7 @@ tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
         if (!packed_pos(mb[k], &pb[k])) return NULL;
     /* the pairs on a line (most are not: they all give the one empty set), their ends least first, into a
        table of the distinct ones (doubled at half full) */
-    uint32_t n = 0, off = 0, used = 0, cap = 64, lcap = 64;
+    uint32_t n = 0, off = 0, cap = 64, lcap = 64;
     uint64_t *tab = arc_alloc(rt, cap * sizeof *tab);
     tdm_arc_val **lines = arc_alloc(rt, lcap * sizeof *lines);
     *done = 1; /* from here on, NULL is out of memory */
@@ -242,7 +222,7 @@ tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
             tab[h] = key;
             tdm_arc_val *two[2] = {ma[x], mb[y]};
             ARC_TRY(lines[n++] = arc_p_connect(rt, two));
-            if (2 * ++used > cap) ARC_TRY(tab = grow_keys(rt, tab, &cap));
+            if (2 * (n - (off != 0)) > cap) ARC_TRY(tab = grow_keys(rt, tab, &cap)); /* the table holds all but {} */
         }
     arc_lines *z = arc_alloc(rt, sizeof *z);
     if (!z) return NULL;
