@@ -253,7 +253,7 @@ static tdm_arc_val *shoot_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     return connect(rt, si, sj, si + 42 * di, sj + 42 * dj);
 }
 
-static tdm_arc_val *frontier(tdm_arc_rt *rt, tdm_arc_val *loc, int vertical) {
+static tdm_arc_val *frontier_eager(tdm_arc_rt *rt, tdm_arc_val *loc, int vertical) {
     if (!arc_is_tuple(loc)) return arc_fail(rt, "frontier: '%s' object is not subscriptable", arc_type_name(loc));
     if (loc->n < (vertical ? 2u : 1u)) return arc_fail(rt, "frontier: tuple index out of range");
     tdm_arc_val *fixed = loc->u.items[vertical ? 1 : 0], *s = arc_set_new(rt);
@@ -265,8 +265,8 @@ static tdm_arc_val *frontier(tdm_arc_rt *rt, tdm_arc_val *loc, int vertical) {
     return s;
 }
 
-tdm_arc_val *arc_p_vfrontier(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier(rt, a[0], 1); }
-tdm_arc_val *arc_p_hfrontier(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier(rt, a[0], 0); }
+static tdm_arc_val *vfrontier_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier_eager(rt, a[0], 1); }
+static tdm_arc_val *hfrontier_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier_eager(rt, a[0], 0); }
 
 tdm_arc_val *arc_p_corners(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_pos *p;
@@ -406,6 +406,23 @@ static tdm_arc_val *neighbourhood(tdm_arc_rt *rt, tdm_arc_val **a, int first, in
 tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 4, dneighbors_eager); }
 tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 4, 4, ineighbors_eager); }
 tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 8, neighbors_eager); }
+
+/* vfrontier (hfrontier) deferred when its fixed coordinate is an int (a bool stays in the eager set's
+ * pairs, as the reference keeps it) that fits the masks: the 30 positions of a column (row), counted. */
+static tdm_arc_val *frontier(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, arc_prim_fn eager) {
+    const tdm_arc_val *loc = a[0], *fixed = arc_is_tuple(loc) && loc->n >= 2u - !vertical && !arc_tuple_is_lazy(loc)
+                                                ? loc->u.items[vertical ? 1 : 0]
+                                                : NULL;
+    arc_bits b;
+    if (!arc_defer(rt) || !fixed || fixed->kind != TDM_ARC_INT || !arc_bits_fits(fixed->u.i, fixed->u.i)) return eager(rt, a);
+    int64_t f = fixed->u.i, box[4] = {vertical ? 0 : f, vertical ? f : 0, vertical ? 29 : f, vertical ? f : 29};
+    if (pos_begin(rt, &b)) return NULL;
+    put_rect(&b, box[0], box[1], box[2], box[3]);
+    return arc_bits_set_counted(rt, &b, 30, box, eager, a, 1);
+}
+
+tdm_arc_val *arc_p_vfrontier(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier(rt, a, 1, vfrontier_eager); }
+tdm_arc_val *arc_p_hfrontier(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier(rt, a, 0, hfrontier_eager); }
 
 /* The line connect(a, b) draws, deferred, when it is one (a row, a column or a diagonal) of at most 4096
  * positions: 1 and *out; 0 when not; -1 out of memory. */
