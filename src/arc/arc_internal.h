@@ -208,6 +208,8 @@ static inline int arc_interned_colour(const tdm_arc_val *v) {
 tdm_arc_val *arc_bool(int v);
 extern tdm_arc_val arc_none_val;
 tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n); /* items uninitialised */
+/* A tuple of the n items at items, shared, not copied (a slice of a tuple: values never change). */
+tdm_arc_val *arc_tuple_of(tdm_arc_rt *rt, tdm_arc_val **items, uint32_t n);
 tdm_arc_val *arc_pair(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b);
 tdm_arc_val *arc_ipair(tdm_arc_rt *rt, int64_t a, int64_t b);
 tdm_arc_val *arc_cell(tdm_arc_rt *rt, int64_t c, int64_t i, int64_t j); /* (c, (i, j)) */
@@ -396,6 +398,10 @@ int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
 /* Keeps the view of grid g made from its h x w ints (tdm_arc_grid_new's): 1, or 0 when they are not all
  * colours 0..9 or the grid is empty or larger than 30 x 30, -1 out of memory. */
 int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells);
+/* g's cells into cells (room for all of them) from the input grid's view (tdm_arc_grid_new's, entry 0)
+ * when g's rows all have g's width (>= 1) and each is a run of the input's cells: its rows, or slices of
+ * them, which hmirror, tophalf, crop and the splits share (values never change). 1, or 0 when not so. */
+int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells);
 /* The view of g when one is kept (none is made): 1 with *v, else 0. */
 int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
 /* Room for an h x w grid's bytes (1..30 each) and the slack a 32-byte read of any row may reach (set, so

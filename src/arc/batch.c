@@ -114,6 +114,10 @@ int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, a
         size_t cap = r0 && arc_is_tuple(r0) ? (size_t)out->n * r0->n : 0;
         int *cells = slab ? slab_take(slab, cap ? cap : 1) : tdm_malloc((cap ? cap : 1) * sizeof *r->cells);
         if (!cells) return -1;
+        if (cap && arc_grid_input_rows(rt, out, cells)) { /* rows of the input, or slices of them: its bytes */
+            r->h = (int)out->n, r->w = (int)out->u.items[0]->n, r->cells = cells;
+            return 0;
+        }
         if (tdm_arc_grid_read(out, &h, &w, cells, cap) == TDM_OK) {
             r->h = h, r->w = w, r->cells = cells;
             return 0;

@@ -115,6 +115,25 @@ int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const
     return 1;
 }
 
+int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) {
+    const tdm_arc_val *in = rt->gview_of[0];
+    const arc_gview *v = &rt->gview[0];
+    if (!in || !v->c || !arc_is_tuple(g) || !g->n || !arc_is_tuple(g->u.items[0])) return 0;
+    /* the input's cells lie back to back from its first row's (tdm_arc_grid_new's layout) */
+    uintptr_t base = (uintptr_t)in->u.items[0]->u.items, n = (uintptr_t)v->h * (uintptr_t)v->w;
+    uint32_t w = g->u.items[0]->n;
+    if (!w || w > n) return 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        const tdm_arc_val *r = g->u.items[i];
+        /* a cell's offset from the input's first: below n - w + 1 (unsigned: before the first wraps) */
+        uintptr_t at = arc_is_tuple(r) && !arc_tuple_is_lazy(r) && r->n == w ? (uintptr_t)r->u.items - base : UINTPTR_MAX;
+        if (at / sizeof(tdm_arc_val *) > n - w) return 0;
+    }
+    for (uint32_t i = 0; i < g->n; i++)
+        arc_bytes_to_ints(cells + (size_t)i * w, v->c + ((uintptr_t)g->u.items[i]->u.items - base) / sizeof(tdm_arc_val *), w);
+    return 1;
+}
+
 int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     arc_gview *k = arc_defer(rt) ? kept(rt, g) : NULL;
     if (!k || !k->c) return 0;

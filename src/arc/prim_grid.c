@@ -23,13 +23,12 @@ static int need_grid(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
 }
 
 
+/* t[a:b], its items shared with t's (a crop's rows are runs of the grid's: a result's cells are then read
+ * from the input's bytes, arc_grid_input_rows). */
 static tdm_arc_val *slice(tdm_arc_rt *rt, tdm_arc_val *t, int64_t a, int64_t b) {
     int64_t lo, hi;
     arc_py_slice(t->n, a, b, &lo, &hi);
-    tdm_arc_val *r = arc_tuple(rt, (uint32_t)(hi - lo));
-    ARC_TRY(r);
-    if (hi > lo) memcpy(r->u.items, t->u.items + lo, (size_t)(hi - lo) * sizeof *r->u.items);
-    return r;
+    return arc_tuple_of(rt, t->u.items + lo, (uint32_t)(hi - lo));
 }
 
 tdm_arc_val *arc_p_rot90(tdm_arc_rt *rt, tdm_arc_val **a) {

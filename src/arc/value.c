@@ -194,6 +194,14 @@ tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
     return x;
 }
 
+tdm_arc_val *arc_tuple_of(tdm_arc_rt *rt, tdm_arc_val **items, uint32_t n) {
+    tdm_arc_val *x = arc_alloc(rt, sizeof *x);
+    if (!x) return NULL;
+    memset(x, 0, sizeof *x);
+    x->kind = TDM_ARC_TUPLE, x->n = n, x->u.items = items;
+    return x;
+}
+
 /* Interned positions (i, j) for i, j in POS_LO..POS_HI and cells (c, (i, j)) for colours 0..9 at those
  * positions: the pairs every patch is made of. Shared by all runtimes, immutable and hashed at start, so
  * building a patch allocates and hashes nothing and set lookups end at the pointer test. */

@@ -8,7 +8,13 @@ static const char *PROGS =
     "def solve_first(I):\n    x1 = palette(I)\n    x2 = remove(ZERO, x1)\n    O = first(x2)\n    return O\n"
     "def solve_frame(I):\n    x1 = asindices(I)\n    x2 = box(x1)\n    x3 = fill(I, EIGHT, x2)\n    O = rot90(x3)\n    return O\n"
     /* a closure: its repr shows its serial number, which each run counts from 1 */
-    "def solve_fn(I):\n    x1 = height(I)\n    x2 = rbind(add, x1)\n    O = compose(x2, size)\n    return O\n";
+    "def solve_fn(I):\n    x1 = height(I)\n    x2 = rbind(add, x1)\n    O = compose(x2, size)\n    return O\n"
+    /* rows that are slices of the input's (a result read from its bytes), mirrored; then such rows of two
+       widths, which are no grid (its repr) */
+    "def solve_crop(I):\n    x1 = hmirror(I)\n    O = crop(x1, UNITY, THREE_BY_THREE)\n    return O\n"
+    "def solve_ragged(I):\n    x1 = hmirror(I)\n    x2 = crop(x1, UNITY, TWO_BY_TWO)\n    x3 = tophalf(I)\n"
+    "    O = vconcat(x3, x2)\n    return O\n";
+enum { NP = 6 };
 
 static void test_batch_matches_single_runs(void **state) {
     (void)state;
@@ -17,21 +23,21 @@ static void test_batch_matches_single_runs(void **state) {
     tu_rng r = tu_rng_for(71);
     enum { NG = 40 };
     int *cells[NG];
-    tdm_arc_call_ref calls[4 * NG];
+    tdm_arc_call_ref calls[NP * NG];
     for (int g = 0; g < NG; g++) {
         int h = (int)tu_range(&r, 1, 12), w = (int)tu_range(&r, 1, 12), ncol = (int)tu_range(&r, 1, 4);
         cells[g] = malloc(sizeof(int) * (size_t)(h * w));
         for (int k = 0; k < h * w; k++) cells[g][k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, (uint64_t)ncol);
-        for (int a = 0; a < 4; a++) {
+        for (int a = 0; a < NP; a++) {
             calls[a * NG + g].prog = (size_t)a;
             calls[a * NG + g].grid = (tdm_arc_grid_ref){h, w, cells[g]};
         }
     }
     tdm_arc_batch *b1, *b2;
-    assert_int_equal(tdm_arc_batch_run(p, calls, 4 * NG, 1, 1, &b1), TDM_OK);
-    assert_int_equal(tdm_arc_batch_run(p, calls, 4 * NG, 2, 0, &b2), TDM_OK);
-    int errors = 0, scalars = 0;
-    for (size_t c = 0; c < 4 * NG; c++) {
+    assert_int_equal(tdm_arc_batch_run(p, calls, NP * NG, 1, 1, &b1), TDM_OK);
+    assert_int_equal(tdm_arc_batch_run(p, calls, NP * NG, 2, 0, &b2), TDM_OK);
+    int errors = 0, scalars = 0, ragged = 0, crops = 0;
+    for (size_t c = 0; c < NP * NG; c++) {
         const tdm_arc_result *x = tdm_arc_batch_result(b1, c), *y = tdm_arc_batch_result(b2, c);
         /* the same call on its own */
         tdm_arc_rt_reset(ta_rt);
@@ -58,6 +64,7 @@ static void test_batch_matches_single_runs(void **state) {
             tdm_arc_grid_read(out, &h, &w, want, (size_t)(h * w));
             assert_memory_equal(x->cells, want, sizeof(int) * (size_t)(h * w));
             assert_memory_equal(y->cells, want, sizeof(int) * (size_t)(h * w));
+            crops += calls[c].prog == 4 && h > 1 && w > 1;
             free(want);
         } else {
             scalars++;
@@ -65,18 +72,20 @@ static void test_batch_matches_single_runs(void **state) {
             assert_string_equal(x->repr, rep);
             assert_string_equal(y->repr, rep);
             if (calls[c].prog == 3) assert_string_equal(rep, "<function <lambda> #2>"); /* rbind's, then compose's */
+            ragged += calls[c].prog == 5 && rep[0] == '(' && rep[1] == '(';
             free(rep);
         }
     }
     /* the random grids include all-zero ones (first() of an empty set raises) and int results */
     assert_true(errors > 0);
     assert_true(scalars > 0);
+    assert_true(ragged > 5 && crops > 5);
     int id;
     tdm_arc_prim_lookup("objects", &id);
     assert_int_equal(tdm_arc_batch_prim_stats(b1, id).calls, NG);
     assert_int_equal(tdm_arc_batch_prim_stats(b2, id).calls, 0); /* statistics off */
     assert_true(tdm_arc_batch_threads(b2) >= 1);
-    assert_null(tdm_arc_batch_result(b1, 4 * NG));
+    assert_null(tdm_arc_batch_result(b1, NP * NG));
     tdm_arc_batch_free(b1);
     tdm_arc_batch_free(b2);
     for (int g = 0; g < NG; g++) free(cells[g]);
@@ -88,7 +97,7 @@ static void test_batch_arguments(void **state) {
     tdm_arc_programs *p;
     assert_int_equal(tdm_arc_programs_parse(PROGS, strlen(PROGS), "t", &p), TDM_OK);
     int cell = 1;
-    tdm_arc_call_ref c = {4, {1, 1, &cell}};
+    tdm_arc_call_ref c = {NP, {1, 1, &cell}}; /* no such program */
     tdm_arc_batch *b = NULL;
     assert_int_equal(tdm_arc_batch_run(p, &c, 1, 1, 0, &b), TDM_E_INVAL);
     c.prog = 0, c.grid.h = -1;
