@@ -589,6 +589,8 @@ int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j);
  * with room for the keys reserved once (a line of connect or shoot, most of it often off the masks). 0, or
  * -1 out of memory. */
 int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, int64_t dj, uint32_t n);
+/* Room in a wide b's out for m more keys: 0, or -1 out of memory. */
+int arc_bits_reserve(arc_bits *b, uint32_t m);
 /* Adds the elements of frozenset s (or of a deferred concatenation) to b: 1, or 0 when one does not fit
  * (for masks only: not an interned position or cell in range; wide: not a position or cell at all), or is
  * not of b's kind (b is unspecified then), -1 out of memory. Reads no layout (a lazy set answers through

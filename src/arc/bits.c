@@ -41,7 +41,7 @@ int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b) {
 }
 
 /* Room for m more wide keys (doubling): 0, or -1 out of memory. */
-static int reserve(arc_bits *b, uint32_t m) {
+int arc_bits_reserve(arc_bits *b, uint32_t m) {
     if (b->nout + m <= b->cap) return 0;
     uint32_t cap = b->cap ? 2 * b->cap : 64;
     while (cap < b->nout + m) cap *= 2;
@@ -53,7 +53,7 @@ static int reserve(arc_bits *b, uint32_t m) {
 }
 
 static int push_key(arc_bits *b, uint64_t k) {
-    if (b->nout == b->cap && reserve(b, 1)) return -1;
+    if (b->nout == b->cap && arc_bits_reserve(b, 1)) return -1;
     b->out[b->nout++] = k;
     return 0;
 }
@@ -83,7 +83,7 @@ int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, i
     int64_t lo = 0, hi = n;
     fit_steps(i, di, &lo, &hi), fit_steps(j, dj, &lo, &hi);
     if (hi < lo) lo = hi = n; /* none fits: all keys */
-    if ((int64_t)n - (hi - lo) > 0 && reserve(b, (uint32_t)((int64_t)n - (hi - lo)))) return -1;
+    if ((int64_t)n - (hi - lo) > 0 && arc_bits_reserve(b, (uint32_t)((int64_t)n - (hi - lo)))) return -1;
     for (int64_t k = 0; k < lo; k++) b->out[b->nout++] = arc_bits_key(c, i + k * di, j + k * dj);
     for (int64_t k = lo; k < hi; k++) m[i + k * di + ARC_BITS_OFF] |= 1u << (j + k * dj + ARC_BITS_OFF);
     for (int64_t k = hi; k < n; k++) b->out[b->nout++] = arc_bits_key(c, i + k * di, j + k * dj);
@@ -162,7 +162,7 @@ static int or_bits(arc_bits *b, const arc_bits *src) {
         for (int i = lo; i < hi; i++) d[i] |= s[i];
     }
     if (!src->nout) return 1;
-    if (reserve(b, src->nout)) return -1;
+    if (arc_bits_reserve(b, src->nout)) return -1;
     memcpy(b->out + b->nout, src->out, src->nout * sizeof *src->out); /* a sorted run: arc_bits_set merges */
     b->nout += src->nout;
     return 1;
@@ -239,7 +239,7 @@ int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits
     if (!x->nout || !y->nout) return 0;
     uint32_t n, m, i = 0, j = 0;
     const uint64_t *p = sorted_keys(rt, x, &n), *q = p ? sorted_keys(rt, y, &m) : NULL;
-    if (!q || reserve(d, n < m ? n : m)) return -1;
+    if (!q || arc_bits_reserve(d, n < m ? n : m)) return -1;
     while (i < n && j < m) {
         if (p[i] < q[j]) i++;
         else if (q[j] < p[i]) j++;

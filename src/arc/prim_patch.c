@@ -477,18 +477,46 @@ tdm_arc_val *arc_p_shoot(tdm_arc_rt *rt, tdm_arc_val **a) {
 static int shoot_lines(arc_bits *b, const uint32_t *m, int lo, int hi, int64_t c, int64_t di, int64_t dj) {
     enum { G0 = 40, NG = 100 }; /* the line's index, i - j or i + j for a diagonal, plus G0 */
     int64_t tlo[NG], thi[NG];
-    for (int g = 0; g < NG; g++) tlo[g] = INT64_MAX, thi[g] = INT64_MIN;
+    uint64_t used[2] = {0, 0}; /* bit g + G0: the line holds a start (its tlo, thi set) */
     for (int64_t i = lo - ARC_BITS_OFF; i < hi - ARC_BITS_OFF; i++)
         for (uint32_t row = m[i + ARC_BITS_OFF]; row; row &= row - 1) {
             int64_t j = __builtin_ctz(row) - ARC_BITS_OFF;
-            int64_t g = !di ? i : !dj ? j : di == dj ? i - j : i + j, t = di ? i * di : j * dj;
-            tlo[g + G0] = t < tlo[g + G0] ? t : tlo[g + G0], thi[g + G0] = t > thi[g + G0] ? t : thi[g + G0];
+            int64_t g = (!di ? i : !dj ? j : di == dj ? i - j : i + j) + G0, t = di ? i * di : j * dj;
+            if (!(used[g >> 6] >> (g & 63) & 1)) used[g >> 6] |= 1ull << (g & 63), tlo[g] = thi[g] = t;
+            tlo[g] = t < tlo[g] ? t : tlo[g], thi[g] = t > thi[g] ? t : thi[g];
         }
-    for (int64_t g = -G0; g < NG - G0; g++) {
-        if (tlo[g + G0] > thi[g + G0]) continue;
-        int64_t t = tlo[g + G0], i = di ? t * di : g, j = !di ? t * dj : !dj ? g : di == dj ? i - g : g - i;
-        if (arc_bits_put_run(b, c, i, j, di, dj, (uint32_t)(thi[g + G0] - t + 43))) return -1;
+    /* the lines (start, steps), in the order of their columns on any one row: j is g (a column), i - g
+       (di == dj) or g - i (di == -dj); rows (!di) in the order of g, each written towards +j */
+    int64_t li[NG], lj[NG], ln[NG], r0 = INT64_MAX, r1 = INT64_MIN, nl = 0, down = di && dj && di == dj;
+    for (int w = 0; w < 2; w++)
+        for (uint64_t word = down ? 1 - w : w, u = used[word]; u;) {
+            int bit = down ? 63 - __builtin_clzll(u) : __builtin_ctzll(u); /* g descending, or ascending */
+            u &= ~(1ull << bit);
+            int64_t g = (int64_t)(word * 64) + bit - G0, t = tlo[g + G0], n = thi[g + G0] - t + 43;
+            int64_t i = di ? t * di : g, j = !di ? t * dj : !dj ? g : di == dj ? i - g : g - i, e = i + (n - 1) * di;
+            if (!di && dj < 0) j -= n - 1; /* the same points from the far end */
+            li[nl] = i, lj[nl] = j, ln[nl++] = n;
+            r0 = i < r0 ? i : r0, r0 = e < r0 ? e : r0, r1 = i > r1 ? i : r1, r1 = e > r1 ? e : r1;
+        }
+    /* A run's keys ascend along +j, and rows ascend: the keys come out sorted (the set made from b sorts
+       none: arc_bits_set). Columns and diagonals hold one position a row each: row by row, the lines in
+       column order, as long as that is few steps; else each line as a run, and the keys are sorted later. */
+    if (di && nl && (r1 - r0 + 1) * nl <= 1024) {
+        uint64_t total = 0;
+        for (int64_t l = 0; l < nl; l++) total += (uint64_t)ln[l];
+        if (arc_bits_reserve(b, (uint32_t)total)) return -1;
+        uint32_t *mk = arc_bits_block(b, (int)c);
+        for (int64_t i = r0; i <= r1; i++)
+            for (int64_t l = 0; l < nl; l++) {
+                int64_t k = (i - li[l]) * di, j = lj[l] + k * dj;
+                if (k < 0 || k >= ln[l]) continue;
+                if (arc_bits_fits(i, j)) mk[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+                else b->out[b->nout++] = arc_bits_key(c, i, j);
+            }
+        return 0;
     }
+    for (int64_t l = 0; l < nl; l++)
+        if (arc_bits_put_run(b, c, li[l], lj[l], di, di ? dj : 1, (uint32_t)ln[l])) return -1;
     return 0;
 }
 
