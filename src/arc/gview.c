@@ -125,12 +125,11 @@ int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) 
     if (!w || w > n) return 0;
     for (uint32_t i = 0; i < g->n; i++) {
         const tdm_arc_val *r = g->u.items[i];
-        /* a cell's offset from the input's first: below n - w + 1 (unsigned: before the first wraps) */
-        uintptr_t at = arc_is_tuple(r) && !arc_tuple_is_lazy(r) && r->n == w ? (uintptr_t)r->u.items - base : UINTPTR_MAX;
-        if (at / sizeof(tdm_arc_val *) > n - w) return 0;
+        /* its first cell's offset from the input's first: below n - w + 1 (unsigned: before the first wraps) */
+        uintptr_t at = arc_is_tuple(r) && !arc_tuple_is_lazy(r) && r->n == w ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
+        if (at > n - w) return 0; /* cells partly written */
+        arc_bytes_to_ints(cells + (size_t)i * w, v->c + at, w);
     }
-    for (uint32_t i = 0; i < g->n; i++)
-        arc_bytes_to_ints(cells + (size_t)i * w, v->c + ((uintptr_t)g->u.items[i]->u.items - base) / sizeof(tdm_arc_val *), w);
     return 1;
 }
 

@@ -487,7 +487,8 @@ static int shoot_lines(arc_bits *b, const uint32_t *m, int lo, int hi, int64_t c
         }
     /* the lines (start, steps), in the order of their columns on any one row: j is g (a column), i - g
        (di == dj) or g - i (di == -dj); rows (!di) in the order of g, each written towards +j */
-    int64_t li[NG], lj[NG], ln[NG], r0 = INT64_MAX, r1 = INT64_MIN, nl = 0, down = di && dj && di == dj;
+    int64_t li[NG], lj[NG], ln[NG], r0 = INT64_MAX, r1 = INT64_MIN, nl = 0;
+    int down = di && dj && di == dj; /* j = i - g: the lines by g descending */
     for (int w = 0; w < 2; w++)
         for (uint64_t word = down ? 1 - w : w, u = used[word]; u;) {
             int bit = down ? 63 - __builtin_clzll(u) : __builtin_ctzll(u); /* g descending, or ascending */

@@ -185,22 +185,20 @@ tdm_arc_val *arc_bool(int v) { return &bool_vals[v != 0]; }
 
 /* ---- tuples and functions ----------------------------------------------------------------------------- */
 
-tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
-    tdm_arc_val *x = arc_alloc(rt, sizeof *x + (size_t)n * sizeof(tdm_arc_val *));
-    if (!x) return NULL;
-    memset(x, 0, sizeof *x);
-    x->kind = TDM_ARC_TUPLE, x->n = n;
-    x->u.items = (tdm_arc_val **)(x + 1);
-    return x;
-}
-
-tdm_arc_val *arc_tuple_of(tdm_arc_rt *rt, tdm_arc_val **items, uint32_t n) {
-    tdm_arc_val *x = arc_alloc(rt, sizeof *x);
+/* x (NULL: out of memory) made a tuple of the n items at items. */
+static tdm_arc_val *tuple_head(tdm_arc_val *x, tdm_arc_val **items, uint32_t n) {
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
     x->kind = TDM_ARC_TUPLE, x->n = n, x->u.items = items;
     return x;
 }
+
+tdm_arc_val *arc_tuple(tdm_arc_rt *rt, uint32_t n) {
+    tdm_arc_val *x = arc_alloc(rt, sizeof *x + (size_t)n * sizeof(tdm_arc_val *));
+    return tuple_head(x, x ? (tdm_arc_val **)(x + 1) : NULL, n);
+}
+
+tdm_arc_val *arc_tuple_of(tdm_arc_rt *rt, tdm_arc_val **items, uint32_t n) { return tuple_head(arc_alloc(rt, sizeof(tdm_arc_val)), items, n); }
 
 /* Interned positions (i, j) for i, j in POS_LO..POS_HI and cells (c, (i, j)) for colours 0..9 at those
  * positions: the pairs every patch is made of. Shared by all runtimes, immutable and hashed at start, so

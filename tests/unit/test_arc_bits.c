@@ -760,54 +760,55 @@ static void same_outcome(tdm_arc_rt *rt[2], tdm_arc_val *res[2], int *passed, in
     else assert_string_equal(rt[0]->err, rt[1]->err), (*failed)++;
 }
 
-/* A kept result is given again only where the call would begin no deeper than the kept one did: X is
- * reached first at the fork's depth, then again k composes deeper; with k near the recursion limit the
- * second call fails in the eager runtime (which keeps nothing), and must fail alike in the deferred one. */
-static void test_kept_depth(void **state) {
-    (void)state;
+/* Calls made by call(rt, s, k) on both runtimes (s 0 deferred, 1 eager), reset each time, for k = k0..k1
+ * (nesting near the recursion limit): the outcomes agree, and the limit falls inside the range (some
+ * calls fail, some pass). */
+static void depth_sweep(int k0, int k1, tdm_arc_val *(*call)(tdm_arc_rt *rt, int s, int k)) {
     tdm_arc_rt *rt[2];
     rt_pair(rt);
     int failed = 0, passed = 0;
-    for (int k = 975; k <= 995; k++) {
+    for (int k = k0; k <= k1; k++) {
         tdm_arc_val *res[2];
-        for (int s = 0; s < 2; s++) {
-            tdm_arc_rt_reset(rt[s]);
-            tdm_arc_val *a[3] = {arc_prim_val(ARC_P_size), arc_prim_val(ARC_P_toindices)};
-            tdm_arc_val *X = arc_p_compose(rt[s], a);
-            a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = under_composes(rt[s], X, k);
-            const char *txt = "{(0, 0), (1, 2)}";
-            tdm_arc_val *F = arc_p_fork(rt[s], a), *p = ta_parse_at(rt[s], &txt);
-            res[s] = arc_call1(rt[s], F, p);
-        }
+        for (int s = 0; s < 2; s++) tdm_arc_rt_reset(rt[s]), res[s] = call(rt[s], s, k);
         same_outcome(rt, res, &passed, &failed);
     }
-    assert_true(failed > 0 && passed > 0); /* the limit fell inside the range */
+    assert_true(failed > 0 && passed > 0);
     rt_pair_free(rt);
+}
+
+/* A kept result is given again only where the call would begin no deeper than the kept one did: X is
+ * reached first at the fork's depth, then again k composes deeper; with k near the recursion limit the
+ * second call fails in the eager runtime (which keeps nothing), and must fail alike in the deferred one. */
+static tdm_arc_val *kept_call(tdm_arc_rt *rt, int s, int k) {
+    (void)s;
+    tdm_arc_val *a[3] = {arc_prim_val(ARC_P_size), arc_prim_val(ARC_P_toindices)};
+    tdm_arc_val *X = arc_p_compose(rt, a);
+    a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = under_composes(rt, X, k);
+    const char *txt = "{(0, 0), (1, 2)}";
+    tdm_arc_val *F = arc_p_fork(rt, a), *p = ta_parse_at(rt, &txt);
+    return arc_call1(rt, F, p);
+}
+
+static void test_kept_depth(void **state) {
+    (void)state;
+    depth_sweep(975, 995, kept_call);
 }
 
 /* A deferred set laid out late, deep in nested calls: its recipe makes its calls in place, so it meets no
  * recursion limit where the set's own call (at depth 0, where the eager runtime built it) met none:
  * first() of prapply(connect, x, x) under k composes, near the limit. */
+static tdm_arc_val *late_layout_call(tdm_arc_rt *rt, int s, int k) {
+    const char *txt = "{(0, 0), (1, 2), (2, 2)}";
+    tdm_arc_val *x = ta_parse_at(rt, &txt), *pa[3] = {arc_prim_val(ARC_P_connect), x, x};
+    tdm_arc_val *lines = arc_p_prapply(rt, pa);
+    assert_non_null(lines);
+    assert_int_equal(arc_set_is_lazy(lines), !s); /* deferred in the default runtime */
+    return arc_call1(rt, under_composes(rt, arc_prim_val(ARC_P_first), k), lines);
+}
+
 static void test_late_layout_depth(void **state) {
     (void)state;
-    tdm_arc_rt *rt[2];
-    rt_pair(rt);
-    int failed = 0, passed = 0;
-    for (int k = 980; k <= 995; k++) {
-        tdm_arc_val *res[2];
-        for (int s = 0; s < 2; s++) {
-            tdm_arc_rt_reset(rt[s]);
-            const char *txt = "{(0, 0), (1, 2), (2, 2)}";
-            tdm_arc_val *x = ta_parse_at(rt[s], &txt), *pa[3] = {arc_prim_val(ARC_P_connect), x, x};
-            tdm_arc_val *lines = arc_p_prapply(rt[s], pa);
-            assert_non_null(lines);
-            assert_int_equal(arc_set_is_lazy(lines), !s); /* deferred in the default runtime */
-            res[s] = arc_call1(rt[s], under_composes(rt[s], arc_prim_val(ARC_P_first), k), lines);
-        }
-        same_outcome(rt, res, &passed, &failed);
-    }
-    assert_true(failed > 0 && passed > 0); /* the limit fell inside the range */
-    rt_pair_free(rt);
+    depth_sweep(980, 995, late_layout_call);
 }
 
 /* A closure's inner and outer primitives are called without arc_call's frame (prim_func.c, callp), with
