@@ -413,6 +413,9 @@ uint8_t *arc_grid_view_bytes(tdm_arc_rt *rt, int h, int w);
 uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v);
 /* Keeps c (from arc_grid_view_bytes or _copy, h x w, every byte the colour of g's cell) as grid g's view. */
 void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w);
+/* A new h x w grid (1..30 each) whose cells are the interned colours of bytes c (from arc_grid_view_bytes,
+ * written), laid out as tdm_arc_grid_new lays one out, with c kept as its view: NULL out of memory. */
+tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
 /* out[k] = c[k] for n bytes (a view's cells as ints). */
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);
 /* Per colour 0..9 (count[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it. */

@@ -254,10 +254,46 @@ tdm_arc_val *arc_p_move(tdm_arc_rt *rt, tdm_arc_val **a) {
     return paint(rt, covered, shifted, 0, "move");
 }
 
+/* replace (swap 0: from to to) and switch (swap 1: from and to swapped) on a grid's bytes, when they are
+ * colours (from may be any int for replace: then no cell matches): the new grid's cells are made from its
+ * bytes. 1 and *out, 0 when not such (no view, a value not a colour), -1 out of memory. */
+static int recolour_bytes(tdm_arc_rt *rt, tdm_arc_val **a, int swap, tdm_arc_val **out) {
+    int to = arc_interned_colour(a[2]), from = swap ? arc_interned_colour(a[1]) : -1;
+    arc_gview v;
+    if (to < 0 || (swap ? from < 0 : !arc_is_int(a[1]))) return 0;
+    if (!swap && a[1]->u.i >= 0 && a[1]->u.i < ARC_COLOURS_N) from = (int)a[1]->u.i;
+    int r = arc_grid_view(rt, a[0], &v);
+    if (r <= 0) return r;
+    uint8_t *c = arc_grid_view_bytes(rt, v.h, v.w);
+    if (!c) return -1;
+    size_t n = (size_t)v.h * (size_t)v.w, k = 0;
+#if defined(__SSE2__)
+    /* 16 bytes at a time, into the slack (0xff, which matches neither colour, so it stays; nor 0xfe, which
+       stands for a from that no cell holds) */
+    const __m128i f = _mm_set1_epi8((char)(from < 0 ? 0xfe : from)), t = _mm_set1_epi8((char)to);
+    for (; k < n; k += 16) {
+        __m128i b = _mm_loadu_si128((const __m128i *)(v.c + k)), mf = _mm_cmpeq_epi8(b, f), o;
+        if (swap) {
+            __m128i mt = _mm_cmpeq_epi8(b, t);
+            o = _mm_or_si128(_mm_or_si128(_mm_and_si128(mf, t), _mm_andnot_si128(mf, _mm_and_si128(mt, f))),
+                             _mm_andnot_si128(_mm_or_si128(mf, mt), b));
+        } else {
+            o = _mm_or_si128(_mm_and_si128(mf, t), _mm_andnot_si128(mf, b));
+        }
+        _mm_storeu_si128((__m128i *)(c + k), o);
+    }
+#endif
+    for (; k < n; k++) c[k] = v.c[k] == from ? (uint8_t)to : swap && v.c[k] == to ? (uint8_t)from : v.c[k];
+    return (*out = arc_grid_of_bytes(rt, c, v.h, v.w)) ? 1 : -1;
+}
+
 /* replace (swap 0) and switch (swap 1): cell-by-cell maps over the tuple structure */
 static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const char *who) {
     tdm_arc_val *g = a[0];
     if (!arc_is_tuple(g)) return arc_fail(rt, "%s: expected a grid, got %s", who, arc_type_name(g));
+    int fast = recolour_bytes(rt, a, swap, &g);
+    ARC_TRYI(fast);
+    if (fast) return g;
     tdm_arc_val *out = arc_tuple(rt, g->n);
     ARC_TRY(out);
     for (uint32_t i = 0; i < g->n; i++) {
@@ -277,15 +313,6 @@ static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const ch
             else nr->u.items[j] = arc_eq(v, a[1]) ? a[2] : arc_eq(v, a[2]) ? a[1] : v;
         }
         out->u.items[i] = nr;
-    }
-    arc_gview v;
-    int to = arc_interned_colour(a[2]);
-    if (!swap && to >= 0 && arc_is_int(a[1]) && arc_grid_view_kept(rt, g, &v)) { /* the bytes, mapped alike */
-        uint8_t *c = arc_grid_view_copy(rt, &v);
-        ARC_TRY(c);
-        for (size_t k = 0, n = (size_t)v.h * (size_t)v.w; k < n; k++)
-            if (c[k] == a[1]->u.i) c[k] = (uint8_t)to;
-        arc_grid_view_keep(rt, out, c, v.h, v.w);
     }
     return out;
 }

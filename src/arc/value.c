@@ -698,26 +698,59 @@ static int small_read(int *c, tdm_arc_val *const *cells, size_t n) {
     return !bad;
 }
 
-int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {
-    if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
-    /* one block (every call starts with this, so one allocation and straight copies): the grid's tuple, its
-       items, the rows' tuples, then every row's items back to back, row i's at i * w */
+/* out[j] = the interned colour c[j] for n bytes 0..9 (small_cells' arithmetic, from bytes). */
+static void colour_cells(tdm_arc_val **out, const uint8_t *c, size_t n) {
+    size_t j = 0;
+#if defined(ARC_VEC_ADDR)
+    const __m128i size = _mm_set1_epi64x((int64_t)sizeof(tdm_arc_val)), zero = _mm_setzero_si128(),
+                  base = _mm_set1_epi64x((int64_t)(uintptr_t)&arc_small_ints[-ARC_INT_LO]);
+    for (; j + 4 <= n; j += 4) {
+        uint32_t four;
+        memcpy(&four, c + j, 4);
+        __m128i v = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), zero), zero);
+        _mm_storeu_si128((__m128i *)(out + j), _mm_add_epi64(_mm_mul_epu32(_mm_unpacklo_epi32(v, zero), size), base));
+        _mm_storeu_si128((__m128i *)(out + j + 2), _mm_add_epi64(_mm_mul_epu32(_mm_unpackhi_epi32(v, zero), size), base));
+    }
+#endif
+    for (; j < n; j++) out[j] = &arc_small_ints[c[j] - ARC_INT_LO];
+}
+
+/* An h x w grid in one block of rt's arena: the grid's tuple, its items, the rows' tuples, then every row's
+ * items back to back, row i's at *items + i * w (left unwritten). NULL out of memory. */
+static tdm_arc_val *grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items) {
     size_t n = (size_t)h * (size_t)w;
     tdm_arc_val *g = arc_alloc(rt, sizeof *g + (size_t)h * (sizeof(tdm_arc_val *) + sizeof *g) + n * sizeof(tdm_arc_val *));
-    if (!g) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
+    if (!g) return NULL;
     memset(g, 0, sizeof *g);
     g->kind = TDM_ARC_TUPLE, g->n = (uint32_t)h, g->u.items = (tdm_arc_val **)(g + 1);
     tdm_arc_val *rows = (tdm_arc_val *)(g->u.items + h);
-    tdm_arc_val **items = (tdm_arc_val **)(rows + h);
+    *items = (tdm_arc_val **)(rows + h);
+    memset(rows, 0, (size_t)h * sizeof *rows);
+    for (int i = 0; i < h; i++) {
+        rows[i].kind = TDM_ARC_TUPLE, rows[i].n = (uint32_t)w, rows[i].u.items = *items + (size_t)i * w;
+        g->u.items[i] = &rows[i];
+    }
+    return g;
+}
+
+tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
+    tdm_arc_val **items, *g = grid_block(rt, h, w, &items);
+    if (!g) return NULL;
+    colour_cells(items, c, (size_t)h * (size_t)w);
+    arc_grid_view_keep(rt, g, c, h, w);
+    return g;
+}
+
+int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {
+    if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
+    /* one block (every call starts with this, so one allocation and straight copies) */
+    size_t n = (size_t)h * (size_t)w;
+    tdm_arc_val **items, *g = grid_block(rt, h, w, &items);
+    if (!g) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
     /* its bytes, for the readers that scan it (objects(), ofcolor, ...): a pass over the ints here costs
        less than one over the cells' addresses there; colours all, its ints are all interned */
     int view = arc_grid_view_ints(rt, g, h, w, cells);
     if (view < 0) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
-    memset(rows, 0, (size_t)h * sizeof *rows);
-    for (int i = 0; i < h; i++) {
-        rows[i].kind = TDM_ARC_TUPLE, rows[i].n = (uint32_t)w, rows[i].u.items = items + (size_t)i * w;
-        g->u.items[i] = &rows[i];
-    }
     if (view || all_small(cells, n)) {
         small_cells(items, cells, n);
     } else {

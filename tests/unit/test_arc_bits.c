@@ -31,7 +31,7 @@ typedef struct {
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
 static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen,
-    frontiers_seen;
+    frontiers_seen, recolours_seen;
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
 static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) { ta_same_table(lazy, eager, KEYS_EQ); }
@@ -202,7 +202,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 94 };
+enum { NOPS = 95 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -571,9 +571,17 @@ static int step(tu_rng *r, int g) {
         case 93: /* the frontiers of a patch's positions (or of its cells: pairs in the fixed place), merged */
             f = arc_p_mapply, a[0] = arc_prim_val(fn % 2 ? ARC_P_vfrontier : ARC_P_hfrontier), a[1] = P;
             break;
+        case 94: { /* switch two colours (one maybe the other, or True, or 10: no colour) */
+            tdm_arc_val *x = fn == 0 ? arc_bool(1) : fn == 1 ? arc_int(rt, 10) : C;
+            f = arc_p_switch, a[0] = G, a[1] = fn % 2 ? x : arc_int(rt, (c + fn) % 10), a[2] = fn % 2 ? arc_int(rt, (c + fn) % 10) : x;
+            type = T_GRID;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
+        arc_gview kv;
+        if ((op == 85 || op == 94) && !s && res[0] && arc_grid_view_kept(rt, res[0], &kv)) recolours_seen++;
         if (op >= 86 && op <= 87 && !s && res[0] && arc_is_set(res[0]) && res[0]->n > 43) shoots_seen++;
         if (op == 32 && !s && res[0] && arc_is_set(res[0]) && res[0]->n > 43) cell_shoots_seen++;
         if ((op == 91 || op == 92) && !s && res[0]) frontiers_seen += arc_set_is_lazy(res[0]);
@@ -652,7 +660,7 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
     deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = lines_seen =
-        frontiers_seen = 0;
+        frontiers_seen = recolours_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
@@ -660,12 +668,12 @@ static void test_deferred_vs_eager(void **state) {
     arc_bits_portable = 0;
     print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
                   "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured), %d sets of "
-                  "connect's lines, %d frontiers\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
-                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, frontiers_seen);
+                  "connect's lines, %d frontiers, %d recoloured grids' bytes\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
+                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, frontiers_seen, recolours_seen);
     /* the chains did go through the deferred forms */
     assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300 && eq_seen[0] > 1000 &&
                 eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50 && lines_seen > 50 &&
-                frontiers_seen > 50);
+                frontiers_seen > 50 && recolours_seen > 50);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
