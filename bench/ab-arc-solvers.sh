@@ -17,7 +17,7 @@ T=$1 PASSES=$2 R=$3
 shift 3
 PROGRAMS=${PROGRAMS:-tests/arc/solvers/training.py}
 DATA=${DATA:-../shared/data/arc/training}
-run() { "$1" arc run "$PROGRAMS" --data "$DATA" --quiet --repeat "$2" --threads "$3" 2>&1 | tail -1; }
+run() { "$1" arc run "$PROGRAMS" --data "$DATA" --quiet --repeat "$2" --threads "$3" 2>&1 | grep "calls per second"; }
 echo "# $(date -u +%FT%TZ) $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); T=$T passes=$PASSES R=$R"
 declare -A all
 for _ in $(seq "$PASSES"); do

@@ -19,7 +19,7 @@ for round in $(seq "$ROUNDS"); do
   for t in 1 2; do
     out=$("$BUILD/tandem" arc run "$PROGRAMS" --data "$DATA" --quiet --repeat "$R" --threads "$t" 2>&1) \
       || { echo "$out"; exit 1; }
-    echo "round $round port, $t thread(s): $(echo "$out" | tail -1)"
+    echo "round $round port, $t thread(s): $(echo "$out" | grep -E "calls per second|made once" | tr "\n" " ")"
   done
   echo "round $round $(python3 bench/arc_peer.py --solvers "$PROGRAMS" --data "$DATA" --repeat 5 | tr '\n' ' ')"
 done

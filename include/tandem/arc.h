@@ -155,6 +155,22 @@ typedef struct {
  * the message. Release with tdm_arc_batch_free. */
 int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t ncalls, int threads, int stats,
                       tdm_arc_batch **out);
+/* Input grids made into values once (a set of them): for batches that run many programs over the same
+ * grids, as a search over candidate programs does, or the passes of a timing run. A call whose grid ref has
+ * the cells pointer, h and w of one of the set's starts from its value, not from converting its cells. The
+ * set copies what it needs (the cells may change or go after tdm_arc_inputs_new; a ref to the same pointer
+ * then still gets the cells as they were). Empty grids and repeated refs are kept once or not at all.
+ * Errors: TDM_E_INVAL (NULL grids with n > 0, a negative size, no cells), TDM_E_NOMEM (about 10 KB per
+ * 30x30 grid; 1 GiB in all at most). Read-only once made: threads and batches share it. */
+typedef struct tdm_arc_inputs tdm_arc_inputs;
+int tdm_arc_inputs_new(const tdm_arc_grid_ref *grids, size_t n, tdm_arc_inputs **out);
+void tdm_arc_inputs_free(tdm_arc_inputs *in);
+/* Grids the set holds (distinct refs of at least one cell). */
+size_t tdm_arc_inputs_count(const tdm_arc_inputs *in);
+/* tdm_arc_batch_run with prepared inputs (in may be NULL: tdm_arc_batch_run itself); results identical. in
+ * must outlive the call only. */
+int tdm_arc_batch_run_on(const tdm_arc_programs *p, const tdm_arc_inputs *in, const tdm_arc_call_ref *calls, size_t ncalls,
+                         int threads, int stats, tdm_arc_batch **out);
 void tdm_arc_batch_free(tdm_arc_batch *b);
 /* Result of call c; NULL when out of range. Owned by b. */
 const tdm_arc_result *tdm_arc_batch_result(const tdm_arc_batch *b, size_t c);

@@ -413,6 +413,11 @@ uint8_t *arc_grid_view_bytes(tdm_arc_rt *rt, int h, int w);
 uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v);
 /* Keeps c (from arc_grid_view_bytes or _copy, h x w, every byte the colour of g's cell) as grid g's view. */
 void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w);
+/* The same for the input grid (entry 0, which arc_grid_input_rows reads): a prepared input's (inputs.c). */
+void arc_grid_view_keep_input(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w);
+/* The prepared value of grid ref g when in holds one (in may be NULL): 1 with *out, g's bytes kept as rt's
+ * input view; else 0 (the caller converts the cells). */
+int arc_inputs_take(tdm_arc_rt *rt, const tdm_arc_inputs *in, const tdm_arc_grid_ref *g, const tdm_arc_val **out);
 /* A new h x w grid (1..30 each) whose cells are the interned colours of bytes c (from arc_grid_view_bytes,
  * written), laid out as tdm_arc_grid_new lays one out, with c kept as its view: NULL out of memory. */
 tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w);

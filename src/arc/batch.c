@@ -135,12 +135,13 @@ int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, a
 }
 
 /* One call; fills r. Returns 0, or -1 when memory ran out copying the result. */
-static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_grid_ref *g, tdm_arc_result *r,
-                   arc_cells_slab **slab) {
+static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, const tdm_arc_inputs *inputs, size_t k,
+                   const tdm_arc_grid_ref *g, tdm_arc_result *r, arc_cells_slab **slab) {
     tdm_arc_rt_reset(rt);
-    tdm_arc_val *in;
-    const tdm_arc_val *out;
-    int st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &in);
+    const tdm_arc_val *in, *out;
+    tdm_arc_val *made;
+    int st = TDM_OK;
+    if (!arc_inputs_take(rt, inputs, g, &in)) st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &made), in = made;
     if (!st) st = tdm_arc_program_run(rt, p, k, in, &out);
     if (st) return arc_result_error(rt, st, r);
     return arc_result_fill(rt, out, r, slab);
@@ -149,8 +150,8 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const td
 /* One thread's share of tdm_arc_batch_run: in a team (its loop an orphaned omp for, the calls shared out
  * among the team), or alone, every call its own. Alone takes no worksharing construct, which would bind to
  * a caller's own parallel region. Returns 1 when memory ran out. */
-static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int stats, tdm_arc_batch *b,
-                        int team) {
+static int batch_worker(const tdm_arc_programs *p, const tdm_arc_inputs *in, const tdm_arc_call_ref *calls, size_t n,
+                        int stats, tdm_arc_batch *b, int team) {
     int failed = 0;
     tdm_arc_rt *rt = NULL;
     arc_cells_slab *slab = NULL; /* this thread's result cells: one malloc per 16 Ki ints, not per call */
@@ -158,10 +159,10 @@ static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls
     if (team) {
 #pragma omp for schedule(dynamic, 4)
         for (size_t c = 0; c < n; c++)
-            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+            if (rt && !failed && run_one(rt, p, in, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
     } else {
         for (size_t c = 0; c < n; c++)
-            if (rt && !failed && run_one(rt, p, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
+            if (rt && !failed && run_one(rt, p, in, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
     }
     if (slab) {
 #pragma omp critical(tdm_arc_batch_slabs)
@@ -182,6 +183,11 @@ static int batch_worker(const tdm_arc_programs *p, const tdm_arc_call_ref *calls
 
 int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, int threads, int stats,
                       tdm_arc_batch **out) {
+    return tdm_arc_batch_run_on(p, NULL, calls, n, threads, stats, out);
+}
+
+int tdm_arc_batch_run_on(const tdm_arc_programs *p, const tdm_arc_inputs *in, const tdm_arc_call_ref *calls, size_t n,
+                         int threads, int stats, tdm_arc_batch **out) {
     if (!p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: NULL argument");
     for (size_t c = 0; c < n; c++) {
         const tdm_arc_grid_ref *g = &calls[c].grid;
@@ -199,10 +205,10 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (threads == 1) /* no team to start: a small batch would pay more for it than for its calls */
-        failed = batch_worker(p, calls, n, stats, b, 0);
+        failed = batch_worker(p, in, calls, n, stats, b, 0);
     else {
 #pragma omp parallel num_threads(threads) reduction(| : failed)
-        failed = batch_worker(p, calls, n, stats, b, 1);
+        failed = batch_worker(p, in, calls, n, stats, b, 1);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

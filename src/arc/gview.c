@@ -151,6 +151,11 @@ void arc_grid_view_keep(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, 
     keep(rt, g, &x, 0);
 }
 
+void arc_grid_view_keep_input(tdm_arc_rt *rt, const tdm_arc_val *g, const uint8_t *c, int h, int w) {
+    arc_gview x = {c, h, w};
+    keep(rt, g, &x, 1);
+}
+
 #if defined(ARC_VEC_ADDR) && defined(__GNUC__)
 /* arc_colour_counts' vector part with 32-byte vectors, for CPUs with AVX2 (a 30x30 grid: half the
  * instructions of the 16-byte form): the counts of the cells before the returned index added to count. */

@@ -1,6 +1,8 @@
 /* test_arc_batch.c: the batch runner (tdm_arc_batch_run): results equal those of single runs, do not
  * depend on the thread count or on the calls run before them (a closure's serial), carry the message of a raising call and the repr of a result that is not a
- * grid; per-primitive statistics count calls; bad arguments are refused. Grids are seeded random. */
+ * grid; per-primitive statistics count calls; bad arguments are refused. Prepared inputs (tdm_arc_inputs)
+ * give the same results as grids made in each call, and keep the cells as they were. Grids are seeded
+ * random. */
 #include "arc_test_util.h"
 
 static const char *PROGS =
@@ -13,8 +15,11 @@ static const char *PROGS =
        widths, which are no grid (its repr) */
     "def solve_crop(I):\n    x1 = hmirror(I)\n    O = crop(x1, UNITY, THREE_BY_THREE)\n    return O\n"
     "def solve_ragged(I):\n    x1 = hmirror(I)\n    x2 = crop(x1, UNITY, TWO_BY_TWO)\n    x3 = tophalf(I)\n"
-    "    O = vconcat(x3, x2)\n    return O\n";
-enum { NP = 6 };
+    "    O = vconcat(x3, x2)\n    return O\n"
+    /* the input hashed (a set of grids) and compared with a grid made from it, then given back */
+    "def solve_same(I):\n    x1 = initset(I)\n    x2 = vmirror(I)\n    x3 = vmirror(x2)\n    x4 = insert(x3, x1)\n"
+    "    x5 = size(x4)\n    x6 = equality(x5, ONE)\n    O = branch(x6, I, x2)\n    return O\n";
+enum { NP = 7 };
 
 static void test_batch_matches_single_runs(void **state) {
     (void)state;
@@ -92,6 +97,89 @@ static void test_batch_matches_single_runs(void **state) {
     tdm_arc_programs_free(p);
 }
 
+/* Results a and b of one call are the same, field by field. */
+static void same_result(const tdm_arc_result *a, const tdm_arc_result *b) {
+    assert_int_equal(a->status, b->status);
+    assert_int_equal(a->h, b->h);
+    assert_int_equal(a->w, b->w);
+    assert_true((a->cells == NULL) == (b->cells == NULL));
+    if (a->cells) assert_memory_equal(a->cells, b->cells, sizeof(int) * (size_t)(a->h * a->w));
+    assert_true((a->repr == NULL) == (b->repr == NULL));
+    if (a->repr) assert_string_equal(a->repr, b->repr);
+    assert_true((a->error == NULL) == (b->error == NULL));
+    if (a->error) assert_string_equal(a->error, b->error);
+}
+
+static void test_prepared_inputs(void **state) {
+    (void)state;
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(PROGS, strlen(PROGS), "t", &p), TDM_OK);
+    tu_rng r = tu_rng_for(72);
+    enum { NG = 36 };
+    int *cells[NG];
+    tdm_arc_grid_ref refs[NG + 3];
+    for (int g = 0; g < NG; g++) {
+        int h = (int)tu_range(&r, 1, 12), w = (int)tu_range(&r, 1, 12), ncol = (int)tu_range(&r, 2, 10);
+        cells[g] = malloc(sizeof(int) * (size_t)(h * w));
+        for (int k = 0; k < h * w; k++) cells[g][k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, (uint64_t)ncol);
+        if (g % 6 == 5) cells[g][h * w - 1] = g % 12 == 5 ? 10 : g % 18 == 11 ? -1 : 5000; /* no colour: no bytes */
+        refs[g] = (tdm_arc_grid_ref){h, w, cells[g]};
+    }
+    /* a repeat, the same cells as another shape, an empty grid: kept once, apart, not at all */
+    refs[NG] = refs[0], refs[NG + 1] = (tdm_arc_grid_ref){refs[1].w, refs[1].h, cells[1]}, refs[NG + 2] = (tdm_arc_grid_ref){0, 3, NULL};
+    int same_shape = refs[1].h == refs[1].w;
+    tdm_arc_inputs *in;
+    assert_int_equal(tdm_arc_inputs_new(refs, NG + 3, &in), TDM_OK);
+    assert_int_equal(tdm_arc_inputs_count(in), NG + !same_shape);
+    enum { NC = NP * (NG + 3) };
+    tdm_arc_call_ref calls[NC];
+    for (int a = 0; a < NP; a++)
+        for (int g = 0; g < NG + 3; g++) calls[a * (NG + 3) + g] = (tdm_arc_call_ref){(size_t)a, refs[g]};
+    tdm_arc_batch *fresh, *on1, *on2;
+    assert_int_equal(tdm_arc_batch_run(p, calls, NC, 1, 0, &fresh), TDM_OK);
+    assert_int_equal(tdm_arc_batch_run_on(p, in, calls, NC, 1, 0, &on1), TDM_OK);
+    assert_int_equal(tdm_arc_batch_run_on(p, in, calls, NC, 2, 0, &on2), TDM_OK);
+    for (size_t c = 0; c < NC; c++) {
+        same_result(tdm_arc_batch_result(fresh, c), tdm_arc_batch_result(on1, c));
+        same_result(tdm_arc_batch_result(fresh, c), tdm_arc_batch_result(on2, c));
+    }
+    /* the cells changed after the set was made: a prepared call still sees them as they were, a fresh
+       call sees them now */
+    for (int g = 0; g < NG; g++)
+        for (int k = 0; k < refs[g].h * refs[g].w; k++) cells[g][k] = (cells[g][k] + 1) % 10;
+    tdm_arc_batch *later, *now;
+    assert_int_equal(tdm_arc_batch_run_on(p, in, calls, NC, 2, 0, &later), TDM_OK);
+    assert_int_equal(tdm_arc_batch_run(p, calls, NC, 1, 0, &now), TDM_OK);
+    int changed = 0;
+    for (size_t c = 0; c < NC; c++) {
+        const tdm_arc_result *x = tdm_arc_batch_result(later, c), *y = tdm_arc_batch_result(now, c);
+        same_result(tdm_arc_batch_result(fresh, c), x);
+        changed += x->status != y->status || (x->cells && y->cells && memcmp(x->cells, y->cells, sizeof(int) * (size_t)(x->h * x->w)));
+    }
+    assert_true(changed > NC / 4);
+    /* refused: a negative size, cells missing, NULL */
+    tdm_arc_inputs *bad = NULL;
+    refs[2].h = -1;
+    assert_int_equal(tdm_arc_inputs_new(refs, NG, &bad), TDM_E_INVAL);
+    assert_non_null(strstr(tdm_last_error(), "grid 2"));
+    refs[2].h = 2, refs[2].cells = NULL;
+    assert_int_equal(tdm_arc_inputs_new(refs, NG, &bad), TDM_E_INVAL);
+    assert_int_equal(tdm_arc_inputs_new(NULL, 1, &bad), TDM_E_INVAL);
+    assert_null(bad);
+    assert_int_equal(tdm_arc_inputs_new(NULL, 0, &bad), TDM_OK); /* an empty set */
+    assert_int_equal(tdm_arc_inputs_count(bad), 0);
+    tdm_arc_inputs_free(bad);
+    tdm_arc_inputs_free(NULL);
+    tdm_arc_batch_free(fresh);
+    tdm_arc_batch_free(on1);
+    tdm_arc_batch_free(on2);
+    tdm_arc_batch_free(later);
+    tdm_arc_batch_free(now);
+    tdm_arc_inputs_free(in);
+    for (int g = 0; g < NG; g++) free(cells[g]);
+    tdm_arc_programs_free(p);
+}
+
 static void test_batch_arguments(void **state) {
     (void)state;
     tdm_arc_programs *p;
@@ -113,6 +201,7 @@ static void test_batch_arguments(void **state) {
 
 int main(void) {
     tu_init_seed("test_arc_batch");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_batch_matches_single_runs), cmocka_unit_test(test_batch_arguments)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_batch_matches_single_runs), cmocka_unit_test(test_prepared_inputs),
+                                       cmocka_unit_test(test_batch_arguments)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
