@@ -10,6 +10,7 @@ speed-up of the solvers from each weight up (total CPython time over total port 
 
 usage: bench/arc_weights.py [--tandem build/tandem] [--solvers tests/arc/solvers/training.py]
                             [--data ../shared/data/arc/training] [--repeat 5] [--calls 20000] [--passes 3]
+                            [--fresh-inputs]
 """
 import argparse
 import json
@@ -24,6 +25,9 @@ ap.add_argument("--data", default="../shared/data/arc/training")
 ap.add_argument("--repeat", type=int, default=5, help="CPython passes per solver (best taken)")
 ap.add_argument("--calls", type=int, default=20000, help="port calls per run of one solver (about)")
 ap.add_argument("--passes", type=int, default=3, help="port runs per solver (best taken)")
+ap.add_argument("--fresh-inputs", action="store_true",
+                help="the port makes each call's input grid in the call (tandem arc run --fresh-inputs); by default "
+                     "it makes them once before its passes, as arc_peer.py makes its tuples before timing")
 a = ap.parse_args()
 
 
@@ -44,7 +48,8 @@ for t in py.values():
     best = None
     for _ in range(a.passes):
         r = subprocess.run([a.tandem, "arc", "run", a.solvers, "--data", a.data, "--only", t["task"], "--quiet",
-                            "--threads", "1", "--repeat", str(rep)], capture_output=True, text=True)
+                            "--threads", "1", "--repeat", str(rep)] + (["--fresh-inputs"] if a.fresh_inputs else []),
+                           capture_output=True, text=True)
         m = re.search(r"(\d+) solver calls in [0-9.]+ s: (\d+) calls per second", r.stdout + r.stderr)
         if r.returncode or not m:
             sys.exit("tandem failed on %s:\n%s%s" % (t["task"], r.stdout, r.stderr))
