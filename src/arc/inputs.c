@@ -5,7 +5,7 @@
  * the set lives, and are hashed when made, so the threads of a batch only ever read them. */
 #include "arc_internal.h"
 
-#include <string.h>
+#include <stdio.h>
 
 typedef struct {
     const int *cells; /* the ref's cells pointer: the key with h and w (NULL: an empty slot) */
@@ -53,8 +53,10 @@ int tdm_arc_inputs_new(const tdm_arc_grid_ref *grids, size_t n, tdm_arc_inputs *
         arc_gview view;
         int st = tdm_arc_grid_new(in->rt, g->h, g->w, g->cells, &v);
         if (st) {
+            char why[256]; /* the message, copied: tdm_error writes where tdm_last_error reads */
+            snprintf(why, sizeof why, "%s", tdm_last_error());
             tdm_arc_inputs_free(in);
-            return tdm_error(st, "tdm_arc_inputs_new: grid %zu (%dx%d): %s", k, g->h, g->w, tdm_last_error());
+            return tdm_error(st, "tdm_arc_inputs_new: grid %zu (%dx%d): %s", k, g->h, g->w, why);
         }
         arc_hash(v); /* the grid's, its rows' and cells' hashes written now, never by a batch's threads */
         size_t s = slot_of(in, g->cells);

@@ -658,19 +658,21 @@ static int all_small(const int *c, size_t n) {
     return ok;
 }
 
+#if defined(ARC_VEC_ADDR)
+/* out[0..3] = base + v[k] * sizeof(tdm_arc_val) for the four 32-bit indices of v: values of an array at base. */
+static inline void addr4(tdm_arc_val **out, __m128i v, __m128i base) {
+    const __m128i size = _mm_set1_epi64x((int64_t)sizeof(tdm_arc_val)), zero = _mm_setzero_si128();
+    _mm_storeu_si128((__m128i *)out, _mm_add_epi64(_mm_mul_epu32(_mm_unpacklo_epi32(v, zero), size), base));
+    _mm_storeu_si128((__m128i *)(out + 2), _mm_add_epi64(_mm_mul_epu32(_mm_unpackhi_epi32(v, zero), size), base));
+}
+#endif
+
 /* out[j] = the interned int c[j], for n ints all in range (all_small). */
 static void small_cells(tdm_arc_val **out, const int *c, size_t n) {
     size_t j = 0;
 #if defined(ARC_VEC_ADDR)
-    const __m128i lo = _mm_set1_epi32(ARC_INT_LO), size = _mm_set1_epi64x((int64_t)sizeof(tdm_arc_val)),
-                  base = _mm_set1_epi64x((int64_t)(uintptr_t)arc_small_ints), zero = _mm_setzero_si128();
-    for (; j + 4 <= n; j += 4) {
-        __m128i v = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(c + j)), lo); /* 0..SMALL_N-1 */
-        __m128i a = _mm_add_epi64(_mm_mul_epu32(_mm_unpacklo_epi32(v, zero), size), base);
-        __m128i b = _mm_add_epi64(_mm_mul_epu32(_mm_unpackhi_epi32(v, zero), size), base);
-        _mm_storeu_si128((__m128i *)(out + j), a);
-        _mm_storeu_si128((__m128i *)(out + j + 2), b);
-    }
+    const __m128i lo = _mm_set1_epi32(ARC_INT_LO), base = _mm_set1_epi64x((int64_t)(uintptr_t)arc_small_ints);
+    for (; j + 4 <= n; j += 4) addr4(out + j, _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(c + j)), lo), base); /* 0..SMALL_N-1 */
 #endif
     for (; j < n; j++) out[j] = &arc_small_ints[c[j] - ARC_INT_LO];
 }
@@ -702,14 +704,11 @@ static int small_read(int *c, tdm_arc_val *const *cells, size_t n) {
 static void colour_cells(tdm_arc_val **out, const uint8_t *c, size_t n) {
     size_t j = 0;
 #if defined(ARC_VEC_ADDR)
-    const __m128i size = _mm_set1_epi64x((int64_t)sizeof(tdm_arc_val)), zero = _mm_setzero_si128(),
-                  base = _mm_set1_epi64x((int64_t)(uintptr_t)&arc_small_ints[-ARC_INT_LO]);
+    const __m128i zero = _mm_setzero_si128(), base = _mm_set1_epi64x((int64_t)(uintptr_t)&arc_small_ints[-ARC_INT_LO]);
     for (; j + 4 <= n; j += 4) {
         uint32_t four;
         memcpy(&four, c + j, 4);
-        __m128i v = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), zero), zero);
-        _mm_storeu_si128((__m128i *)(out + j), _mm_add_epi64(_mm_mul_epu32(_mm_unpacklo_epi32(v, zero), size), base));
-        _mm_storeu_si128((__m128i *)(out + j + 2), _mm_add_epi64(_mm_mul_epu32(_mm_unpackhi_epi32(v, zero), size), base));
+        addr4(out + j, _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), zero), zero), base);
     }
 #endif
     for (; j < n; j++) out[j] = &arc_small_ints[c[j] - ARC_INT_LO];
