@@ -766,6 +766,11 @@ struct tdm_arc_batch {
     int threads;
     arc_cells_slab *slabs; /* tdm_arc_batch_run: the blocks that hold every result's cells (batch.c) */
 };
+/* Whether grid ref g is well formed: sizes not negative, cells present unless it has none. */
+static inline int arc_grid_ref_ok(const tdm_arc_grid_ref *g) { return g->h >= 0 && g->w >= 0 && (!g->h || !g->w || g->cells); }
+/* TDM_OK when every call names one of p's programs and a well-formed grid, else TDM_E_INVAL with
+ * "who: call C: ..." (who: the entry point). */
+int arc_check_calls(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, const char *who);
 /* A batch of n zeroed results (backend "cpu"), with zeroed counts when counts is not 0; NULL when out of
  * memory. */
 tdm_arc_batch *arc_batch_alloc(size_t n, int counts);

@@ -189,13 +189,8 @@ int tdm_arc_batch_run(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, 
 int tdm_arc_batch_run_on(const tdm_arc_programs *p, const tdm_arc_inputs *in, const tdm_arc_call_ref *calls, size_t n,
                          int threads, int stats, tdm_arc_batch **out) {
     if (!p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: NULL argument");
-    for (size_t c = 0; c < n; c++) {
-        const tdm_arc_grid_ref *g = &calls[c].grid;
-        if (calls[c].prog >= tdm_arc_programs_count(p))
-            return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: call %zu: program index %zu out of range", c, calls[c].prog);
-        if (g->h < 0 || g->w < 0 || (g->h && g->w && !g->cells))
-            return tdm_error(TDM_E_INVAL, "tdm_arc_batch_run: call %zu: the grid has a bad size or no cells", c);
-    }
+    int rc = arc_check_calls(p, calls, n, "tdm_arc_batch_run");
+    if (rc) return rc;
     tdm_arc_batch *b = arc_batch_alloc(n, stats);
     if (!b) return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: no memory for %zu results", n);
     if (threads <= 0) threads = omp_get_max_threads();
@@ -217,6 +212,16 @@ int tdm_arc_batch_run_on(const tdm_arc_programs *p, const tdm_arc_inputs *in, co
         return tdm_error(TDM_E_NOMEM, "tdm_arc_batch_run: out of memory");
     }
     *out = b;
+    return TDM_OK;
+}
+
+int arc_check_calls(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n, const char *who) {
+    for (size_t c = 0; c < n; c++) {
+        if (calls[c].prog >= tdm_arc_programs_count(p))
+            return tdm_error(TDM_E_INVAL, "%s: call %zu: program index %zu out of range", who, c, calls[c].prog);
+        if (!arc_grid_ref_ok(&calls[c].grid))
+            return tdm_error(TDM_E_INVAL, "%s: call %zu: the grid has a bad size or no cells", who, c);
+    }
     return TDM_OK;
 }
 

@@ -414,17 +414,6 @@ static void clear_results(tdm_arc_batch *b) {
     memset(b->counts->exec, 0, sizeof b->counts->exec);
 }
 
-static int check_calls(const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n) {
-    for (size_t c = 0; c < n; c++) {
-        const tdm_arc_grid_ref *g = &calls[c].grid;
-        if (calls[c].prog >= tdm_arc_programs_count(p))
-            return tdm_error(TDM_E_INVAL, "tdm_arc_batch_exec: call %zu: program index %zu out of range", c, calls[c].prog);
-        if (g->h < 0 || g->w < 0 || (g->h && g->w && !g->cells))
-            return tdm_error(TDM_E_INVAL, "tdm_arc_batch_exec: call %zu: the grid has a bad size or no cells", c);
-    }
-    return TDM_OK;
-}
-
 static void fill_stats(tdm_arc_batch *b) {
     for (int id = 0; id < ARC_NPRIM; id++) {
         b->counts->stats[id].calls = b->counts->exec[id].batched + b->counts->exec[id].fallback;
@@ -447,7 +436,7 @@ static int conclude(tdm_arc_batch *b, int rc, uint64_t t0, tdm_arc_batch **out) 
 int arc_batch_exec_ops(const tdm_backend *be, const tdm_arc_dev_ops *ops, const tdm_arc_programs *p,
                        const tdm_arc_call_ref *calls, size_t n, int threads, tdm_arc_batch **out) {
     if (!ops || !p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "arc_batch_exec_ops: NULL argument");
-    int rc = check_calls(p, calls, n);
+    int rc = arc_check_calls(p, calls, n, "tdm_arc_batch_exec");
     if (rc) return rc;
     if (threads <= 0) threads = omp_get_max_threads();
     tdm_arc_batch *b = arc_batch_alloc(n, 1);
@@ -462,7 +451,7 @@ int arc_batch_exec_ops(const tdm_backend *be, const tdm_arc_dev_ops *ops, const 
 int tdm_arc_batch_exec(tdm_ctx *ctx, const tdm_arc_programs *p, const tdm_arc_call_ref *calls, size_t n,
                        tdm_device_pref pref, int threads, tdm_arc_batch **out) {
     if (!ctx || !p || !out || (n && !calls)) return tdm_error(TDM_E_INVAL, "tdm_arc_batch_exec: NULL argument");
-    int crc = check_calls(p, calls, n);
+    int crc = arc_check_calls(p, calls, n, "tdm_arc_batch_exec");
     if (crc) return crc;
     if (threads <= 0) threads = tdm_ctx_threads(ctx);
     if (threads <= 0) threads = 1;

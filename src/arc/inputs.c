@@ -20,15 +20,12 @@ struct tdm_arc_inputs {
     size_t mask, n;
 };
 
-static size_t slot_of(const tdm_arc_inputs *in, const int *cells) {
-    return (size_t)(((uintptr_t)cells >> 4) * 0x9e3779b97f4a7c15ull >> 20) & in->mask;
-}
-
-static const arc_input *find(const tdm_arc_inputs *in, const tdm_arc_grid_ref *g) {
-    for (size_t s = slot_of(in, g->cells);; s = (s + 1) & in->mask) {
-        const arc_input *e = &in->tab[s];
-        if (!e->cells) return NULL;
-        if (e->cells == g->cells && e->h == g->h && e->w == g->w) return e;
+/* g's slot: where the set keeps it, or the empty slot it would take. */
+static arc_input *slot_of(const tdm_arc_inputs *in, const tdm_arc_grid_ref *g) {
+    size_t s = (size_t)(((uintptr_t)g->cells >> 4) * 0x9e3779b97f4a7c15ull >> 20) & in->mask;
+    for (;; s = (s + 1) & in->mask) {
+        arc_input *e = &in->tab[s];
+        if (!e->cells || (e->cells == g->cells && e->h == g->h && e->w == g->w)) return e;
     }
 }
 
@@ -36,7 +33,7 @@ int tdm_arc_inputs_new(const tdm_arc_grid_ref *grids, size_t n, tdm_arc_inputs *
     if (!out || (n && !grids)) return tdm_error(TDM_E_INVAL, "tdm_arc_inputs_new: NULL argument");
     *out = NULL;
     for (size_t k = 0; k < n; k++)
-        if (grids[k].h < 0 || grids[k].w < 0 || (grids[k].h && grids[k].w && !grids[k].cells))
+        if (!arc_grid_ref_ok(&grids[k]))
             return tdm_error(TDM_E_INVAL, "tdm_arc_inputs_new: grid %zu has a bad size or no cells", k);
     tdm_arc_inputs *in = tdm_calloc(1, sizeof *in);
     size_t slots = 16;
@@ -48,7 +45,8 @@ int tdm_arc_inputs_new(const tdm_arc_grid_ref *grids, size_t n, tdm_arc_inputs *
     in->mask = slots - 1;
     for (size_t k = 0; k < n; k++) {
         const tdm_arc_grid_ref *g = &grids[k];
-        if (!g->h || !g->w || find(in, g)) continue; /* an empty grid costs nothing to make; a repeat is kept once */
+        arc_input *e = g->h && g->w ? slot_of(in, g) : NULL;
+        if (!e || e->cells) continue; /* an empty grid costs nothing to make; a repeat is kept once */
         tdm_arc_val *v;
         arc_gview view;
         int st = tdm_arc_grid_new(in->rt, g->h, g->w, g->cells, &v);
@@ -59,9 +57,7 @@ int tdm_arc_inputs_new(const tdm_arc_grid_ref *grids, size_t n, tdm_arc_inputs *
             return tdm_error(st, "tdm_arc_inputs_new: grid %zu (%dx%d): %s", k, g->h, g->w, why);
         }
         arc_hash(v); /* the grid's, its rows' and cells' hashes written now, never by a batch's threads */
-        size_t s = slot_of(in, g->cells);
-        while (in->tab[s].cells) s = (s + 1) & in->mask;
-        in->tab[s] = (arc_input){g->cells, g->h, g->w, v, arc_grid_view_kept(in->rt, v, &view) ? view.c : NULL};
+        *e = (arc_input){g->cells, g->h, g->w, v, arc_grid_view_kept(in->rt, v, &view) ? view.c : NULL};
         in->n++;
     }
     *out = in;
@@ -78,8 +74,8 @@ void tdm_arc_inputs_free(tdm_arc_inputs *in) {
 size_t tdm_arc_inputs_count(const tdm_arc_inputs *in) { return in ? in->n : 0; }
 
 int arc_inputs_take(tdm_arc_rt *rt, const tdm_arc_inputs *in, const tdm_arc_grid_ref *g, const tdm_arc_val **out) {
-    const arc_input *e = in && g->cells ? find(in, g) : NULL;
-    if (!e) return 0;
+    const arc_input *e = in && g->cells ? slot_of(in, g) : NULL;
+    if (!e || !e->cells) return 0;
     if (e->c) arc_grid_view_keep_input(rt, e->g, e->c, e->h, e->w);
     *out = e->g;
     return 1;

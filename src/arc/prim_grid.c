@@ -22,7 +22,6 @@ static int need_grid(tdm_arc_rt *rt, tdm_arc_val *g, const char *who) {
     return 0;
 }
 
-
 /* t[a:b], its items shared with t's (a crop's rows are runs of the grid's: a result's cells are then read
  * from the input's bytes, arc_grid_input_rows). */
 static tdm_arc_val *slice(tdm_arc_rt *rt, tdm_arc_val *t, int64_t a, int64_t b) {

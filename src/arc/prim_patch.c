@@ -212,7 +212,6 @@ static tdm_arc_val *neighbors_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_set_union(rt, d, n);
 }
 
-/* 1 when a and b lie on one row, column or diagonal (connect draws a line), else 0. */
 /* connect's set, eagerly: frozenset() (one shared per run) for points on no line, however far apart. */
 static tdm_arc_val *connect(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj) {
     int64_t si = ai < bi ? ai : bi, ei = ai < bi ? bi : ai, sj = aj < bj ? aj : bj, ej = aj < bj ? bj : aj;

@@ -21,6 +21,15 @@ static const char *PROGS =
     "    x5 = size(x4)\n    x6 = equality(x5, ONE)\n    O = branch(x6, I, x2)\n    return O\n";
 enum { NP = 7 };
 
+/* A random h x w grid (h, w 1..12, drawn here) of mostly 0, the rest colours below a count drawn from
+ * ncol_lo..ncol_hi; malloc'd. */
+static int *random_cells(tu_rng *r, int *h, int *w, int ncol_lo, int ncol_hi) {
+    *h = (int)tu_range(r, 1, 12), *w = (int)tu_range(r, 1, 12);
+    int ncol = (int)tu_range(r, ncol_lo, ncol_hi), *cells = malloc(sizeof(int) * (size_t)(*h * *w));
+    for (int k = 0; k < *h * *w; k++) cells[k] = tu_below(r, 3) ? 0 : (int)tu_below(r, (uint64_t)ncol);
+    return cells;
+}
+
 static void test_batch_matches_single_runs(void **state) {
     (void)state;
     tdm_arc_programs *p;
@@ -30,9 +39,8 @@ static void test_batch_matches_single_runs(void **state) {
     int *cells[NG];
     tdm_arc_call_ref calls[NP * NG];
     for (int g = 0; g < NG; g++) {
-        int h = (int)tu_range(&r, 1, 12), w = (int)tu_range(&r, 1, 12), ncol = (int)tu_range(&r, 1, 4);
-        cells[g] = malloc(sizeof(int) * (size_t)(h * w));
-        for (int k = 0; k < h * w; k++) cells[g][k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, (uint64_t)ncol);
+        int h, w;
+        cells[g] = random_cells(&r, &h, &w, 1, 4);
         for (int a = 0; a < NP; a++) {
             calls[a * NG + g].prog = (size_t)a;
             calls[a * NG + g].grid = (tdm_arc_grid_ref){h, w, cells[g]};
@@ -119,9 +127,8 @@ static void test_prepared_inputs(void **state) {
     int *cells[NG];
     tdm_arc_grid_ref refs[NG + 3];
     for (int g = 0; g < NG; g++) {
-        int h = (int)tu_range(&r, 1, 12), w = (int)tu_range(&r, 1, 12), ncol = (int)tu_range(&r, 2, 10);
-        cells[g] = malloc(sizeof(int) * (size_t)(h * w));
-        for (int k = 0; k < h * w; k++) cells[g][k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, (uint64_t)ncol);
+        int h, w;
+        cells[g] = random_cells(&r, &h, &w, 2, 10);
         if (g % 6 == 5) cells[g][h * w - 1] = g % 12 == 5 ? 10 : g % 18 == 11 ? -1 : 5000; /* no colour: no bytes */
         refs[g] = (tdm_arc_grid_ref){h, w, cells[g]};
     }
