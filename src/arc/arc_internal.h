@@ -637,6 +637,8 @@ void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]);
 /* The box of set s whose contents b came from arc_bits_get (masks only): the one s keeps when s is
  * deferred or an object of objects() (its bbox hook), else b's. */
 void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]);
+/* Bit i: rows[i] is not 0. */
+uint32_t arc_rows_nonzero(const uint32_t rows[32]);
 /* The positions in b's masks as one mask per row, in their bit layout: toindices of its cells (or b
  * itself), less the wide part. */
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);

@@ -248,19 +248,22 @@ int arc_bits_meet(tdm_arc_rt *rt, const arc_bits *x, const arc_bits *y, arc_bits
     return 0;
 }
 
-/* Bit i: rows[i] is not 0. */
-static uint32_t nonzero_rows(const uint32_t rows[32]) {
-    uint32_t u = 0;
+uint32_t arc_rows_nonzero(const uint32_t rows[32]) {
 #if defined(__SSE2__)
+    /* each row's compare with 0 narrowed to a byte (saturating packs keep -1 and 0), 16 rows a mask */
     const __m128i zero = _mm_setzero_si128();
-    for (int i = 0; i < 32; i += 4) {
-        __m128i v = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(rows + i)), zero);
-        u |= (uint32_t)(~_mm_movemask_ps(_mm_castsi128_ps(v)) & 15) << i;
-    }
+    __m128i w[4];
+    for (int k = 0; k < 4; k++)
+        w[k] = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(rows + 8 * k)), zero),
+                               _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(rows + 8 * k + 4)), zero));
+    uint32_t lo = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(w[0], w[1]));
+    uint32_t hi = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(w[2], w[3]));
+    return ~(lo | hi << 16);
 #else
+    uint32_t u = 0;
     for (int i = 0; i < 32; i++) u |= (uint32_t)(rows[i] != 0) << i;
-#endif
     return u;
+#endif
 }
 
 int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
@@ -279,7 +282,7 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     if (src) {
         if (src->nout) return 0;
         arc_bits_positions(src, rows);
-        *used = src->rows ? src->rows : nonzero_rows(rows); /* a made set knows its rows */
+        *used = src->rows ? src->rows : arc_rows_nonzero(rows); /* a made set knows its rows */
         return 1;
     }
     /* an eager table: straight into the rows, without colour blocks (each row zeroed when first met) */
@@ -593,7 +596,7 @@ static inline __attribute__((always_inline)) uint32_t count_masks_body(arc_bits 
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         const uint32_t *m = b->m + 32 * c;
-        uint32_t used = nonzero_rows(m);
+        uint32_t used = arc_rows_nonzero(m);
         if (!used) {
             b->blocks &= ~(1u << c);
             continue;

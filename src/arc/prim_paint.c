@@ -106,11 +106,15 @@ static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
 }
 
 /* Writes v (over bg only, unless bg is NULL) at the cells of g that rows (the masks' layout) name, and
- * their bytes while g keeps them. */
+ * their bytes while g keeps them. Only the rows that name a cell are visited: a patch is most often a few
+ * rows of a grid. */
 static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_arc_val *bg) {
     wwith(g, v);
     uint8_t spare[32], *vc = g->vc, vb = (uint8_t)arc_interned_colour(v); /* no bytes: they go to spare */
-    for (int64_t i = 0; i < g->h && i + ARC_BITS_OFF < 32; i++) {
+    /* the grid's rows in the masks' layout: bits ARC_BITS_OFF .. ARC_BITS_OFF + h - 1, up to bit 31 */
+    uint32_t in = g->h >= 32 - ARC_BITS_OFF ? ~0u << ARC_BITS_OFF : ((1u << g->h) - 1) << ARC_BITS_OFF;
+    for (uint32_t used = arc_rows_nonzero(rows) & in; used; used &= used - 1) {
+        int64_t i = __builtin_ctz(used) - ARC_BITS_OFF;
         tdm_arc_val **cells = g->g->u.items[i]->u.items;
         uint8_t *vr = vc ? vc + i * g->w : spare;
         for (uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]); r; r &= r - 1) {
@@ -216,8 +220,10 @@ static int paint_into(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *b
     if (lazy && b.kind == ARC_BITS_CELLS) {
         /* cells at distinct positions: the order they are written in cannot matter */
         uint32_t seen[32] = {0}, clash = 0;
+        int lo, hi; /* the rows outside which the blocks are empty */
+        arc_bits_span(&b, &lo, &hi);
         for (uint32_t bl = b.blocks; bl; bl &= bl - 1)
-            for (int i = 0, c = __builtin_ctz(bl); i < 32; i++) clash |= seen[i] & b.m[32 * c + i], seen[i] |= b.m[32 * c + i];
+            for (int i = lo, c = __builtin_ctz(bl); i < hi; i++) clash |= seen[i] & b.m[32 * c + i], seen[i] |= b.m[32 * c + i];
         if (!clash) {
             for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
                 int c = __builtin_ctz(bl);
