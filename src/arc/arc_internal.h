@@ -421,6 +421,9 @@ int arc_inputs_take(tdm_arc_rt *rt, const tdm_arc_inputs *in, const tdm_arc_grid
 /* A new h x w grid (1..30 each) whose cells are the interned colours of bytes c (from arc_grid_view_bytes,
  * written), laid out as tdm_arc_grid_new lays one out, with c kept as its view: NULL out of memory. */
 tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
+/* A grid of h rows of w cells in one block of rt's arena, its cells in *items (row-major, not written):
+ * NULL out of memory. */
+tdm_arc_val *arc_grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items);
 /* out[k] = c[k] for n bytes (a view's cells as ints). */
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);
 /* Per colour 0..9 (count[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it. */

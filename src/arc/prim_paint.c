@@ -41,18 +41,43 @@ typedef struct {
     uint8_t *vc;
 } wgrid;
 
+/* A copy of grid src (a non-empty tuple) in one block when its rows are listed tuples of one length, up to
+ * 30 x 30 (a grid's, most often itself one block: then one copy of all its cells): 1 with *out, 0 when
+ * they are not such, -1 out of memory. */
+static int rows_block(tdm_arc_rt *rt, const tdm_arc_val *src, tdm_arc_val **out) {
+    const tdm_arc_val *r0 = src->u.items[0];
+    if (!arc_is_tuple(r0) || !r0->n || r0->n > 30 || src->n > 30) return 0;
+    uint32_t h = src->n, w = r0->n;
+    tdm_arc_val **s0 = r0->u.items, **items;
+    int one = 1; /* the rows' cells lie one after another */
+    for (uint32_t i = 0; i < h; i++) {
+        const tdm_arc_val *r = src->u.items[i];
+        if (!arc_is_tuple(r) || arc_tuple_is_lazy(r) || r->n != w) return 0;
+        one &= r->u.items == s0 + (size_t)i * w;
+    }
+    if (!(*out = arc_grid_block(rt, (int)h, (int)w, &items))) return -1;
+    if (one) memcpy(items, s0, (size_t)h * w * sizeof *items);
+    else
+        for (uint32_t i = 0; i < h; i++) memcpy(items + (size_t)i * w, src->u.items[i]->u.items, w * sizeof *items);
+    return 1;
+}
+
 static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) {
     if (!arc_is_tuple(src)) return arc_failf(rt, "%s: expected a grid, got %s", who, arc_type_name(src));
     if (!src->n) return arc_failf(rt, "%s: tuple index out of range (empty grid)", who);
-    tdm_arc_val *g = arc_tuple(rt, src->n);
-    if (!g) return -1;
-    for (uint32_t i = 0; i < src->n; i++) {
-        tdm_arc_val *r = src->u.items[i];
-        if (!arc_is_tuple(r)) return arc_failf(rt, "%s: grid row %u is not a tuple (not supported by the port)", who, i);
-        tdm_arc_val *c = arc_tuple(rt, r->n);
-        if (!c) return -1;
-        if (r->n) memcpy(c->u.items, r->u.items, r->n * sizeof *c->u.items);
-        g->u.items[i] = c;
+    tdm_arc_val *g;
+    int block = rows_block(rt, src, &g);
+    if (block < 0) return -1;
+    if (!block) { /* rows of other lengths or kinds, or larger: row by row */
+        if (!(g = arc_tuple(rt, src->n))) return -1;
+        for (uint32_t i = 0; i < src->n; i++) {
+            tdm_arc_val *r = src->u.items[i];
+            if (!arc_is_tuple(r)) return arc_failf(rt, "%s: grid row %u is not a tuple (not supported by the port)", who, i);
+            tdm_arc_val *c = arc_tuple(rt, r->n);
+            if (!c) return -1;
+            if (r->n) memcpy(c->u.items, r->u.items, r->n * sizeof *c->u.items);
+            g->u.items[i] = c;
+        }
     }
     out->g = g, out->h = src->n, out->w = src->u.items[0]->n, out->vc = NULL;
     arc_gview v;

@@ -716,7 +716,7 @@ static void colour_cells(tdm_arc_val **out, const uint8_t *c, size_t n) {
 
 /* An h x w grid in one block of rt's arena: the grid's tuple, its items, the rows' tuples, then every row's
  * items back to back, row i's at *items + i * w (left unwritten). NULL out of memory. */
-static tdm_arc_val *grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items) {
+tdm_arc_val *arc_grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items) {
     size_t n = (size_t)h * (size_t)w;
     tdm_arc_val *g = arc_alloc(rt, sizeof *g + (size_t)h * (sizeof(tdm_arc_val *) + sizeof *g) + n * sizeof(tdm_arc_val *));
     if (!g) return NULL;
@@ -733,7 +733,7 @@ static tdm_arc_val *grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***item
 }
 
 tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
-    tdm_arc_val **items, *g = grid_block(rt, h, w, &items);
+    tdm_arc_val **items, *g = arc_grid_block(rt, h, w, &items);
     if (!g) return NULL;
     colour_cells(items, c, (size_t)h * (size_t)w);
     arc_grid_view_keep(rt, g, c, h, w);
@@ -744,7 +744,7 @@ int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val
     if (!rt || !out || h < 0 || w < 0 || (h && w && !cells)) return tdm_error(TDM_E_INVAL, "tdm_arc_grid_new: bad arguments");
     /* one block (every call starts with this, so one allocation and straight copies) */
     size_t n = (size_t)h * (size_t)w;
-    tdm_arc_val **items, *g = grid_block(rt, h, w, &items);
+    tdm_arc_val **items, *g = arc_grid_block(rt, h, w, &items);
     if (!g) return tdm_error(TDM_E_NOMEM, "tdm_arc_grid_new: no memory for a %dx%d grid", h, w);
     /* its bytes, for the readers that scan it (objects(), ofcolor, ...): a pass over the ints here costs
        less than one over the cells' addresses there; colours all, its ints are all interned */
