@@ -424,6 +424,23 @@ tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
 /* A grid of h rows of w cells in one block of rt's arena, its cells in *items (row-major, not written):
  * NULL out of memory. */
 tdm_arc_val *arc_grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items);
+/* The rows of grid g (a non-empty tuple): 2 when they are listed tuples of one length *w whose items lie
+ * back to back from row 0's (arc_grid_block's layout), 1 when of one length but not so, 0 when not such
+ * (a row that is no tuple or a deferred one, lengths that differ). */
+static inline int arc_grid_rows_shape(const tdm_arc_val *g, uint32_t *w) {
+    const tdm_arc_val *r0 = g->u.items[0];
+    if (!arc_is_tuple(r0)) return 0;
+    tdm_arc_val *const *at = r0->u.items;
+    int one = 1; /* the rows' items lie one after another */
+    *w = r0->n;
+    for (uint32_t i = 0; i < g->n; i++) {
+        const tdm_arc_val *r = g->u.items[i];
+        if (!arc_is_tuple(r) || arc_tuple_is_lazy(r) || r->n != *w) return 0;
+        one &= r->u.items == at + (size_t)i * *w;
+    }
+    return one ? 2 : 1;
+}
+
 /* out[k] = c[k] for n bytes (a view's cells as ints). */
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n);
 /* Per colour 0..9 (count[10]), how many of the n bytes c (at most 30 x 30, each 0..9) hold it. */

@@ -45,18 +45,12 @@ typedef struct {
  * 30 x 30 (a grid's, most often itself one block: then one copy of all its cells): 1 with *out, 0 when
  * they are not such, -1 out of memory. */
 static int rows_block(tdm_arc_rt *rt, const tdm_arc_val *src, tdm_arc_val **out) {
-    const tdm_arc_val *r0 = src->u.items[0];
-    if (!arc_is_tuple(r0) || !r0->n || r0->n > 30 || src->n > 30) return 0;
-    uint32_t h = src->n, w = r0->n;
-    tdm_arc_val **s0 = r0->u.items, **items;
-    int one = 1; /* the rows' cells lie one after another */
-    for (uint32_t i = 0; i < h; i++) {
-        const tdm_arc_val *r = src->u.items[i];
-        if (!arc_is_tuple(r) || arc_tuple_is_lazy(r) || r->n != w) return 0;
-        one &= r->u.items == s0 + (size_t)i * w;
-    }
+    uint32_t h = src->n, w;
+    int shape = arc_grid_rows_shape(src, &w);
+    if (!shape || !w || w > 30 || h > 30) return 0;
+    tdm_arc_val **items;
     if (!(*out = arc_grid_block(rt, (int)h, (int)w, &items))) return -1;
-    if (one) memcpy(items, s0, (size_t)h * w * sizeof *items);
+    if (shape == 2) memcpy(items, src->u.items[0]->u.items, (size_t)h * w * sizeof *items);
     else
         for (uint32_t i = 0; i < h; i++) memcpy(items + (size_t)i * w, src->u.items[i]->u.items, w * sizeof *items);
     return 1;

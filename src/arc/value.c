@@ -768,16 +768,13 @@ int tdm_arc_grid_read(const tdm_arc_val *v, int *h, int *w, int *cells, size_t c
     if (!v || !arc_is_tuple(v)) return tdm_error(TDM_E_INVAL, "not a grid: not a tuple");
     int hh = (int)v->n, ww = hh ? (arc_is_tuple(v->u.items[0]) ? (int)v->u.items[0]->n : -1) : 0;
     if (ww < 0) return tdm_error(TDM_E_INVAL, "not a grid: row 0 is not a tuple");
-    if (cells && hh && (size_t)hh * ww <= cap) {
-        /* rows whose items lie back to back (as tdm_arc_grid_new lays them out): one pass over all cells */
-        tdm_arc_val *const *at = v->u.items[0]->u.items;
-        int i = 1;
-        while (i < hh && arc_is_tuple(v->u.items[i]) && (int)v->u.items[i]->n == ww && v->u.items[i]->u.items == at + (size_t)i * ww) i++;
-        if (i == hh && at && small_read(cells, at, (size_t)hh * ww)) {
-            if (h) *h = hh;
-            if (w) *w = ww;
-            return TDM_OK;
-        }
+    uint32_t rw;
+    /* rows whose items lie back to back (as tdm_arc_grid_new lays them out): one pass over all cells */
+    if (cells && hh && (size_t)hh * ww <= cap && arc_grid_rows_shape(v, &rw) == 2 &&
+        small_read(cells, v->u.items[0]->u.items, (size_t)hh * ww)) {
+        if (h) *h = hh;
+        if (w) *w = ww;
+        return TDM_OK;
     }
     for (int i = 0; i < hh; i++) {
         const tdm_arc_val *r = v->u.items[i];
