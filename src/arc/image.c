@@ -21,8 +21,10 @@ typedef struct {
     tdm_arc_val **v; /* the distinct images (the first of equal ones), in member order */
     uint32_t n;
     int dups;        /* some images are equal: v's may not be the values the layout holds */
+    int filter;      /* a filter's: each image is its member or NULL */
     uint32_t *index; /* v by hash (index + 1, open addressing, 2^ibits slots), made on the first lookups */
-    int ibits, lookups;
+    uint32_t *at;    /* a filter's m by address (index + 1, 2^abits slots), made on the first lookup of many */
+    int ibits, lookups, abits;
 } arc_image;
 
 /* Slot of a key (an address, or a hash) in a table of 2^bits (open addressing). */
@@ -93,11 +95,36 @@ static int64_t img_hash(arc_lazy *z, tdm_arc_val *s) {
     return arc_fset_hash_end(acc, x->n);
 }
 
-/* Membership by value: a scan of the distinct images, or, once a set of many is asked often (difference
- * filters one set by another), a table of them by hash. */
+/* The index in a filter's m of key by address, -1 when not there, -2 out of memory: a scan of a few, else a
+ * table made on the first lookup. */
+static int member_at(arc_image *x, const tdm_arc_val *key) {
+    if (x->nm <= 16) {
+        for (uint32_t k = 0; k < x->nm; k++)
+            if (x->m[k] == key) return (int)k;
+        return -1;
+    }
+    if (!x->at) {
+        x->abits = table_bits(x->nm);
+        if (!(x->at = member_table(x->z.rt, x->m, x->nm, x->abits, 0))) return -2;
+    }
+    size_t mask = ((size_t)1 << x->abits) - 1;
+    for (size_t i = slot_of(addr_key(key), x->abits); x->at[i]; i = (i + 1) & mask)
+        if (x->m[x->at[i] - 1] == key) return (int)x->at[i] - 1;
+    return -1;
+}
+
+/* Membership: a filter's member by address (member_at); else by value, a scan of the distinct images, or,
+ * once a set of many is asked often (difference filters one set by another), a table of them by hash. */
 static int img_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     arc_image *x = (arc_image *)z;
     (void)s;
+    if (x->filter) {
+        /* key one of the parent's members (the same value): they are distinct values, so key is in s exactly
+           when the filter kept it, and no hash is made (an object's needs its maker's hashes) */
+        int k = member_at(x, key);
+        if (k < -1) return -1;
+        if (k >= 0) return x->img[k] != NULL;
+    }
     int64_t h = arc_hash_fast(key);
     if (!x->index && x->n > 8 && ++x->lookups > 4) {
         x->ibits = table_bits(x->n);
@@ -161,7 +188,7 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
     x->z.rt = rt, x->z.layout = img_layout, x->z.hash = img_hash, x->z.contains = img_contains, x->z.members = img_members;
     x->z.bits = img_bits;
     x->parent = parent, x->m = m, x->img = img, x->nm = nm, x->v = v, x->n = n;
-    x->dups = !distinct && n < nm;
+    x->dups = !distinct && n < nm, x->filter = distinct;
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
