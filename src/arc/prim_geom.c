@@ -372,15 +372,21 @@ static int shift_bits(tdm_arc_rt *rt, const arc_bits *b, const int64_t box[4], i
     /* the rows that may hold elements, moved by di (the box keeps them on the masks); every element
        stays on the masks, so the count, the blocks and the shifted box are known */
     int lo = (int)(box[0] + ARC_BITS_OFF), hi = (int)(box[2] + ARC_BITS_OFF) + 1;
-    uint32_t rows = 0;
+    /* a made set's rows are known: moved, they are the result's */
+    uint32_t rows = !b->rows ? 0 : di >= 0 ? b->rows << di : b->rows >> -di;
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         uint32_t *m = arc_bits_block(&s, c);
         const uint32_t *p = b->m + 32 * c;
-        for (int i = lo; i < hi; i++) {
-            m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj;
-            rows |= (uint32_t)(p[i] != 0) << (i + di);
-        }
+        if (b->rows && dj >= 0)
+            for (int i = lo; i < hi; i++) m[i + di] = p[i] << dj;
+        else if (b->rows)
+            for (int i = lo; i < hi; i++) m[i + di] = p[i] >> -dj;
+        else
+            for (int i = lo; i < hi; i++) {
+                m[i + di] = dj >= 0 ? p[i] << dj : p[i] >> -dj;
+                rows |= (uint32_t)(p[i] != 0) << (i + di);
+            }
     }
     int64_t moved[4] = {box[0] + di, box[1] + dj, box[2] + di, box[3] + dj};
     s.rows = rows;
