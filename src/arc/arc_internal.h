@@ -267,6 +267,9 @@ static inline uint64_t arc_fset_hash_add(uint64_t acc, int64_t h) {
 int64_t arc_fset_hash_end(uint64_t acc, uint32_t n);
 /* The cached hash without a call (most keys are interned and hashed already). */
 static inline int64_t arc_hash_fast(tdm_arc_val *v) { return v->hashed ? v->hash : arc_hash(v); }
+/* The home slot of key (an address or a hash) in an open-addressing table of 2^bits slots (1 <= bits <=
+ * 63): the top bits of a Fibonacci multiply, which spread keys that differ only in low bits. */
+static inline size_t arc_hash_slot(uint64_t key, int bits) { return (size_t)(key * 0x9e3779b97f4a7c15ull >> (64 - bits)); }
 /* Python's a == b: the same value or two equal ints inline (a grid's cells against a colour), the rest
  * in value.c. */
 int arc_eq_slow(tdm_arc_val *a, tdm_arc_val *b);

@@ -27,8 +27,6 @@ typedef struct {
     int ibits, lookups, abits;
 } arc_image;
 
-/* Slot of a key (an address, or a hash) in a table of 2^bits (open addressing). */
-static inline size_t slot_of(uint64_t key, int bits) { return (size_t)(key * 0x9e3779b97f4a7c15ull >> (64 - bits)); }
 static inline uint64_t addr_key(const void *p) { return (uint64_t)(uintptr_t)p >> 4; }
 
 static int table_bits(uint32_t n) {
@@ -45,7 +43,7 @@ static uint32_t *member_table(tdm_arc_rt *rt, tdm_arc_val **m, uint32_t nm, int 
     if (!t) return NULL;
     memset(t, 0, (mask + 1) * sizeof *t);
     for (uint32_t k = 0; k < nm; k++) {
-        size_t i = slot_of(by_hash ? (uint64_t)arc_hash_fast(m[k]) : addr_key(m[k]), bits);
+        size_t i = arc_hash_slot(by_hash ? (uint64_t)arc_hash_fast(m[k]) : addr_key(m[k]), bits);
         while (t[i]) i = (i + 1) & mask;
         t[i] = k + 1;
     }
@@ -62,13 +60,13 @@ int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc
     /* c's elements in CPython's order (the same values its members are), each one's image */
     uint32_t *tv = NULL; /* member index + 1, by value: made when an element is an equal value elsewhere */
     for (uint32_t k = 0; k < l.n; k++) {
-        size_t i = slot_of(addr_key(l.v[k]), bits);
+        size_t i = arc_hash_slot(addr_key(l.v[k]), bits);
         while (t[i] && m[t[i] - 1] != l.v[k]) i = (i + 1) & mask;
         uint32_t at = t[i];
         if (!at) { /* a deferred set of positions lists the interned pairs; its recipe may hold equal tuples */
             if (!tv && !(tv = member_table(rt, m, nm, bits, 1))) return -1;
             int64_t h = arc_hash_fast(l.v[k]);
-            for (i = slot_of((uint64_t)h, bits); tv[i]; i = (i + 1) & mask)
+            for (i = arc_hash_slot((uint64_t)h, bits); tv[i]; i = (i + 1) & mask)
                 if (arc_eq(m[tv[i] - 1], l.v[k])) break;
             at = tv[i];
         }
@@ -108,7 +106,7 @@ static int member_at(arc_image *x, const tdm_arc_val *key) {
         if (!(x->at = member_table(x->z.rt, x->m, x->nm, x->abits, 0))) return -2;
     }
     size_t mask = ((size_t)1 << x->abits) - 1;
-    for (size_t i = slot_of(addr_key(key), x->abits); x->at[i]; i = (i + 1) & mask)
+    for (size_t i = arc_hash_slot(addr_key(key), x->abits); x->at[i]; i = (i + 1) & mask)
         if (x->m[x->at[i] - 1] == key) return (int)x->at[i] - 1;
     return -1;
 }
@@ -133,7 +131,7 @@ static int img_contains(arc_lazy *z, tdm_arc_val *s, tdm_arc_val *key) {
     }
     if (x->index) {
         size_t mask = ((size_t)1 << x->ibits) - 1;
-        for (size_t i = slot_of((uint64_t)h, x->ibits); x->index[i]; i = (i + 1) & mask) {
+        for (size_t i = arc_hash_slot((uint64_t)h, x->ibits); x->index[i]; i = (i + 1) & mask) {
             tdm_arc_val *e = x->v[x->index[i] - 1];
             if (arc_hash_fast(e) == h && arc_eq(e, key)) return 1;
         }
@@ -176,7 +174,7 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
         memset(t, 0, (mask + 1) * sizeof *t);
         for (uint32_t k = 0; k < nm; k++) {
             int64_t h = arc_hash_fast(img[k]);
-            size_t i = slot_of((uint64_t)h, bits);
+            size_t i = arc_hash_slot((uint64_t)h, bits);
             while (t[i] && !(arc_hash_fast(v[t[i] - 1]) == h && arc_eq(v[t[i] - 1], img[k]))) i = (i + 1) & mask;
             if (!t[i]) v[n] = img[k], t[i] = ++n;
         }

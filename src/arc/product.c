@@ -163,7 +163,7 @@ static int packed_on_line(uint32_t p, uint32_t q) { return arc_on_line(p >> 16, 
 
 /* key's slot in table tab of cap (a power of 2) nonzero keys: where it is, or the empty slot it would take. */
 static uint32_t slot_of(const uint64_t *tab, uint32_t cap, uint64_t key) {
-    uint32_t h = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+    uint32_t h = (uint32_t)arc_hash_slot(key, __builtin_ctz(cap));
     while (tab[h] && tab[h] != key) h = (h + 1) & (cap - 1);
     return h;
 }

@@ -1,8 +1,8 @@
 /* test_arc_batch.c: the batch runner (tdm_arc_batch_run): results equal those of single runs, do not
- * depend on the thread count or on the calls run before them (a closure's serial), carry the message of a raising call and the repr of a result that is not a
- * grid; per-primitive statistics count calls; bad arguments are refused. Prepared inputs (tdm_arc_inputs)
- * give the same results as grids made in each call, and keep the cells as they were. Grids are seeded
- * random. */
+ * depend on the thread count or on the calls run before them (a closure's serial), carry the message of a
+ * raising call and the repr of a result that is not a grid; per-primitive statistics count calls; bad
+ * arguments are refused. Prepared inputs (tdm_arc_inputs) give the same results as grids made in each
+ * call, and keep the cells as they were. Grids are seeded random. */
 #include "arc_test_util.h"
 
 static const char *PROGS =
