@@ -670,6 +670,10 @@ void arc_bits_positions(const arc_bits *b, uint32_t rows[32]);
  * layout and without the runtime's arena: 1, or 0 when s's contents do not fit the masks (not all
  * positions or all cells, or any out of range), -1 out of memory. */
 int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
+/* The one position of s, a one-element eager frozenset (as initset makes) of a position or a cell inside
+ * the masks, as arc_bits_rows lays it out: row index into *row, that row's mask into *bits: 1, or 0 for
+ * any other s (deferred, more elements, another element, out of range). Reads nothing else. */
+int arc_bits_point(const tdm_arc_val *s, int *row, uint32_t *bits);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);

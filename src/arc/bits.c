@@ -303,6 +303,19 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     return 1;
 }
 
+int arc_bits_point(const tdm_arc_val *s, int *row, uint32_t *bits) {
+    if (!arc_is_set(s) || s->n != 1 || s->u.set.lazy) return 0;
+    for (uint32_t k = 0; k <= s->u.set.mask; k++) {
+        const tdm_arc_val *key = s->u.set.tab[k].key;
+        if (!key || key == ARC_DUMMY) continue;
+        int64_t c, i, j;
+        if (!elem_of(key, &c, &i, &j) || !arc_bits_fits(i, j)) return 0;
+        *row = (int)i + ARC_BITS_OFF, *bits = 1u << (j + ARC_BITS_OFF);
+        return 1;
+    }
+    return 0;
+}
+
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
     int lo, hi;
     arc_bits_span(b, &lo, &hi);

@@ -114,8 +114,9 @@ tdm_arc_val *arc_p_hline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0]
 /* A patch pair whose positions fit the masks: both non-empty frozensets. Rows outside ra (rb) are not
  * read. */
 typedef struct {
-    const uint32_t *a, *b; /* in rt->rows (kept for the next call: an lbind'ed patch is asked again) */
+    const uint32_t *a, *b; /* in rt->rows (kept for the next call: an lbind'ed patch is asked again), or pt */
     uint32_t ra, rb;       /* bit i: row i of a (of b) is not empty */
+    uint32_t pt[2][32];    /* a one-position side's row (arc_bits_point): only that row is written */
 } rows2;
 
 /* The entry of rt->rows that holds v's rows, or -1. */
@@ -138,7 +139,22 @@ static int rows_keep(tdm_arc_rt *rt, int e, tdm_arc_val *v) {
  * reset forgets them): one of the two is often the same patch as in the last call. */
 static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
     if (!arc_defer(rt) || !arc_is_set(a) || !arc_is_set(b) || !a->n || !b->n) return 0;
-    int ea = rows_kept(rt, a), eb = rows_kept(rt, b), ok;
+    int ia, ib, ok;
+    uint32_t ma, mb;
+    /* a one-position side (initset of a position, as manhattan in a loop over positions asks) is read in
+       place and not kept: the other side stays kept for the next position */
+    int pa = arc_bits_point(a, &ia, &ma), pb = arc_bits_point(b, &ib, &mb);
+    if (pa || pb) {
+        tdm_arc_val *v = pa ? b : a;
+        int e = pa && pb ? 0 : rows_kept(rt, v);
+        if (e < 0 && (ok = rows_keep(rt, e = 0, v)) <= 0) return ok;
+        if (pa) r->pt[0][ia] = ma, r->a = r->pt[0], r->ra = 1u << ia;
+        else r->a = rt->rows[e].m, r->ra = rt->rows[e].used;
+        if (pb) r->pt[1][ib] = mb, r->b = r->pt[1], r->rb = 1u << ib;
+        else r->b = rt->rows[e].m, r->rb = rt->rows[e].used;
+        return 1;
+    }
+    int ea = rows_kept(rt, a), eb = rows_kept(rt, b);
     if (ea < 0) { /* into the entry b does not hold */
         ea = eb == 0 ? 1 : 0;
         if ((ok = rows_keep(rt, ea, a)) <= 0) return ok;
@@ -190,6 +206,28 @@ static int64_t manhattan_rows(const rows2 *r, int64_t di, int64_t dj) {
             int64_t h = row_gap(r->a[i], r->b[k], dj, best - dr);
             if (dr + h < best) best = dr + h;
         }
+    }
+    return best;
+}
+
+/* Whether non-empty rows (used) hold one position: 1 with its row in *i. */
+static int single(const uint32_t *rows, uint32_t used, int *i) {
+    *i = __builtin_ctz(used);
+    return !(used & (used - 1)) && !(rows[*i] & (rows[*i] - 1));
+}
+
+/* manhattan(a, b) when one side is one position: bit j of row i against b's rows (used), nearest rows
+ * first in effect (a row no nearer than the best so far is skipped). */
+static int64_t manhattan_point(const uint32_t *rows, uint32_t used, int i, uint32_t bit) {
+    int j = __builtin_ctz(bit);
+    int64_t best = INT64_MAX;
+    for (; used; used &= used - 1) {
+        int k = __builtin_ctz(used);
+        int64_t dr = k > i ? k - i : i - k;
+        if (dr >= best) continue;
+        uint32_t up = rows[k] >> j, down = rows[k] << (31 - j); /* b's bits at or right of j, at or left */
+        int64_t h = up ? __builtin_ctz(up) : 64, g = down ? __builtin_clz(down) : 64;
+        if (dr + (h < g ? h : g) < best) best = dr + (h < g ? h : g);
     }
     return best;
 }
@@ -254,7 +292,11 @@ static int64_t manhattan_pos(const arc_pos *p, uint32_t n, const arc_pos *q, uin
 static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *who, int adj) {
     rows2 rr;
     int fit = rows2_of(rt, a[0], a[1], &rr);
-    if (fit) return fit < 0 ? -1 : (*out = adj ? touch_rows(&rr, 0, 0) == 1 : manhattan_rows(&rr, 0, 0), 0);
+    if (fit < 0) return -1;
+    int i;
+    if (fit && !adj && single(rr.a, rr.ra, &i)) return *out = manhattan_point(rr.b, rr.rb, i, rr.a[i]), 0;
+    if (fit && !adj && single(rr.b, rr.rb, &i)) return *out = manhattan_point(rr.a, rr.ra, i, rr.b[i]), 0;
+    if (fit) return *out = adj ? touch_rows(&rr, 0, 0) == 1 : manhattan_rows(&rr, 0, 0), 0;
     arc_pos *p, *q;
     uint32_t n, m;
     if (arc_positions(rt, a[0], 0, &p, &n, who) || arc_positions(rt, a[1], 0, &q, &m, who)) return -1;

@@ -267,10 +267,12 @@ static tdm_arc_val *frontier_eager(tdm_arc_rt *rt, tdm_arc_val *loc, int vertica
 static tdm_arc_val *vfrontier_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier_eager(rt, a[0], 1); }
 static tdm_arc_val *hfrontier_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return frontier_eager(rt, a[0], 0); }
 
+/* The box from arc_patch_box: a deferred set's masks or an object's kept box, without laying the patch
+ * out (corners(outbox(x)) made every position of the outline to read four). */
 tdm_arc_val *arc_p_corners(tdm_arc_rt *rt, tdm_arc_val **a) {
-    arc_pos *p;
     uint32_t n;
-    ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, "corners"));
+    int64_t u, l, d, r;
+    ARC_TRYI(arc_patch_box(rt, a[0], &n, &u, &l, &d, &r, "corners"));
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
     if (!n) {
@@ -278,8 +280,6 @@ tdm_arc_val *arc_p_corners(tdm_arc_rt *rt, tdm_arc_val **a) {
         if (arc_set_add(rt, s, arc_tuple(rt, 0))) return NULL;
         return arc_set_copy(rt, s);
     }
-    int64_t u, l, d, r;
-    arc_bbox(p, n, &u, &l, &d, &r);
     int64_t c[8] = {u, l, u, r, d, l, d, r};
     return four(rt, c);
 }

@@ -237,7 +237,7 @@ static int step(tu_rng *r, int g) {
         case 13: f = arc_p_paint, a[0] = G, a[1] = P, type = T_GRID; break;
         case 14: f = arc_p_underpaint, a[0] = G, a[1] = P, type = T_GRID; break;
         case 15: f = arc_p_cover, a[0] = G, a[1] = P, type = T_GRID; break;
-        case 16: f = arc_p_box, a[0] = P; break;
+        case 16: f = fn % 2 ? arc_p_corners : arc_p_box, a[0] = P; break; /* corners: the box without a layout */
         case 17: f = arc_p_delta, a[0] = P; break;
         case 18: f = arc_p_combine, a[0] = P, a[1] = Q; break;
         case 19: f = arc_p_intersection, a[0] = P, a[1] = Q; break;
@@ -927,13 +927,15 @@ static void test_colour_counts(void **state) {
     arc_bits_portable = 0;
 }
 
-/* manhattan, adjacent and gravitate between one cell and a patch, either way round (argmin and argmax over
- * initset's cells by a patch's distance), held to the eager runtime: the row masks' measures (prim_geom.c)
- * with the cell left, right, above or below the patch, inside it, and far enough off its rows and columns
- * that gravitate runs out of steps. */
+/* manhattan, adjacent, gravitate, hmatching and vmatching between one position and a patch, either way
+ * round (argmin and argmax over initset's positions by a patch's distance), held to the eager runtime: the
+ * row masks' measures (prim_geom.c, a one-position side read in place) with the position left, right,
+ * above or below the patch, inside it, and far enough off its rows and columns that gravitate runs out of
+ * steps; the one-element set holds a position, or a cell (c, (i, j)) in every third round, and in every
+ * fifth the patch is a one-element set too. */
 static void test_cell_measures(void **state) {
     (void)state;
-    static const int ms[] = {ARC_P_manhattan, ARC_P_adjacent, ARC_P_gravitate};
+    static const int ms[] = {ARC_P_manhattan, ARC_P_adjacent, ARC_P_gravitate, ARC_P_hmatching, ARC_P_vmatching};
     tu_rng r = tu_rng_for(0xce11);
     tdm_arc_rt *rt[2];
     rt_pair(rt);
@@ -946,15 +948,21 @@ static void test_cell_measures(void **state) {
         cells[i0 * w + j0] = 1;
         int ci = far ? (int)tu_below(&r, (uint64_t)(i0 + 1)) - 1 : (int)tu_below(&r, 32) - 1;
         int cj = far ? (int)tu_below(&r, (uint64_t)(j0 + 1)) - 1 : (int)tu_below(&r, 32) - 1;
-        for (int m = 0; m < 6; m++) {
+        for (int m = 0; m < 10; m++) {
             tdm_arc_val *res[2];
             for (int s = 0; s < 2; s++) {
                 tdm_arc_rt_reset(rt[s]);
                 rt[s]->failed = 0, rt[s]->err[0] = '\0';
-                tdm_arc_val *g, *a[2], *pos = arc_ipair(rt[s], ci, cj);
+                tdm_arc_val *g, *a[2], *pos = arc_ipair(rt[s], ci, cj), *other = arc_ipair(rt[s], i0, j0);
                 assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
                 a[0] = g, a[1] = arc_int(rt[s], 1);
-                tdm_arc_val *patch = arc_p_ofcolor(rt[s], a), *cell = arc_p_initset(rt[s], &pos);
+                tdm_arc_val *patch = arc_p_ofcolor(rt[s], a);
+                if (rep % 3 == 1) { /* a cell: toindices reads its position */
+                    tdm_arc_val *t[2] = {arc_int(rt[s], 1 + rep % 9), pos};
+                    pos = arc_p_astuple(rt[s], t);
+                }
+                if (rep % 5 == 2) patch = arc_p_initset(rt[s], &other);
+                tdm_arc_val *cell = arc_p_initset(rt[s], &pos);
                 a[0] = m % 2 ? cell : patch, a[1] = m % 2 ? patch : cell;
                 res[s] = arc_prim_table_fn(ms[m / 2])(rt[s], a);
             }
