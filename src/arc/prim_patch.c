@@ -306,16 +306,34 @@ static int holds_pos(void *obj, tdm_arc_val *key) {
     return o->u.set.lazy->holds_pos(o->u.set.lazy, o, key->u.items[0]->u.i, key->u.items[1]->u.i);
 }
 
+/* Is position key in the row masks ctx (arc_bits_rows' layout). */
+static int holds_row_bit(void *ctx, tdm_arc_val *key) {
+    const uint32_t *rows = ctx;
+    int64_t i = key->u.items[0]->u.i, j = key->u.items[1]->u.i;
+    return arc_bits_fits(i, j) && rows[i + ARC_BITS_OFF] >> (j + ARC_BITS_OFF) & 1;
+}
+
 static tdm_arc_val *delta_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     int kind = arc_patch_kind(rt, a[0], "delta");
     ARC_TRYI(kind);
     if (kind == 2) return arc_set_new(rt);
+    /* minus(backdrop, toindices(p)) depends on which positions the second holds and how many, not on its
+       layout: a lazy object answers that without one, and so do the row masks of a patch that fits them
+       (a deferred set: a shifted or normalized object, say) */
     if (arc_set_is_lazy(a[0]) && a[0]->u.set.lazy->holds_pos) {
-        /* minus(backdrop, toindices(p)) depends on which positions the second holds and how many, not on
-           its layout: a lazy object answers that without one */
         tdm_arc_val *b = backdrop(rt, a[0]);
         ARC_TRY(b);
         return arc_set_minus_where(rt, b, a[0]->n, holds_pos, a[0]);
+    }
+    uint32_t rows[32], used, n = 0;
+    int fit = arc_defer(rt) && arc_set_is_lazy(a[0]) ? arc_bits_rows(a[0], rows, &used) : 0;
+    ARC_TRYI(fit);
+    if (fit) {
+        for (uint32_t u = used; u; u &= u - 1) n += (uint32_t)__builtin_popcount(rows[__builtin_ctz(u)]);
+        for (int i = 0; i < 32; i++) rows[i] = used >> i & 1 ? rows[i] : 0; /* rows outside used unwritten */
+        tdm_arc_val *b = backdrop(rt, a[0]);
+        ARC_TRY(b);
+        return arc_set_minus_where(rt, b, n, holds_row_bit, rows);
     }
     tdm_arc_val *b = backdrop(rt, a[0]), *ti = b ? arc_toindices(rt, a[0]) : NULL;
     ARC_TRY(ti);

@@ -973,6 +973,88 @@ static void test_cell_measures(void **state) {
     rt_pair_free(rt);
 }
 
+/* Whether patch p's box holds over four times as many positions as p (eager: positions distinct). */
+static int sparse_box(tdm_arc_val *p) {
+    int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {INT64_MIN, INT64_MIN};
+    arc_slot *t = arc_set_slots(p);
+    for (uint32_t k = 0; k <= p->u.set.mask; k++) {
+        tdm_arc_val *e = t[k].key;
+        if (!e || e == ARC_DUMMY) continue;
+        if (arc_is_tuple(e->u.items[1])) e = e->u.items[1]; /* a cell's position */
+        for (int x = 0; x < 2; x++) {
+            int64_t v = e->u.items[x]->u.i;
+            lo[x] = v < lo[x] ? v : lo[x], hi[x] = v > hi[x] ? v : hi[x];
+        }
+    }
+    return (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) / 4 > (int64_t)p->n;
+}
+
+/* delta of a shifted or normalized object (a deferred set: its row masks tell which positions toindices
+ * holds, and how many) against the eager runtime, table for table: the box's positions less the patch's
+ * take CPython's copy-and-delete branch when the box has over four times as many, else the rebuild one,
+ * and both must be met. The patches: each object (one or many colours), and each colour's positions. */
+static void test_delta_rows(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xde17a);
+    tdm_arc_rt *rt[2];
+    rt_pair(rt);
+    int cells[900], seen = 0, sparse = 0;
+    for (int rep = 0; rep < 400; rep++) {
+        int h = 1 + (int)tu_below(&r, 30), w = 1 + (int)tu_below(&r, 30), di = (int)tu_range(&r, -3, 3), dj = (int)tu_range(&r, -3, 3);
+        random_cells(&r, h, w, cells);
+        for (int k = 0; k < h * w; k++) /* holes, so that objects are not all rectangles */
+            if (tu_below(&r, 3) == 0) cells[k] = 0;
+        tdm_arc_val *objs[2];
+        for (int s = 0; s < 2; s++) {
+            tdm_arc_rt_reset(rt[s]);
+            tdm_arc_val *g, *a[4];
+            assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
+            a[0] = g, a[1] = arc_bool(rep % 2 == 0), a[2] = arc_bool(rep % 3 == 0), a[3] = arc_bool(1);
+            objs[s] = arc_p_objects(rt[s], a);
+            assert_non_null(objs[s]);
+        }
+        arc_slot *t0 = arc_set_slots(objs[0]), *t1 = arc_set_slots(objs[1]);
+        for (uint32_t k = 0; k <= objs[1]->u.set.mask; k++) {
+            if (!t1[k].key || t1[k].key == ARC_DUMMY) continue;
+            tdm_arc_val *d[2];
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_val *o = (s ? t1 : t0)[k].key, *a[2] = {o, arc_ipair(rt[s], di, dj)};
+                tdm_arc_val *m = rep % 4 == 0 ? arc_p_normalize(rt[s], a) : arc_p_shift(rt[s], a);
+                assert_non_null(m);
+                if (!s) seen += arc_set_is_lazy(m);
+                d[s] = arc_p_delta(rt[s], &m);
+                assert_non_null(d[s]);
+            }
+            assert_false(rt[0]->failed);
+            same_table(d[0], d[1]);
+            sparse += sparse_box(t1[k].key);
+        }
+        for (int c = 1; c < 10; c++) { /* the positions of one colour: often few, far apart */
+            tdm_arc_val *d[2], *p = NULL;
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_val *a[2], *g;
+                assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
+                a[0] = g, a[1] = arc_int(rt[s], c);
+                tdm_arc_val *o = arc_p_ofcolor(rt[s], a);
+                if (!o || !o->n) break;
+                a[0] = o, a[1] = arc_ipair(rt[s], di, dj);
+                tdm_arc_val *m = arc_p_shift(rt[s], a);
+                if (!s) seen += arc_set_is_lazy(m);
+                else p = m;
+                d[s] = arc_p_delta(rt[s], &m);
+                assert_non_null(d[s]);
+            }
+            if (!p) continue;
+            assert_false(rt[0]->failed);
+            same_table(d[0], d[1]);
+            sparse += sparse_box(p);
+        }
+    }
+    print_message("%d deltas of deferred patches held to the eager ones, %d by copy and delete\n", seen, sparse);
+    assert_true(seen > 100 && sparse > 20 && seen - sparse > 20);
+    rt_pair_free(rt);
+}
+
 /* paint, underpaint, fill, underfill and cover of a deferred union of two recoloured patches (cells of
  * two colours, often on one position: then paint must write them in the listed order) over grids of every
  * height, 30 rows in a third of them (the masks' last grid row), held to the eager runtime. In half the
@@ -1038,6 +1120,7 @@ int main(void) {
                                        cmocka_unit_test(test_palette_ties), cmocka_unit_test(test_kept_depth),
                                        cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts),
                                        cmocka_unit_test(test_prim_calls_depth), cmocka_unit_test(test_late_layout_depth),
-                                       cmocka_unit_test(test_cell_measures), cmocka_unit_test(test_paint_rows)};
+                                       cmocka_unit_test(test_cell_measures), cmocka_unit_test(test_paint_rows),
+                                       cmocka_unit_test(test_delta_rows)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
