@@ -151,7 +151,7 @@ tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
     return recolor_eager(rt, a);
 }
 
-tdm_arc_val *arc_p_toobject(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *toobject_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_grid g;
     ARC_TRYI(arc_read_grid0(rt, a[1], &g, "toobject"));
     arc_pos *p;
@@ -164,6 +164,40 @@ tdm_arc_val *arc_p_toobject(tdm_arc_rt *rt, tdm_arc_val **a) {
         if (arc_set_add(rt, s, arc_cell(rt, g.c[p[k].i * g.w + p[k].j], p[k].i, p[k].j))) return NULL;
     }
     return s;
+}
+
+/* toobject(patch, grid) as masks: the patch's positions inside the grid, each in its cell's colour (a
+ * compare of the grid's row per colour): 1 and *b, 0 when the grid has no bytes view, the patch's
+ * positions are not known as masks, or none is inside the grid; -1 out of memory. Positions off the
+ * masks (a wide patch's) are off every grid. */
+static int toobject_bits(tdm_arc_rt *rt, tdm_arc_val *patch, tdm_arc_val *g, arc_bits *b) {
+    arc_gview gv;
+    arc_bits p;
+    uint32_t rows[32], any = 0;
+    int r = arc_grid_view(rt, g, &gv);
+    if (r > 0) r = arc_bits_get_wide(rt, patch, &p);
+    if (r <= 0 || p.kind == ARC_BITS_NONE || !p.blocks) return r < 0 ? -1 : 0;
+    arc_bits_positions(&p, rows);
+    if (arc_bits_init(rt, b)) return -1;
+    b->kind = ARC_BITS_CELLS;
+    for (int i = 0; i < gv.h; i++) {
+        uint32_t in = rows[i + ARC_BITS_OFF] >> ARC_BITS_OFF; /* the row mask keeps the grid's columns */
+        for (int c = 0; in && c < ARC_COLOURS_N; c++) {
+            uint32_t m = arc_gview_row_mask(&gv, i, c) & in;
+            if (m) arc_bits_block(b, c)[i + ARC_BITS_OFF] = m << ARC_BITS_OFF, in &= ~m, any = 1;
+        }
+    }
+    return any;
+}
+
+tdm_arc_val *arc_p_toobject(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
+        arc_bits b;
+        int r = toobject_bits(rt, a[0], a[1], &b);
+        ARC_TRYI(r);
+        if (r) return arc_bits_set(rt, &b, toobject_eager, a, 2);
+    }
+    return toobject_eager(rt, a);
 }
 
 /* loc[0], loc[1] as ints (extra components are ignored, as Python's indexing ignores them). */
