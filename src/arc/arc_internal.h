@@ -333,6 +333,11 @@ int arc_put_back(tdm_arc_rt *rt, arc_mark mk);
  * ordered path, the runtime put back. */
 tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
                                 void *ctx, int *deferred);
+/* difference(c, d) for d a deferred filter over c's own member list (d = sizefilter(c, ...)), or over the
+ * same members as c, itself such a filter (c = remove(x, s), d = colorfilter(s, ...)): c's members that d
+ * dropped, as arc_filter_members gives them, read from the filters' kept flags without a membership test.
+ * 1 with *out, 0 when not such sets (or in an eager runtime), -1 out of memory. */
+int arc_filter_minus(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val *d, tdm_arc_val **out);
 /* apply(f, c) the same way (image.c): f called once per member, in the list's order; the lazy set's layout
  * adds f's results in c's CPython order. Falls back (NULL, *deferred 0, the runtime put back) when a call
  * raises or a result holds a function value (closures hash by serial number, which another order changes). */

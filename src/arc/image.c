@@ -221,6 +221,31 @@ tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_
     return image_set(rt, c, m, img, c->n, 1);
 }
 
+/* s's filter image, or NULL when s is not a deferred filter's set. */
+static arc_image *filter_of(tdm_arc_val *s) {
+    if (!arc_set_is_lazy(s) || s->u.set.lazy->layout != img_layout) return NULL;
+    arc_image *x = (arc_image *)s->u.set.lazy;
+    return x->filter ? x : NULL;
+}
+
+int arc_filter_minus(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val *d, tdm_arc_val **out) {
+    arc_image *x = arc_defer(rt) ? filter_of(d) : NULL, *y = x ? filter_of(c) : NULL;
+    tdm_arc_val **m;
+    if (!x) return 0;
+    if (y && y->m == x->m && y->nm == x->nm) { /* siblings: c a filter over the same members as d */
+        tdm_arc_val **img = arc_alloc(rt, (size_t)x->nm * sizeof *img);
+        if (!img) return -1;
+        for (uint32_t k = 0; k < x->nm; k++) img[k] = x->img[k] ? NULL : y->img[k];
+        return (*out = image_set(rt, c, x->m, img, x->nm, 1)) ? 1 : -1;
+    }
+    int r = members_of(rt, c, &m); /* or d's parent */
+    if (r <= 0 || m != x->m || c->n != x->nm) return r < 0 ? -1 : 0;
+    tdm_arc_val **img = arc_alloc(rt, (size_t)c->n * sizeof *img);
+    if (!img) return -1;
+    for (uint32_t k = 0; k < c->n; k++) img[k] = x->img[k] ? NULL : m[k];
+    return (*out = image_set(rt, c, m, img, c->n, 1)) ? 1 : -1;
+}
+
 /* Does v hold a function value (whose hash is its serial number, which this order would change)? */
 static int holds_function(tdm_arc_val *v) {
     if (arc_is_func(v)) return 1;

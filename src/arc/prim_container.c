@@ -96,6 +96,10 @@ static tdm_arc_val *filter_any(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_a
 static tdm_arc_val *difference_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_tuple(a[1]) && !arc_is_set(a[1]))
         return arc_fail(rt, "difference: argument of type '%s' is not iterable", arc_type_name(a[1]));
+    tdm_arc_val *r;
+    int by_flags = arc_filter_minus(rt, a[0], a[1], &r); /* a[1] filters a[0]'s own members */
+    ARC_TRYI(by_flags);
+    if (by_flags) return r;
     return filter_any(rt, a[0], keep_not_in, a[1], "difference");
 }
 

@@ -463,11 +463,20 @@ static int step(tu_rng *r, int g) {
             }
             break;
         }
-        case 76: { /* difference with a filter keeping most objects: its membership by a table (image.c) */
+        case 76: { /* difference with a filter keeping most objects: its membership by a table (image.c); from
+                      the filter's flags when it filters the first set's own members, or the same members as the
+                      first (itself a filter: siblings); a third of the time the second over other objects */
             tdm_arc_val *mt[2] = {arc_prim_val(ARC_P_size), arc_int(rt, 1 + c % 2)}, *cm[2] = {arc_prim_val(ARC_P_flip), NULL};
+            tdm_arc_val *oa[4] = {G, arc_bool(1), arc_bool(0), arc_bool(1)}, *O1 = O, *O2 = NULL;
+            if (c % 3 == 0) { /* objects of G and of its mirror: as many, other values (the flags of another set) */
+                O1 = arc_p_objects(rt, oa), oa[0] = arc_p_vmirror(rt, oa), O2 = O1 && oa[0] ? arc_p_objects(rt, oa) : NULL;
+                if (!O2) rt->failed = 0, rt->err[0] = '\0', O1 = O;
+            }
+            tdm_arc_val *sz[2] = {O1, arc_int(rt, 1 + (int)fn % 3)}, *X = fn % 3 ? arc_p_sizefilter(rt, sz) : O1;
+            if (!X) rt->failed = 0, rt->err[0] = '\0', X = O1;
             cm[1] = arc_p_matcher(rt, mt);
-            tdm_arc_val *sa[2] = {O, arc_p_compose(rt, cm)};
-            f = arc_p_difference, a[0] = O, a[1] = arc_p_sfilter(rt, sa), type = T_OBJS;
+            tdm_arc_val *sa[2] = {O2 ? O2 : fn % 3 == 2 ? X : O1, arc_p_compose(rt, cm)};
+            f = arc_p_difference, a[0] = X, a[1] = arc_p_sfilter(rt, sa), type = T_OBJS;
             if (!a[1]) rt->failed = 0, rt->err[0] = '\0', a[1] = O;
             break;
         }
