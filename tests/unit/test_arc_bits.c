@@ -204,7 +204,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 95 };
+enum { NOPS = 96 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -586,6 +586,13 @@ static int step(tu_rng *r, int g) {
             tdm_arc_val *x = fn == 0 ? arc_bool(1) : fn == 1 ? arc_int(rt, 10) : C;
             f = arc_p_switch, a[0] = G, a[1] = fn % 2 ? x : arc_int(rt, (c + fn) % 10), a[2] = fn % 2 ? arc_int(rt, (c + fn) % 10) : x;
             type = T_GRID;
+            break;
+        }
+        case 95: { /* first or last of a filter's objects, often one (read from its member list) */
+            tdm_arc_val *fa[2] = {O, fn % 3 ? C : arc_int(rt, 1 + c % 4)};
+            a[0] = fn % 3 ? arc_p_colorfilter(rt, fa) : arc_p_sizefilter(rt, fa);
+            if (!a[0]) rt->failed = 0, rt->err[0] = '\0', a[0] = O;
+            f = fn % 2 ? arc_p_first : arc_p_last, type = -1;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
