@@ -338,6 +338,11 @@ tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_
  * dropped, as arc_filter_members gives them, read from the filters' kept flags without a membership test.
  * 1 with *out, 0 when not such sets (or in an eager runtime), -1 out of memory. */
 int arc_filter_minus(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val *d, tdm_arc_val **out);
+/* combine(a[0], a[1]) for two deferred filters over the same members (colorfilter(s, 7), colorfilter(s,
+ * 3)): the members either kept, listed, hashed and tested by address as a filter's, laid out by
+ * recipe(a) (combine's own form: a's order, then b's) when read. 1 with *out, 0 when not such sets (or in
+ * an eager runtime), -1 out of memory. */
+int arc_filter_union(tdm_arc_rt *rt, tdm_arc_val **a, arc_prim_fn recipe, tdm_arc_val **out);
 /* apply(f, c) the same way (image.c): f called once per member, in the list's order; the lazy set's layout
  * adds f's results in c's CPython order. Falls back (NULL, *deferred 0, the runtime put back) when a call
  * raises or a result holds a function value (closures hash by serial number, which another order changes). */

@@ -27,7 +27,8 @@ static tdm_arc_val *combine_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 /* Two sets of positions (or of cells): their union, laid out when read (combine_eager then), so that
- * combining the deferred results of mapply, ofcolor or neighbours lays none of them out. */
+ * combining the deferred results of mapply, ofcolor or neighbours lays none of them out; likewise two
+ * filters of one set's objects (image.c). */
 tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (arc_defer(rt) && arc_is_set(a[0]) && arc_is_set(a[1]) && (a[0]->n || a[1]->n)) {
         arc_bits b;
@@ -36,6 +37,9 @@ tdm_arc_val *arc_p_combine(tdm_arc_rt *rt, tdm_arc_val **a) {
         if (r > 0) r = arc_bits_add(&b, a[1]);
         ARC_TRYI(r);
         if (r) return arc_bits_set(rt, &b, combine_eager, a, 2);
+        tdm_arc_val *u;
+        ARC_TRYI(r = arc_filter_union(rt, a, combine_eager, &u)); /* two filters of one set's objects */
+        if (r) return u;
     }
     return combine_eager(rt, a);
 }

@@ -204,7 +204,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 96 };
+enum { NOPS = 97 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -593,6 +593,18 @@ static int step(tu_rng *r, int g) {
             a[0] = fn % 3 ? arc_p_colorfilter(rt, fa) : arc_p_sizefilter(rt, fa);
             if (!a[0]) rt->failed = 0, rt->err[0] = '\0', a[0] = O;
             f = fn % 2 ? arc_p_first : arc_p_last, type = -1;
+            break;
+        }
+        case 96: { /* combine of two filters of one set's objects (a filter's union, image.c), or of one
+                      filter with itself, or with a filter of other objects */
+            tdm_arc_val *fa[2] = {O, C}, *fb[2] = {O, arc_int(rt, 1 + c % 3)}, *oa[4] = {G, arc_bool(1), arc_bool(0), arc_bool(1)};
+            if (fn % 4 == 3) { /* objects of G and of its mirror: as many, other values */
+                fa[0] = arc_p_objects(rt, oa), oa[0] = arc_p_vmirror(rt, oa), fb[0] = fa[0] && oa[0] ? arc_p_objects(rt, oa) : NULL;
+                if (!fb[0]) rt->failed = 0, rt->err[0] = '\0', fa[0] = fb[0] = O;
+            }
+            a[0] = arc_p_colorfilter(rt, fa), a[1] = fn % 4 == 0 ? a[0] : fn % 2 ? arc_p_sizefilter(rt, fb) : arc_p_colorfilter(rt, fb);
+            if (!a[0] || !a[1]) rt->failed = 0, rt->err[0] = '\0', a[0] = a[1] = O;
+            f = arc_p_combine, type = T_OBJS;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
