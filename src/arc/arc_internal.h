@@ -380,6 +380,9 @@ tdm_arc_val *arc_set_minus_where(tdm_arc_rt *rt, tdm_arc_val *a, uint32_t bn, in
                                  void *ctx);
 /* Moves src's table into dst (a lazy set being laid out) and clears dst's laziness; src is spent. */
 void arc_set_take(tdm_arc_val *dst, tdm_arc_val *src);
+/* arc_set_take of r, the result of dst's recipe (NULL: the recipe failed, rt's error set), laid out first:
+ * 0, or -1 when r is NULL, or not a set of dst's size (reported as an internal error). */
+int arc_set_take_recipe(tdm_arc_rt *rt, tdm_arc_val *dst, tdm_arc_val *r);
 /* seq of a list: a fresh table with the elements inserted in order. */
 tdm_arc_val *arc_set_from(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t n);
 /* The type-preserving rebuild T(c, s): a tuple of s if c is a tuple, seq(s) otherwise. */

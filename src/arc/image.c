@@ -79,15 +79,7 @@ int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc
 
 static int img_layout(arc_lazy *z, tdm_arc_val *s) {
     arc_image *x = (arc_image *)z;
-    if (x->recipe) {
-        tdm_arc_val *r = x->recipe(z->rt, x->args);
-        if (!r) return -1;
-        /* the recipe gives the same contents (the tests hold it to that); anything else is a bug to report */
-        if (!arc_is_set(r) || r->n != s->n) return arc_failf(z->rt, "internal error: a deferred set's recipe gave other contents");
-        arc_set_slots(r);
-        arc_set_take(s, r);
-        return 0;
-    }
+    if (x->recipe) return arc_set_take_recipe(z->rt, s, x->recipe(z->rt, x->args));
     tdm_arc_val **out = arc_alloc(z->rt, (size_t)(x->nm ? x->nm : 1) * sizeof *out);
     int n = out ? arc_images_in_order(z->rt, x->parent, x->m, x->img, x->nm, out) : -1;
     tdm_arc_val *r = n < 0 ? NULL : arc_set_from(z->rt, out, (uint32_t)n); /* frozenset(g(e) for e in c) */
