@@ -295,7 +295,8 @@ typedef struct {
 } arc_list;
 /* The elements of a container (tuple or frozenset), borrowed; -1 with an error for other kinds. */
 int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who);
-/* First element, or NULL if empty (no error). Container must be a tuple or frozenset. */
+/* First element in iteration order, or NULL if empty (no error). Container must be a tuple or frozenset. A
+ * lazy set of one that lists its member gives it without a layout. */
 tdm_arc_val *arc_first(tdm_arc_val *c);
 
 /* ---- CPython set table (spec §4.5-4.6) ------------------------------------------------------------- */

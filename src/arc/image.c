@@ -233,20 +233,18 @@ static arc_image *filter_of(tdm_arc_val *s) {
 
 int arc_filter_minus(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val *d, tdm_arc_val **out) {
     arc_image *x = arc_defer(rt) ? filter_of(d) : NULL, *y = x ? filter_of(c) : NULL;
-    tdm_arc_val **m;
+    tdm_arc_val **held; /* per member of x->m: itself when c holds it, else NULL */
     if (!x) return 0;
     if (y && y->m == x->m && y->nm == x->nm) { /* siblings: c a filter over the same members as d */
-        tdm_arc_val **img = arc_alloc(rt, (size_t)x->nm * sizeof *img);
-        if (!img) return -1;
-        for (uint32_t k = 0; k < x->nm; k++) img[k] = x->img[k] ? NULL : y->img[k];
-        return (*out = image_set(rt, c, x->m, img, x->nm, 1)) ? 1 : -1;
+        held = y->img;
+    } else { /* or d's parent */
+        int r = members_of(rt, c, &held);
+        if (r <= 0 || held != x->m || c->n != x->nm) return r < 0 ? -1 : 0;
     }
-    int r = members_of(rt, c, &m); /* or d's parent */
-    if (r <= 0 || m != x->m || c->n != x->nm) return r < 0 ? -1 : 0;
-    tdm_arc_val **img = arc_alloc(rt, (size_t)c->n * sizeof *img);
+    tdm_arc_val **img = arc_alloc(rt, (size_t)x->nm * sizeof *img);
     if (!img) return -1;
-    for (uint32_t k = 0; k < c->n; k++) img[k] = x->img[k] ? NULL : m[k];
-    return (*out = image_set(rt, c, m, img, c->n, 1)) ? 1 : -1;
+    for (uint32_t k = 0; k < x->nm; k++) img[k] = x->img[k] ? NULL : held[k];
+    return (*out = image_set(rt, c, x->m, img, x->nm, 1)) ? 1 : -1;
 }
 
 int arc_filter_union(tdm_arc_rt *rt, tdm_arc_val **a, arc_prim_fn recipe, tdm_arc_val **out) {

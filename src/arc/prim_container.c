@@ -490,18 +490,9 @@ tdm_arc_val *arc_p_totuple(tdm_arc_rt *rt, tdm_arc_val **a) {
     return t;
 }
 
-/* The element of a lazy set of one that lists its members (a filter that kept one object, say): first
- * and last of it without a layout. NULL when not such. */
-static tdm_arc_val *only_member(tdm_arc_val *c) {
-    tdm_arc_val **v;
-    return arc_set_is_lazy(c) && c->n == 1 && arc_set_members(c, &v) > 0 ? v[0] : NULL;
-}
-
 tdm_arc_val *arc_p_first(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_tuple(a[0]) && !arc_is_set(a[0])) return arc_fail(rt, "first: '%s' object is not iterable", arc_type_name(a[0]));
-    tdm_arc_val *e = only_member(a[0]);
-    if (e) return e;
-    e = arc_first(a[0]);
+    tdm_arc_val *e = arc_first(a[0]);
     return e ? e : arc_fail(rt, "first: StopIteration (empty container)");
 }
 
@@ -509,8 +500,7 @@ tdm_arc_val *arc_p_last(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *c = a[0];
     if (arc_is_tuple(c)) return c->n ? c->u.items[c->n - 1] : arc_fail(rt, "last: max() arg is an empty sequence");
     if (!arc_is_set(c)) return arc_fail(rt, "last: '%s' object is not iterable", arc_type_name(c));
-    tdm_arc_val *e = only_member(c);
-    if (e) return e;
+    if (c->n == 1) return arc_first(c); /* first and last of one are one (arc_first reads a lazy set's member) */
     arc_slot *tab = arc_set_slots(c);
     for (int64_t s = c->u.set.mask; s >= 0; s--) {
         tdm_arc_val *key = tab[s].key;

@@ -473,6 +473,9 @@ int arc_elems(tdm_arc_rt *rt, tdm_arc_val *c, arc_list *out, const char *who) {
 
 tdm_arc_val *arc_first(tdm_arc_val *c) {
     if (arc_is_tuple(c)) return !arc_cat_listed(c) && c->n ? c->u.items[0] : NULL;
+    tdm_arc_val **v; /* a lazy set of one that lists its member (a filter that kept one object): every
+                        layout's first slot holds it, so none is made */
+    if (arc_set_is_lazy(c) && c->n == 1 && arc_set_members(c, &v) > 0) return v[0];
     arc_slot *tab = arc_set_slots(c);
     for (uint32_t s = 0; s <= c->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;
