@@ -1083,6 +1083,54 @@ static void test_delta_rows(void **state) {
     rt_pair_free(rt);
 }
 
+/* difference and combine of deferred filters of objects (image.c arc_filter_minus, arc_filter_union)
+ * against the eager runtime: a filter by a filter of the first's own members, two filters of one set
+ * (siblings, either way round, one with itself), and filters of two sets with as many objects (a grid's
+ * and its mirror's), whose flags must not be read across. Counted before the layout (size and hash, from
+ * the members), then table for table. */
+static void test_filter_sets(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xf17e5);
+    tdm_arc_rt *rt[2];
+    rt_pair(rt);
+    int cells[900], checked = 0;
+    for (int rep = 0; rep < 300; rep++) {
+        int h = 2 + (int)tu_below(&r, 14), w = 2 + (int)tu_below(&r, 14), col = 1 + (int)tu_below(&r, 4);
+        int s1 = 1 + (int)tu_below(&r, 3), s2 = 1 + (int)tu_below(&r, 3);
+        random_cells(&r, h, w, cells);
+        for (int k = 0; k < h * w; k++) /* holes, so that there are many small objects */
+            if (tu_below(&r, 2) == 0) cells[k] = 0;
+        for (int op = 0; op < 8; op++) {
+            tdm_arc_val *res[2];
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_rt_reset(rt[s]);
+                tdm_arc_val *g, *a[4];
+                assert_int_equal(tdm_arc_grid_new(rt[s], h, w, cells, &g), TDM_OK);
+                a[0] = g, a[1] = arc_bool(1), a[2] = arc_bool(0), a[3] = arc_bool(1);
+                tdm_arc_val *O1 = arc_p_objects(rt[s], a);
+                a[0] = arc_p_vmirror(rt[s], &g);
+                tdm_arc_val *O2 = arc_p_objects(rt[s], a);
+                tdm_arc_val *sa[2] = {O1, arc_int(rt[s], s1)}, *ca[2] = {O1, arc_int(rt[s], col)}, *cb[2] = {O2, arc_int(rt[s], col)};
+                tdm_arc_val *sza = arc_p_sizefilter(rt[s], sa), *cla = arc_p_colorfilter(rt[s], ca), *clb = arc_p_colorfilter(rt[s], cb);
+                sa[0] = sza, sa[1] = arc_int(rt[s], s2);
+                tdm_arc_val *in = arc_p_sizefilter(rt[s], (tdm_arc_val *[]){cla, arc_int(rt[s], s2)}); /* over cla's own */
+                tdm_arc_val *x[8][2] = {{O1, cla}, {sza, cla}, {cla, sza}, {cla, in}, {sza, clb}, {sza, cla}, {sza, sza}, {sza, clb}};
+                a[0] = x[op][0], a[1] = x[op][1];
+                res[s] = op < 5 ? arc_p_difference(rt[s], a) : arc_p_combine(rt[s], a);
+            }
+            assert_false(rt[0]->failed);
+            assert_non_null(res[0]);
+            assert_non_null(res[1]);
+            assert_int_equal(res[0]->n, res[1]->n);
+            assert_true(arc_hash(res[0]) == arc_hash(res[1]));
+            same_table_deep(res[0], res[1]);
+            checked++;
+        }
+    }
+    print_message("%d differences and combines of filters held to the eager ones\n", checked);
+    rt_pair_free(rt);
+}
+
 /* paint, underpaint, fill, underfill and cover of a deferred union of two recoloured patches (cells of
  * two colours, often on one position: then paint must write them in the listed order) over grids of every
  * height, 30 rows in a third of them (the masks' last grid row), held to the eager runtime. In half the
@@ -1149,6 +1197,6 @@ int main(void) {
                                        cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts),
                                        cmocka_unit_test(test_prim_calls_depth), cmocka_unit_test(test_late_layout_depth),
                                        cmocka_unit_test(test_cell_measures), cmocka_unit_test(test_paint_rows),
-                                       cmocka_unit_test(test_delta_rows)};
+                                       cmocka_unit_test(test_delta_rows), cmocka_unit_test(test_filter_sets)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
