@@ -135,6 +135,7 @@ struct tdm_arc_rt {
        its own args array here while it runs, which the primitive takes with arc_take_lazy. */
     tdm_arc_val **lazy_args;
     tdm_arc_val *empty_set; /* arc_set_empty's, made on first use (in the arena: reset forgets it) */
+    uint32_t columns; /* closures called by column (arc_call_column gave 1) since the runtime was made: tests read it */
     /* Results of recent calls of marked closures (prim_func.c: those both branches of a fork reach, which
        call them on one value twice), by the closure and argument: ARC_MEMO_N entries in the arena, made on
        first use (reset forgets them). */
@@ -326,10 +327,12 @@ typedef struct {
 } arc_mark;
 static inline arc_mark arc_mark_of(const tdm_arc_rt *rt) { return (arc_mark){rt->serial, rt->depth}; }
 int arc_put_back(tdm_arc_rt *rt, arc_mark mk);
+/* sfilter's keep: the truth of f(e) (f the function value passed as ctx), -1 when the call raised. */
+int arc_keep_true(tdm_arc_rt *rt, tdm_arc_val *e, void *f);
 /* A filter over a set that lists its members (arc_set_members), deferred (image.c): keep(e) on each member
  * in the list's order (1 keep, 0 drop, < 0 when it raised, ran out of memory or needs CPython's order),
- * then a lazy set whose layout, when read, walks c in CPython's order adding the kept elements, as
- * frozenset(e for e in c if keep(e)) does. Returns the set (an empty set when nothing is kept), NULL with
+ * (keep arc_keep_true: its calls by column first, arc_call_column), then a lazy set whose layout, when
+ * read, walks c in CPython's order adding the kept elements, as frozenset(e for e in c if keep(e)) does. Returns the set (an empty set when nothing is kept), NULL with
  * rt's error, or NULL with *deferred 0 when c lists no members or keep gave up: then the caller takes its
  * ordered path, the runtime put back. */
 tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_arc_rt *, tdm_arc_val *, void *),
@@ -727,6 +730,17 @@ tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_
  * compose, chain, matcher and fork closures whose innermost calls on x are such), so that f gives equal
  * results on arguments with equal first items; 0 when that is not known. */
 int arc_fn_reads_first(const tdm_arc_val *f);
+/* f(x[k]) for every k < n into out (n entries, the caller's), a closure's calls made node by node over all
+ * n arguments (a column a node: no call frame per argument and node) where that gives the values calling f
+ * on each would (prim_func.c says when). 1 done; 0 not done (rt not deferring or counting statistics, n < 2,
+ * f no closure, or a call raised: rt is put back, as arc_put_back does, and the caller calls f member by
+ * member); -1 out of memory. Like the order-free forms (image.c), it calls f in another order than the
+ * reference, so closures made inside get other serial numbers: when it made any, a result that holds a
+ * function sends it back to 0 too. */
+/* Whether v holds a function value (whose hash is its serial number, which another order of calls would
+ * change): v itself, or an item or element at any depth. */
+int arc_holds_function(tdm_arc_val *v);
+int arc_call_column(tdm_arc_rt *rt, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int lazy);
 
 /* ---- the primitives ---------------------------------------------------------------------------------- */
 

@@ -193,6 +193,11 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
     return arc_set_lazy(rt, &x->z, 0, n);
 }
 
+int arc_keep_true(tdm_arc_rt *rt, tdm_arc_val *e, void *f) {
+    tdm_arc_val *r = arc_call1(rt, f, e);
+    return r ? arc_truthy(r) : -1;
+}
+
 int arc_put_back(tdm_arc_rt *rt, arc_mark mk) {
     if (rt->failed && rt->status != TDM_E_NOMEM) rt->failed = 0, rt->status = 0, rt->err[0] = '\0';
     if (rt->failed) return -1;
@@ -215,7 +220,10 @@ tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_
     tdm_arc_val **img = arc_alloc(rt, (size_t)c->n * sizeof *img);
     if (!img) return *deferred = 1, NULL;
     arc_mark mk = arc_mark_of(rt);
-    for (uint32_t k = 0; k < c->n; k++) {
+    int col = keep == arc_keep_true ? arc_call_column(rt, ctx, c->n, m, img, 0) : 0; /* the calls by column */
+    if (col < 0) return *deferred = 1, NULL;
+    for (uint32_t k = 0; col && k < c->n; k++) img[k] = arc_truthy(img[k]) ? m[k] : NULL;
+    for (uint32_t k = 0; !col && k < c->n; k++) {
         int y = keep(rt, m[k], ctx);
         if (y < 0) return arc_put_back(rt, mk) ? (*deferred = 1, NULL) : NULL; /* memory, or the ordered path */
         img[k] = y ? m[k] : NULL;
@@ -259,17 +267,16 @@ int arc_filter_union(tdm_arc_rt *rt, tdm_arc_val **a, arc_prim_fn recipe, tdm_ar
     return 1;
 }
 
-/* Does v hold a function value (whose hash is its serial number, which this order would change)? */
-static int holds_function(tdm_arc_val *v) {
+int arc_holds_function(tdm_arc_val *v) {
     if (arc_is_func(v)) return 1;
     if (arc_tuple_is_lazy(v)) return 0; /* its parts are sets of positions or cells */
     if (arc_is_tuple(v)) {
         for (uint32_t k = 0; k < v->n; k++) /* ints (most items: a cell's colour, a position's two) not called on */
-            if (!arc_is_int(v->u.items[k]) && holds_function(v->u.items[k])) return 1;
+            if (!arc_is_int(v->u.items[k]) && arc_holds_function(v->u.items[k])) return 1;
     } else if (arc_is_set(v) && !v->u.set.lazy) { /* lazy sets hold cells, positions, objects or their sets */
         for (uint32_t s = 0; s <= v->u.set.mask; s++) {
             tdm_arc_val *e = v->u.set.tab[s].key;
-            if (e && e != ARC_DUMMY && !arc_is_int(e) && holds_function(e)) return 1;
+            if (e && e != ARC_DUMMY && !arc_is_int(e) && arc_holds_function(e)) return 1;
         }
     }
     return 0;
@@ -282,9 +289,13 @@ int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val
     tdm_arc_val **v = arc_alloc(rt, (size_t)c->n * sizeof *v);
     if (!v) return -1;
     *mk = arc_mark_of(rt);
-    for (uint32_t k = 0; k < c->n; k++) {
+    int col = arc_call_column(rt, f, c->n, *m, v, lazy);
+    if (col < 0) return -1;
+    for (uint32_t k = 0; col && k < c->n; k++)
+        if (arc_holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
+    for (uint32_t k = 0; !col && k < c->n; k++) {
         /* a raise, or a function among the images: the ordered path decides */
-        if (!(v[k] = arc_call_ex(rt, f, 1, &(*m)[k], lazy)) || holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
+        if (!(v[k] = arc_call_ex(rt, f, 1, &(*m)[k], lazy)) || arc_holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
     }
     *img = v;
     return 1;

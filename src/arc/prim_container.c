@@ -134,12 +134,7 @@ static int keep_ne(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) { return !arc_eq(e
 
 tdm_arc_val *arc_p_remove(tdm_arc_rt *rt, tdm_arc_val **a) { return filter_any(rt, a[1], keep_ne, a[0], "remove"); }
 
-static int keep_cond(tdm_arc_rt *rt, tdm_arc_val *e, void *ctx) {
-    tdm_arc_val *r = arc_call1(rt, ctx, e);
-    return r ? arc_truthy(r) : -1;
-}
-
-static tdm_arc_val *sfilter_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[0], keep_cond, a[1], "sfilter"); }
+static tdm_arc_val *sfilter_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return filter(rt, a[0], arc_keep_true, a[1], "sfilter"); }
 
 /* sfilter of a set of cells (positions) whose contents fit the masks by a condition that reads its
  * elements only through first(): the condition is called once per colour (row) on one of its elements,
@@ -160,7 +155,7 @@ static int sfilter_by_first(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) 
         const uint32_t *m = b.m + 32 * c;
         for (int i = lo; i < hi; i++) {
             if (!m[i]) continue;
-            int y = keep_cond(rt, arc_bits_elem(b.kind, c, i, __builtin_ctz(m[i])), a[1]);
+            int y = arc_keep_true(rt, arc_bits_elem(b.kind, c, i, __builtin_ctz(m[i])), a[1]);
             if (y < 0 || rt->serial != mk.serial) return arc_put_back(rt, mk) ? -1 : 0;
             if (b.kind == ARC_BITS_CELLS) { /* one colour: one answer for the block */
                 if (y) memcpy(arc_bits_block(&d, c), m, 32 * sizeof *m);
@@ -181,7 +176,7 @@ tdm_arc_val *arc_p_sfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *out = NULL;
     int r = sfilter_by_first(rt, a, &out);
     ARC_TRYI(r);
-    return r ? out : filter_any(rt, a[0], keep_cond, a[1], "sfilter");
+    return r ? out : filter_any(rt, a[0], arc_keep_true, a[1], "sfilter");
 }
 
 tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {

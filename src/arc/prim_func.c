@@ -170,6 +170,133 @@ tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_
     return arc_call(rt, fn, 2, a);
 }
 
+/* ---- a closure over many arguments: a column a node ------------------------------------------------------ */
+
+/* arc_call_column's walk. A node (f, called at depth d, as call() would be) computes out[k] = f(x[k]) for
+ * all k before its parent reads them, where call() computes a whole call per argument; the calls made are
+ * the same, at the same depths, but for two savings that give equal values: a one-argument primitive is
+ * not called again on the argument it was just given (a 16-entry table by address), and a marked closure
+ * (kept()) called on one column at one depth twice gives its first column when computing it made no closure.
+ * Returns 0, or 1 when a call raised or ran out of memory (the caller puts the runtime back). */
+typedef struct {
+    tdm_arc_rt *rt;
+    struct col_kept { const tdm_arc_val *fn; tdm_arc_val **x, **out; int d; } kept[4];
+    int nkept;
+} col_walk;
+
+static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy);
+
+/* g(a[k * sa], b[k * sb]) into out: stride 0 for a bound constant. */
+static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int sa, tdm_arc_val **b, int sb,
+                   tdm_arc_val **out, int d, int lazy) {
+    tdm_arc_rt *rt = w->rt;
+    int direct = !lazy && arc_is_func(g) && g->fkind == ARC_FN_PRIM && g->arity == 2 && d < ARC_MAX_DEPTH;
+    arc_prim_fn fn = direct ? arc_prim_table_fn(g->u.fn.prim) : NULL;
+    for (uint32_t k = 0; k < n; k++) {
+        tdm_arc_val *args[2] = {a[k * (uint32_t)sa], b[k * (uint32_t)sb]};
+        if (direct) rt->depth = d + 1, out[k] = fn(rt, args);
+        else rt->depth = d, out[k] = arc_call_ex(rt, g, 2, args, lazy);
+        if (!out[k] || rt->failed) return 1;
+    }
+    return 0;
+}
+
+/* f a primitive called on one argument: first and last of a listed tuple read in place (pick). */
+static int column_prim(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {
+    tdm_arc_rt *rt = w->rt;
+    if (f->arity != 1 || d >= ARC_MAX_DEPTH) return 1; /* the call raises: the caller's path says what */
+    int id = f->u.fn.prim;
+    if (lazy || id == ARC_P_first || id == ARC_P_last) {
+        for (uint32_t k = 0; k < n; k++) {
+            tdm_arc_val *v = x[k];
+            if (!lazy && arc_is_tuple(v) && v->n && !arc_tuple_is_lazy(v)) out[k] = v->u.items[id == ARC_P_first ? 0 : v->n - 1];
+            else if (rt->depth = d, !(out[k] = arc_call_ex(rt, f, 1, &x[k], lazy)) || rt->failed) return 1;
+        }
+        return 0;
+    }
+    arc_prim_fn fn = arc_prim_table_fn(id);
+    if (n < 8) { /* too few to look for repeats */
+        for (uint32_t k = 0; k < n; k++) {
+            tdm_arc_val *v = x[k];
+            rt->depth = d + 1;
+            if (!(out[k] = fn(rt, &v)) || rt->failed) return 1;
+        }
+        return 0;
+    }
+    const tdm_arc_val *seen[16] = {0};
+    tdm_arc_val *got[16];
+    for (uint32_t k = 0; k < n; k++) {
+        tdm_arc_val *v = x[k];
+        unsigned h = (unsigned)((uintptr_t)v >> 4 ^ (uintptr_t)v >> 8) & 15;
+        if (seen[h] == v) {
+            out[k] = got[h];
+            continue;
+        }
+        rt->depth = d + 1;
+        if (!(out[k] = fn(rt, &v)) || rt->failed) return 1;
+        seen[h] = x[k], got[h] = out[k];
+    }
+    return 0;
+}
+
+static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {
+    tdm_arc_rt *rt = w->rt;
+    if (!arc_is_func(f)) return 1;
+    if (f->fkind == ARC_FN_PRIM) return column_prim(w, f, n, x, out, d, lazy);
+    if (f->arity != 1 || d >= ARC_MAX_DEPTH) return 1;
+    int marked = f->n & 1, serial = rt->serial;
+    if (marked)
+        for (int i = 0; i < w->nkept && i < 4; i++)
+            if (w->kept[i].fn == f && w->kept[i].x == x && w->kept[i].d >= d) {
+                memcpy(out, w->kept[i].out, n * sizeof *out);
+                return 0;
+            }
+    tdm_arc_val **cap = f->u.fn.cap, **t = NULL, **u = NULL;
+    int kind = f->fkind, two = kind == ARC_FN_CHAIN || kind == ARC_FN_FORK;
+    if (kind != ARC_FN_RBIND && kind != ARC_FN_LBIND && !(t = arc_alloc(rt, (size_t)n * sizeof *t))) return 1;
+    if (two && !(u = arc_alloc(rt, (size_t)n * sizeof *u))) return 1;
+    switch (kind) {
+    case ARC_FN_COMPOSE:
+        if (column(w, cap[1], n, x, t, d + 1, 0) || column(w, cap[0], n, t, out, d + 1, lazy)) return 1;
+        break;
+    case ARC_FN_CHAIN:
+        if (column(w, cap[2], n, x, t, d + 1, 0) || column(w, cap[1], n, t, u, d + 1, 0) ||
+            column(w, cap[0], n, u, out, d + 1, lazy))
+            return 1;
+        break;
+    case ARC_FN_MATCHER:
+        if (column(w, cap[0], n, x, t, d + 1, 0)) return 1;
+        for (uint32_t k = 0; k < n; k++) out[k] = arc_bool(arc_eq(t[k], cap[1]));
+        break;
+    case ARC_FN_FORK:
+        if (column(w, cap[1], n, x, t, d + 1, 0) || column(w, cap[2], n, x, u, d + 1, 0) ||
+            column2(w, cap[0], n, t, 1, u, 1, out, d + 1, lazy))
+            return 1;
+        break;
+    case ARC_FN_RBIND:
+        if (column2(w, cap[0], n, x, 1, &cap[1], 0, out, d + 1, lazy)) return 1;
+        break;
+    case ARC_FN_LBIND:
+        if (column2(w, cap[0], n, &cap[1], 0, x, 1, out, d + 1, lazy)) return 1;
+        break;
+    default: return 1;
+    }
+    if (marked && rt->serial == serial) w->kept[w->nkept++ & 3] = (struct col_kept){f, x, out, d};
+    return 0;
+}
+
+int arc_call_column(tdm_arc_rt *rt, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int lazy) {
+    if (!arc_defer(rt) || rt->stats || n < 2 || !arc_is_closure(f)) return 0;
+    col_walk w = {.rt = rt};
+    arc_mark mk = arc_mark_of(rt);
+    int bad = column(&w, f, n, x, out, rt->depth, lazy);
+    rt->depth = mk.depth;
+    for (uint32_t k = 0; !bad && rt->serial != mk.serial && k < n; k++) bad = arc_holds_function(out[k]);
+    if (bad || rt->failed) return arc_put_back(rt, mk) ? -1 : 0;
+    rt->columns++;
+    return 1;
+}
+
 static int reads_first(const tdm_arc_val *f, int depth) {
     if (!arc_is_func(f) || f->arity != 1 || depth > 16) return 0;
     tdm_arc_val *const *cap = f->u.fn.cap;
@@ -247,7 +374,9 @@ tdm_arc_val *arc_p_apply(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(arc_elems(rt, a[1], &l, "apply"));
     tdm_arc_val **out = arc_alloc(rt, (size_t)(l.n ? l.n : 1) * sizeof *out);
     ARC_TRY(out);
-    for (uint32_t k = 0; k < l.n; k++) ARC_TRY(out[k] = arc_call1(rt, a[0], l.v[k]));
+    int col = arc_call_column(rt, a[0], l.n, l.v, out, 0);
+    ARC_TRYI(col);
+    for (uint32_t k = 0; !col && k < l.n; k++) ARC_TRY(out[k] = arc_call1(rt, a[0], l.v[k]));
     return arc_rebuild(rt, a[1], out, l.n);
 }
 
@@ -369,10 +498,11 @@ tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *out = arc_tuple(rt, l.n);
     ARC_TRY(out);
     ARC_TRYI(arc_bits_init_wide(rt, &b));
-    int fits = 1;
+    int fits = 1, col = arc_call_column(rt, a[0], l.n, l.v, out->u.items, 1);
+    ARC_TRYI(col);
     for (uint32_t k = 0; k < l.n; k++) {
         /* lazy: the results are unioned (or rebuilt into apply's set, which lists them) */
-        ARC_TRY(out->u.items[k] = call1(rt, a[0], l.v[k], 1));
+        if (!col) ARC_TRY(out->u.items[k] = call1(rt, a[0], l.v[k], 1));
         if (fits) ARC_TRYI(fits = arc_bits_add(&b, out->u.items[k]));
     }
     tdm_arc_val *args[2] = {a[1], out};
