@@ -186,7 +186,8 @@ typedef struct {
 
 static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy);
 
-/* g(a[k * sa], b[k * sb]) into out: stride 0 for a bound constant. */
+/* g(a[k * sa], b[k * sb]) into out, each called at depth d as a closure's last call (tail): stride 0 for a
+ * bound constant. A primitive of two arguments is called directly (callp's checks hold for all or none). */
 static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int sa, tdm_arc_val **b, int sb,
                    tdm_arc_val **out, int d, int lazy) {
     tdm_arc_rt *rt = w->rt;
@@ -195,48 +196,50 @@ static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val *args[2] = {a[k * (uint32_t)sa], b[k * (uint32_t)sb]};
         if (direct) rt->depth = d + 1, out[k] = fn(rt, args);
-        else rt->depth = d, out[k] = arc_call_ex(rt, g, 2, args, lazy);
+        else rt->depth = d, out[k] = tail(rt, g, 2, args, lazy);
         if (!out[k] || rt->failed) return 1;
     }
     return 0;
 }
 
-/* f a primitive called on one argument: first and last of a listed tuple read in place (pick). */
-static int column_prim(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {
-    tdm_arc_rt *rt = w->rt;
-    if (f->arity != 1 || d >= ARC_MAX_DEPTH) return 1; /* the call raises: the caller's path says what */
+/* f a primitive called on one argument at depth d, as inner1 calls it, or lazy as a closure's last call.
+ * callp's and pick's checks on f and the runtime hold for all arguments or none: made once (column_prim
+ * and arc_call_column), then first and last of a listed tuple are read in place (picks) and any other
+ * primitive is called directly; look: not again on the argument it was just given (a 16-entry table by
+ * address). One body, the flags constants in each of column_prim's calls (as call()'s lazy). */
+static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_arc_val *f, uint32_t n, tdm_arc_val **x,
+                                                           tdm_arc_val **out, int d, const int picks, const int look,
+                                                           const int lazy) {
     int id = f->u.fn.prim;
-    if (lazy || id == ARC_P_first || id == ARC_P_last) {
-        for (uint32_t k = 0; k < n; k++) {
-            tdm_arc_val *v = x[k];
-            if (!lazy && arc_is_tuple(v) && v->n && !arc_tuple_is_lazy(v)) out[k] = v->u.items[id == ARC_P_first ? 0 : v->n - 1];
-            else if (rt->depth = d, !(out[k] = arc_call_ex(rt, f, 1, &x[k], lazy)) || rt->failed) return 1;
-        }
-        return 0;
-    }
     arc_prim_fn fn = arc_prim_table_fn(id);
-    if (n < 8) { /* too few to look for repeats */
-        for (uint32_t k = 0; k < n; k++) {
-            tdm_arc_val *v = x[k];
-            rt->depth = d + 1;
-            if (!(out[k] = fn(rt, &v)) || rt->failed) return 1;
-        }
-        return 0;
-    }
-    const tdm_arc_val *seen[16] = {0};
+    const tdm_arc_val *seen[16];
     tdm_arc_val *got[16];
+    unsigned h = 0;
+    if (look) memset(seen, 0, sizeof seen);
     for (uint32_t k = 0; k < n; k++) {
-        tdm_arc_val *v = x[k];
-        unsigned h = (unsigned)((uintptr_t)v >> 4 ^ (uintptr_t)v >> 8) & 15;
-        if (seen[h] == v) {
+        tdm_arc_val *v = x[k], *r;
+        if (picks && arc_is_tuple(v) && v->n && !arc_tuple_is_lazy(v)) {
+            out[k] = v->u.items[id == ARC_P_first ? 0 : v->n - 1];
+            continue;
+        }
+        if (look && seen[h = (unsigned)((uintptr_t)v >> 4 ^ (uintptr_t)v >> 8) & 15] == v) {
             out[k] = got[h];
             continue;
         }
-        rt->depth = d + 1;
-        if (!(out[k] = fn(rt, &v)) || rt->failed) return 1;
-        seen[h] = x[k], got[h] = out[k];
+        if (lazy) rt->depth = d, r = arc_call_ex(rt, f, 1, &v, 1);
+        else rt->depth = d + 1, r = fn(rt, &v);
+        if (!r || rt->failed) return 1;
+        if (look) seen[h] = v, got[h] = r;
+        out[k] = r;
     }
     return 0;
+}
+
+static int column_prim(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {
+    if (f->arity != 1 || d >= ARC_MAX_DEPTH) return 1; /* the call raises: the caller's path says what */
+    if (lazy) return prim_loop(w->rt, f, n, x, out, d, 0, 0, 1);
+    if (f->u.fn.prim == ARC_P_first || f->u.fn.prim == ARC_P_last) return prim_loop(w->rt, f, n, x, out, d, 1, 0, 0);
+    return n >= 8 ? prim_loop(w->rt, f, n, x, out, d, 0, 1, 0) : prim_loop(w->rt, f, n, x, out, d, 0, 0, 0);
 }
 
 static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {

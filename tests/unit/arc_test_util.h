@@ -205,4 +205,11 @@ static inline void ta_same_table(tdm_arc_val *lazy, tdm_arc_val *eager, int keys
     }
 }
 
+/* x under k composes of identity: each call of it begins k frames deeper than x's own. */
+static inline tdm_arc_val *ta_under_composes(tdm_arc_rt *rt, tdm_arc_val *x, int k) {
+    tdm_arc_val *a[2] = {arc_prim_val(ARC_P_identity), NULL};
+    for (int d = 0; d < k; d++) a[1] = x, x = arc_p_compose(rt, a);
+    return x;
+}
+
 #endif

@@ -783,13 +783,6 @@ static void test_palette_ties(void **state) {
     rt_pair_free(rt);
 }
 
-/* x under k composes of identity: each call of it begins k frames deeper than x's own. */
-static tdm_arc_val *under_composes(tdm_arc_rt *rt, tdm_arc_val *x, int k) {
-    tdm_arc_val *a[2] = {arc_prim_val(ARC_P_identity), NULL};
-    for (int d = 0; d < k; d++) a[1] = x, x = arc_p_compose(rt, a);
-    return x;
-}
-
 /* The two runtimes' results of one call agree: the same value, or the same error (counted in *passed or
  * *failed). */
 static void same_outcome(tdm_arc_rt *rt[2], tdm_arc_val *res[2], int *passed, int *failed) {
@@ -821,7 +814,7 @@ static tdm_arc_val *kept_call(tdm_arc_rt *rt, int s, int k) {
     (void)s;
     tdm_arc_val *a[3] = {arc_prim_val(ARC_P_size), arc_prim_val(ARC_P_toindices)};
     tdm_arc_val *X = arc_p_compose(rt, a);
-    a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = under_composes(rt, X, k);
+    a[0] = arc_prim_val(ARC_P_astuple), a[1] = X, a[2] = ta_under_composes(rt, X, k);
     const char *txt = "{(0, 0), (1, 2)}";
     tdm_arc_val *F = arc_p_fork(rt, a), *p = ta_parse_at(rt, &txt);
     return arc_call1(rt, F, p);
@@ -841,7 +834,7 @@ static tdm_arc_val *late_layout_call(tdm_arc_rt *rt, int s, int k) {
     tdm_arc_val *lines = arc_p_prapply(rt, pa);
     assert_non_null(lines);
     assert_int_equal(arc_set_is_lazy(lines), !s); /* deferred in the default runtime */
-    return arc_call1(rt, under_composes(rt, arc_prim_val(ARC_P_first), k), lines);
+    return arc_call1(rt, ta_under_composes(rt, arc_prim_val(ARC_P_first), k), lines);
 }
 
 static void test_late_layout_depth(void **state) {
@@ -894,7 +887,7 @@ static void test_prim_calls_depth(void **state) {
                 }
                 const char *txt = kind == 7 ? "{(3, (0, 0)), (5, (1, 2))}" : "{(0, 0), (1, 2)}";
                 if (s) tdm_arc_rt_stats_enable(rt[s], 1); /* the counts zeroed */
-                res[s] = arc_call1(rt[s], under_composes(rt[s], X, k), ta_parse_at(rt[s], &txt));
+                res[s] = arc_call1(rt[s], ta_under_composes(rt[s], X, k), ta_parse_at(rt[s], &txt));
                 assert_int_equal(rt[s]->depth, 0);
                 if (s && (kind == 6 || kind == 7) && res[s]) /* statistics make every call: a shoot per position */
                     assert_int_equal(tdm_arc_rt_prim_stats(rt[s], ARC_P_shoot).calls, 2);
