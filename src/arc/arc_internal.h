@@ -143,6 +143,7 @@ struct tdm_arc_rt {
         const tdm_arc_val *fn, *arg;
         tdm_arc_val *r;
         int depth; /* rt->depth where the kept call began */
+        int twin;  /* r is a set the call made: each giving is a twin of it (arc_fresh_sets) */
     } *memo;
     /* The row masks of the last two patches a pair reader (manhattan, adjacent, gravitate, hmatching,
        vmatching: prim_geom.c) read, by value (values never change; reset forgets them). */
@@ -171,6 +172,12 @@ static inline void *arc_alloc(tdm_arc_rt *rt, size_t bytes) {
     rt->cur += bytes;
     return p;
 }
+/* A point in rt's arena: what is allocated after it is newer (arc_fresh_sets). */
+typedef struct {
+    const arc_chunk *chunk; /* NULL: none yet (all the arena's values are newer) */
+    const char *cur;
+} arc_at;
+static inline arc_at arc_at_now(const tdm_arc_rt *rt) { return (arc_at){rt->chunk, rt->cur}; }
 /* What one run's values may take in all (its arena chunks, tdm_arc_rt.max_bytes): a run that would pass it
  * fails the call that asked with TDM_E_NOMEM, so a runaway program (a chain of concatenations, say) cannot
  * exhaust the machine. Python would build such values too; no solver comes near (docs/arc.md, deliberate
@@ -241,6 +248,24 @@ static inline int arc_is_closure(const tdm_arc_val *v) { return v && v->kind == 
  * (arc_call_ex with lazy 1). Those callers, arc_elems, arc_first, arc_hash, arc_eq and arc_cmp list the items first. */
 #define ARC_TUP_LAZY 1
 static inline int arc_tuple_is_lazy(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE && v->fkind == ARC_TUP_LAZY; }
+/* Whether a call's result v, made after at, may be given again for the call made again (kept results): CPython's
+ * second call makes a second, equal frozenset of each it made, and a & a of one set takes the copy shortcut
+ * (fset.c arc_set_meet), whose table can differ from that of two equal sets; a set that predates at (the
+ * call passed it through) is the same object in CPython's calls too. ARC_FRESH_NONE: v holds no set made
+ * after at (give v again); ARC_FRESH_SET: v is such a set itself (give a twin, arc_set_twin); ARC_FRESH_HELD:
+ * a tuple made after at holds one, or v is a lazy concatenation (make the call again). */
+enum { ARC_FRESH_NONE, ARC_FRESH_SET, ARC_FRESH_HELD };
+int arc_fresh_sets_slow(const tdm_arc_rt *rt, arc_at at, const tdm_arc_val *v);
+static inline int arc_fresh_sets(const tdm_arc_rt *rt, arc_at at, const tdm_arc_val *v) {
+    if (v->kind != TDM_ARC_FSET && v->kind != TDM_ARC_TUPLE) return ARC_FRESH_NONE; /* most results: ints */
+    if (at.chunk == rt->chunk) { /* nothing allocated past rt's chunk since at: [at.cur, rt->cur) is what is new */
+        if ((const char *)v < at.cur || (const char *)v >= rt->cur) return ARC_FRESH_NONE;
+        if (v->kind == TDM_ARC_FSET) return ARC_FRESH_SET;
+        if (v->n == 2 && !arc_tuple_is_lazy(v) && v->u.items[0]->kind == TDM_ARC_INT && v->u.items[1]->kind == TDM_ARC_INT)
+            return ARC_FRESH_NONE; /* a position */
+    }
+    return arc_fresh_sets_slow(rt, at, v);
+}
 /* Lists a deferred concatenation's items now (no-op for anything else): 0, or -1 out of memory (rt's
  * error set; the tuple reads as empty). arc_cat_listed is the inline check for readers of any tuple. */
 int arc_cat_force(tdm_arc_val *t);
@@ -384,6 +409,10 @@ tdm_arc_val *arc_set_minus_where(tdm_arc_rt *rt, tdm_arc_val *a, uint32_t bn, in
                                  void *ctx);
 /* Moves src's table into dst (a lazy set being laid out) and clears dst's laziness; src is spent. */
 void arc_set_take(tdm_arc_val *dst, tdm_arc_val *src);
+/* A distinct frozenset of s's value and layout (a header of its own over s's table, or over s's maker while
+ * s is lazy: each is laid out when read): the second of two equal sets a call made again would make
+ * (arc_fresh_sets). NULL out of memory (rt's error set). */
+tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s);
 /* arc_set_take of r, the result of dst's recipe (NULL: the recipe failed, rt's error set), laid out first:
  * 0, or -1 when r is NULL, or not a set of dst's size (reported as an internal error). */
 int arc_set_take_recipe(tdm_arc_rt *rt, tdm_arc_val *dst, tdm_arc_val *r);

@@ -128,6 +128,12 @@ void arc_set_take(tdm_arc_val *dst, tdm_arc_val *src) {
     dst->u.set.lazy = NULL;
 }
 
+tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s) {
+    tdm_arc_val *r = arc_alloc(rt, sizeof *r);
+    if (r) *r = *s;
+    return r;
+}
+
 int arc_set_take_recipe(tdm_arc_rt *rt, tdm_arc_val *dst, tdm_arc_val *r) {
     if (!r) return -1;
     /* the recipe gives the same contents (the tests hold it to that); anything else is a bug to report */

@@ -117,10 +117,12 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
 }
 
 /* A marked closure's call from a closure (inner1): the result kept (rt->memo) and given again for the same
- * argument, when making it made no closure (serial numbers are hashes: the reference makes them again) and
- * raised nothing, and the call now begins no deeper than the kept one did (so the call again would stay
- * within the depths the kept one reached, and could not hit the recursion limit where it did not). The
- * eager runtime (the tests' reference) and statistics make every call. */
+ * argument (a twin of a set the call made, as the reference's second call makes a second set; a result
+ * holding one inside is not kept: arc_fresh_sets), when making it made no closure (serial numbers are
+ * hashes: the reference makes them again) and raised nothing, and the call now begins no deeper than the
+ * kept one did (so the call again would stay within the depths the kept one reached, and could not hit the
+ * recursion limit where it did not). The eager runtime (the tests' reference) and statistics make every
+ * call. */
 static tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
     if (!arc_defer(rt) || rt->stats) return arc_call1(rt, fn, x);
     if (!rt->memo) { /* in the arena, made on first use: reset forgets it with the results it holds */
@@ -128,10 +130,12 @@ static tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
         memset(rt->memo, 0, ARC_MEMO_N * sizeof *rt->memo);
     }
     struct arc_memo *m = &rt->memo[((uintptr_t)fn ^ (uintptr_t)x * 31) / sizeof(tdm_arc_val) % ARC_MEMO_N];
-    if (m->fn == fn && m->arg == x && rt->depth <= m->depth) return m->r;
-    int serial = rt->serial, depth = rt->depth;
+    if (m->fn == fn && m->arg == x && rt->depth <= m->depth) return m->twin ? arc_set_twin(rt, m->r) : m->r;
+    int serial = rt->serial, depth = rt->depth, fresh;
+    arc_at at = arc_at_now(rt);
     tdm_arc_val *r = arc_call1(rt, fn, x);
-    if (r && !rt->failed && rt->serial == serial) m->fn = fn, m->arg = x, m->r = r, m->depth = depth;
+    if (r && !rt->failed && rt->serial == serial && (fresh = arc_fresh_sets(rt, at, r)) != ARC_FRESH_HELD)
+        m->fn = fn, m->arg = x, m->r = r, m->depth = depth, m->twin = fresh == ARC_FRESH_SET;
     return r;
 }
 
@@ -177,10 +181,11 @@ tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_
  * the same, at the same depths, but for two savings that give equal values: a one-argument primitive is
  * not called again on the argument it was just given (a 16-entry table by address), and a marked closure
  * (kept()) called on one column at one depth twice gives its first column when computing it made no closure.
+ * Both give a set the call made as a twin (arc_set_twin), and never a tuple holding one (arc_fresh_sets).
  * Returns 0, or 1 when a call raised or ran out of memory (the caller puts the runtime back). */
 typedef struct {
     tdm_arc_rt *rt;
-    struct col_kept { const tdm_arc_val *fn; tdm_arc_val **x, **out; int d; } kept[4];
+    struct col_kept { const tdm_arc_val *fn; tdm_arc_val **x, **out; int d; arc_at at; } kept[4];
     int nkept;
 } col_walk;
 
@@ -214,6 +219,7 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
     arc_prim_fn fn = arc_prim_table_fn(id);
     const tdm_arc_val *seen[16];
     tdm_arc_val *got[16];
+    arc_at at = arc_at_now(rt); /* what the calls make is newer (arc_fresh_sets: given again as a twin) */
     unsigned h = 0;
     if (look) memset(seen, 0, sizeof seen);
     for (uint32_t k = 0; k < n; k++) {
@@ -223,8 +229,11 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
             continue;
         }
         if (look && seen[h = (unsigned)((uintptr_t)v >> 4 ^ (uintptr_t)v >> 8) & 15] == v) {
-            out[k] = got[h];
-            continue;
+            int fresh = arc_fresh_sets(rt, at, got[h]);
+            if (fresh != ARC_FRESH_HELD) {
+                if (!(out[k] = fresh ? arc_set_twin(rt, got[h]) : got[h])) return 1;
+                continue;
+            }
         }
         if (lazy) rt->depth = d, r = arc_call_ex(rt, f, 1, &v, 1);
         else rt->depth = d + 1, r = fn(rt, &v);
@@ -248,11 +257,15 @@ static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_
     if (f->fkind == ARC_FN_PRIM) return column_prim(w, f, n, x, out, d, lazy);
     if (f->arity != 1 || d >= ARC_MAX_DEPTH) return 1;
     int marked = f->n & 1, serial = rt->serial;
+    arc_at at = arc_at_now(rt);
     if (marked)
         for (int i = 0; i < w->nkept && i < 4; i++)
             if (w->kept[i].fn == f && w->kept[i].x == x && w->kept[i].d >= d) {
-                memcpy(out, w->kept[i].out, n * sizeof *out);
-                return 0;
+                uint32_t k = 0;
+                for (int fresh; k < n && (fresh = arc_fresh_sets(rt, w->kept[i].at, w->kept[i].out[k])) != ARC_FRESH_HELD; k++)
+                    if (!(out[k] = fresh ? arc_set_twin(rt, w->kept[i].out[k]) : w->kept[i].out[k])) return 1;
+                if (k == n) return 0;
+                break; /* a tuple holding a set the call made: the calls again */
             }
     tdm_arc_val **cap = f->u.fn.cap, **t = NULL, **u = NULL;
     int kind = f->fkind, two = kind == ARC_FN_CHAIN || kind == ARC_FN_FORK;
@@ -284,7 +297,7 @@ static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_
         break;
     default: return 1;
     }
-    if (marked && rt->serial == serial) w->kept[w->nkept++ & 3] = (struct col_kept){f, x, out, d};
+    if (marked && rt->serial == serial) w->kept[w->nkept++ & 3] = (struct col_kept){f, x, out, d, at};
     return 0;
 }
 

@@ -53,6 +53,31 @@ void *arc_alloc_slow(tdm_arc_rt *rt, size_t bytes) {
     return p;
 }
 
+/* 1 when p is in a chunk filled after at's, or in at's chunk at or past at.cur, before rt's end of use
+ * (chunks are listed in the order they are filled). */
+static int made_after(const tdm_arc_rt *rt, arc_at at, const void *p) {
+    uintptr_t q = (uintptr_t)p;
+    if (!rt->chunk) return 0;
+    for (const arc_chunk *c = at.chunk ? at.chunk : rt->chunks; c; c = c->next) {
+        uintptr_t lo = (uintptr_t)c->data;
+        if (q >= lo && q < lo + c->size) return c != at.chunk || q >= (uintptr_t)at.cur;
+        if (c == rt->chunk) break;
+    }
+    return 0;
+}
+
+static int fresh_sets(const tdm_arc_rt *rt, arc_at at, const tdm_arc_val *v, int depth) {
+    if (v->kind != TDM_ARC_FSET && v->kind != TDM_ARC_TUPLE) return ARC_FRESH_NONE;
+    if (!made_after(rt, at, v)) return ARC_FRESH_NONE;
+    if (v->kind == TDM_ARC_FSET) return depth ? ARC_FRESH_HELD : ARC_FRESH_SET;
+    if (arc_tuple_is_lazy(v) || depth > 32) return ARC_FRESH_HELD;
+    for (uint32_t k = 0; k < v->n; k++)
+        if (fresh_sets(rt, at, v->u.items[k], depth + 1)) return ARC_FRESH_HELD;
+    return ARC_FRESH_NONE;
+}
+
+int arc_fresh_sets_slow(const tdm_arc_rt *rt, arc_at at, const tdm_arc_val *v) { return fresh_sets(rt, at, v, 0); }
+
 int arc_grid_limit(tdm_arc_rt *rt, const char *who, const char *what, int64_t h, int64_t w) {
     int64_t cells;
     if (h < 0) h = 0;

@@ -134,6 +134,24 @@ PROGRAMS += [
     ["x1 = objects(I, T, T, T)", "x2 = matcher(size, ONE)", "O = extract(x1, x2)"],
     ["x1 = objects(I, F, F, T)", "x2 = rbind(bordering, I)", "O = extract(x1, x2)"],
     ["x1 = objects(I, T, F, F)", "x2 = colorfilter(x1, ZERO)", "O = argmax(x2, ulcorner)"],
+    # one closure on both sides of a fork that meets or joins its two results: CPython makes two equal sets
+    # (a & b, not a & a's copy shortcut, whose table can differ), so the port's kept results must not be
+    # one object twice (prim_func.c kept(), arc_fresh_sets)
+    ["x1 = objects(I, T, T, F)", "x2 = chain(vmirror, hmirror, toindices)", "x3 = fork(shift, hmirror, shape)",
+     "x4 = chain(x2, toindices, x3)", "x5 = fork(intersection, x4, x4)", "O = mapply(x5, x1)"],
+    ["x1 = objects(I, T, T, F)", "x2 = chain(vmirror, hmirror, toindices)", "x3 = fork(shift, hmirror, shape)",
+     "x4 = chain(x2, toindices, x3)", "x5 = fork(combine, x4, x4)", "O = mapply(x5, x1)"],
+    # and a closure's primitive called by column on one object eight times makes eight sets, not one kept
+    ["x1 = asobject(I)", "x2 = repeat(x1, EIGHT)", "x3 = compose(toindices, identity)", "x4 = apply(x3, x2)",
+     "x5 = first(x4)", "x6 = last(x4)", "O = intersection(x5, x6)"],
+    # a kept result that is a tuple holding a set the call made (x5, reached by both sides of x8): by column
+    # over objects, and called once
+    ["x1 = objects(I, F, T, F)", "x2 = chain(vmirror, hmirror, toindices)", "x3 = fork(shift, hmirror, shape)",
+     "x4 = chain(x2, toindices, x3)", "x5 = fork(astuple, x4, size)", "x6 = compose(first, x5)",
+     "x7 = compose(first, x5)", "x8 = fork(intersection, x6, x7)", "O = mapply(x8, x1)"],
+    ["x1 = objects(I, T, T, F)", "x2 = chain(vmirror, hmirror, toindices)", "x3 = fork(shift, hmirror, shape)",
+     "x4 = chain(x2, toindices, x3)", "x5 = fork(astuple, x4, size)", "x6 = compose(first, x5)",
+     "x7 = compose(first, x5)", "x8 = fork(intersection, x6, x7)", "x9 = merge(x1)", "O = x8(x9)"],
 ]
 
 
