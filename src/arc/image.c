@@ -291,7 +291,8 @@ int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val
     *mk = arc_mark_of(rt);
     int col = arc_call_column(rt, f, c->n, *m, v, lazy);
     if (col < 0) return -1;
-    for (uint32_t k = 0; col && k < c->n; k++)
+    /* (when the column made closures, arc_call_column has looked already) */
+    for (uint32_t k = 0; col && rt->serial == mk->serial && k < c->n; k++)
         if (arc_holds_function(v[k])) return arc_put_back(rt, *mk) ? -1 : 0;
     for (uint32_t k = 0; !col && k < c->n; k++) {
         /* a raise, or a function among the images: the ordered path decides */
