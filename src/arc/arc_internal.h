@@ -98,6 +98,7 @@ typedef struct arc_chunk arc_chunk;
 
 #define ARC_PICK_UNKNOWN (-2)
 #define ARC_MEMO_N 64
+#define ARC_ROWS_N 16
 
 /* A grid as bytes (gview.c): h rows (1..30) of w colours 0..9 (1..30), row-major (c[i * w + j]),
  * then 32 bytes of 0xff that a 32-byte read of any row may reach. */
@@ -145,13 +146,16 @@ struct tdm_arc_rt {
         int depth; /* rt->depth where the kept call began */
         int twin;  /* r is a set the call made: each giving is a twin of it (arc_fresh_sets) */
     } *memo;
-    /* The row masks of the last two patches a pair reader (manhattan, adjacent, gravitate, hmatching,
-       vmatching: prim_geom.c) read, by value (values never change; reset forgets them). */
+    /* The row masks of the patches a pair reader (manhattan, adjacent, gravitate, hmatching, vmatching:
+       prim_geom.c) read last, by value (values never change; reset forgets them): ARC_ROWS_N entries, each
+       value in its home entry by address or the one after (the pairs of a product meet each member
+       again). */
     struct arc_rows {
         const tdm_arc_val *key;
         uint32_t m[32]; /* arc_bits_rows's: the rows outside used are not read */
-        uint32_t used;
-    } rows[2];
+        uint32_t used, cols; /* the rows not empty; the columns in use (the OR of those rows; 0: not yet) */
+    } rows[ARC_ROWS_N];
+    int rows_any; /* an entry of rows was written since the last reset (which then forgets them) */
     /* The views of the last grids read as bytes (gview.c), by value (NULL: none; a view with c NULL: the
        grid is not one of colours; reset forgets them). */
     const tdm_arc_val *gview_of[ARC_GVIEWS];

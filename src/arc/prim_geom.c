@@ -119,24 +119,38 @@ typedef struct {
     uint32_t pt[2][32];    /* a one-position side's row (arc_bits_point): only that row is written */
 } rows2;
 
-/* The entry of rt->rows that holds v's rows, or -1. */
-static int rows_kept(const tdm_arc_rt *rt, const tdm_arc_val *v) {
-    return rt->rows[0].key == v ? 0 : rt->rows[1].key == v ? 1 : -1;
+/* The columns in use in rows (those in used). */
+static uint32_t cols_of(const uint32_t *rows, uint32_t used) {
+    uint32_t c = 0;
+    for (; used; used &= used - 1) c |= rows[__builtin_ctz(used)];
+    return c;
 }
 
-/* v's rows into entry e of rt->rows: as arc_bits_rows. */
-static int rows_keep(tdm_arc_rt *rt, int e, tdm_arc_val *v) {
-    struct arc_rows *k = &rt->rows[e];
-    k->key = NULL;
+/* v's home entry in rt->rows (by address: values are at least 32 bytes apart). */
+static int rows_home(const tdm_arc_val *v) { return (int)((uintptr_t)v >> 5 ^ (uintptr_t)v >> 9) & (ARC_ROWS_N - 1); }
+
+/* The entry of rt->rows that holds v's rows (its home or the one after), or -1. */
+static int rows_kept(const tdm_arc_rt *rt, const tdm_arc_val *v) {
+    int h = rows_home(v);
+    return rt->rows[h].key == v ? h : rt->rows[(h + 1) & (ARC_ROWS_N - 1)].key == v ? (h + 1) & (ARC_ROWS_N - 1) : -1;
+}
+
+/* v's rows into its home entry of rt->rows, or the one after when the home is busy (the other side of the
+ * pair is there): as arc_bits_rows, the entry in *e. */
+static int rows_keep(tdm_arc_rt *rt, int busy, tdm_arc_val *v, int *e) {
+    int h = rows_home(v);
+    if (h == busy) h = (h + 1) & (ARC_ROWS_N - 1);
+    struct arc_rows *k = &rt->rows[*e = h];
+    k->key = NULL, rt->rows_any = 1;
     int ok = arc_bits_rows(v, k->m, &k->used);
-    if (ok > 0) k->key = v;
+    if (ok > 0) k->key = v, k->cols = 0;
     return ok;
 }
 
 /* 1 with r filled when a and b are non-empty frozensets whose positions fit the masks, 0 otherwise (the
  * caller reads positions, which also raises what the reference raises; so does the eager runtime, which
  * the tests compare with), -1 out of memory. The rows of both are kept in rt->rows (values never change;
- * reset forgets them): one of the two is often the same patch as in the last call. */
+ * reset forgets them): a product's pairs, and an lbind'ed patch, meet the same patches again. */
 static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
     if (!arc_defer(rt) || !arc_is_set(a) || !arc_is_set(b) || !a->n || !b->n) return 0;
     int ia, ib, ok;
@@ -147,7 +161,7 @@ static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
     if (pa || pb) {
         tdm_arc_val *v = pa ? b : a;
         int e = pa && pb ? 0 : rows_kept(rt, v);
-        if (e < 0 && (ok = rows_keep(rt, e = 0, v)) <= 0) return ok;
+        if (e < 0 && (ok = rows_keep(rt, -1, v, &e)) <= 0) return ok;
         if (pa) r->pt[0][ia] = ma, r->a = r->pt[0], r->ra = 1u << ia;
         else r->a = rt->rows[e].m, r->ra = rt->rows[e].used;
         if (pb) r->pt[1][ib] = mb, r->b = r->pt[1], r->rb = 1u << ib;
@@ -155,23 +169,13 @@ static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
         return 1;
     }
     int ea = rows_kept(rt, a), eb = rows_kept(rt, b);
-    if (ea < 0) { /* into the entry b does not hold */
-        ea = eb == 0 ? 1 : 0;
-        if ((ok = rows_keep(rt, ea, a)) <= 0) return ok;
-    }
+    if (ea < 0 && (ok = rows_keep(rt, eb, a, &ea)) <= 0) return ok; /* not into the entry b is in */
     if (eb < 0) {
         if (a == b) eb = ea;
-        else if ((ok = rows_keep(rt, eb = 1 - ea, b)) <= 0) return ok;
+        else if ((ok = rows_keep(rt, ea, b, &eb)) <= 0) return ok;
     }
     r->a = rt->rows[ea].m, r->ra = rt->rows[ea].used, r->b = rt->rows[eb].m, r->rb = rt->rows[eb].used;
     return 1;
-}
-
-/* The columns in use in rows (those in used). */
-static uint32_t cols_of(const uint32_t *rows, uint32_t used) {
-    uint32_t c = 0;
-    for (; used; used &= used - 1) c |= rows[__builtin_ctz(used)];
-    return c;
 }
 
 /* min |x + dj - y| over the bits x of a and y of b (both non-empty), or cap when that is cap or more. */
@@ -260,6 +264,14 @@ static int touch_rows(const rows2 *r, int64_t di, int64_t dj) {
 }
 
 static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const char *who) {
+    int ea, eb;
+    if (arc_defer(rt) && (ea = rows_kept(rt, a[0])) >= 0 && (eb = rows_kept(rt, a[1])) >= 0) { /* both kept: a pair's */
+        struct arc_rows *x = &rt->rows[ea], *y = &rt->rows[eb];
+        if (!cols) return arc_bool((x->used & y->used) != 0);
+        if (!x->cols) x->cols = cols_of(x->m, x->used); /* (a patch kept is not empty) */
+        if (!y->cols) y->cols = cols_of(y->m, y->used);
+        return arc_bool((x->cols & y->cols) != 0);
+    }
     rows2 rr;
     int fit = rows2_of(rt, a[0], a[1], &rr);
     ARC_TRYI(fit);

@@ -160,7 +160,8 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
     rt->empty_set = NULL;
     rt->memo = NULL; /* in the arena */
-    rt->rows[0].key = rt->rows[1].key = NULL;
+    for (int e = 0; rt->rows_any && e < ARC_ROWS_N; e++) rt->rows[e].key = NULL;
+    rt->rows_any = 0;
     memset(rt->gview_of, 0, sizeof rt->gview_of);
 }
 
