@@ -422,6 +422,8 @@ tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s);
 int arc_set_take_recipe(tdm_arc_rt *rt, tdm_arc_val *dst, tdm_arc_val *r);
 /* seq of a list: a fresh table with the elements inserted in order. */
 tdm_arc_val *arc_set_from(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t n);
+/* arc_set_from of one element (initset): one allocation. NULL out of memory. */
+tdm_arc_val *arc_set_of1(tdm_arc_rt *rt, tdm_arc_val *e);
 /* The type-preserving rebuild T(c, s): a tuple of s if c is a tuple, seq(s) otherwise. */
 tdm_arc_val *arc_rebuild(tdm_arc_rt *rt, const tdm_arc_val *like, tdm_arc_val **v, uint32_t n);
 /* Python membership `x in c` for a tuple (== scan) or a frozenset (hash lookup). */

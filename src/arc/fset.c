@@ -302,6 +302,18 @@ tdm_arc_val *arc_set_from(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t n) {
     return s;
 }
 
+tdm_arc_val *arc_set_of1(tdm_arc_rt *rt, tdm_arc_val *e) {
+    /* set_add into a fresh 8-slot table: the home slot is free; then frozenset() copies it verbatim */
+    struct { tdm_arc_val s; arc_slot tab[MINSIZE]; } *b = arc_alloc(rt, sizeof *b);
+    if (!b) return NULL;
+    int64_t h = arc_hash_fast(e);
+    memset(b, 0, sizeof *b);
+    b->s.kind = TDM_ARC_FSET, b->s.n = 1;
+    b->s.u.set.tab = b->tab, b->s.u.set.mask = MINSIZE - 1, b->s.u.set.fill = 1;
+    b->tab[(uint64_t)h & (MINSIZE - 1)] = (arc_slot){.hash = h, .key = e};
+    return &b->s;
+}
+
 tdm_arc_val *arc_rebuild(tdm_arc_rt *rt, const tdm_arc_val *like, tdm_arc_val **v, uint32_t n) {
     if (arc_is_set(like)) return arc_set_from(rt, v, n);
     tdm_arc_val *t = arc_tuple(rt, n);

@@ -442,7 +442,7 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
 tdm_arc_val *arc_p_mostcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 1, "mostcommon"); }
 tdm_arc_val *arc_p_leastcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 0, "leastcommon"); }
 
-tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_from(rt, a, 1); }
+tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_of1(rt, a[0]); }
 
 /* extract over members: the condition on every member (the reference stops at the first in its order that
  * holds); when exactly one holds, no call raised and none made a closure (so the serial counter stands where
