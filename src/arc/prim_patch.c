@@ -101,9 +101,17 @@ tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a
 static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
 
 /* The positions of a set of cells or positions (a wide accumulator, colour c for cells): 1, 0 when they
- * do not fit, -1 out of memory. */
+ * do not fit, -1 out of memory. An object of objects() gives its kept row masks (arc_lazy.rows) without
+ * an accumulator of its own cells. */
 static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out, int kind, int c) {
     arc_bits b;
+    arc_lazy *z = arc_is_set(patch) && patch->n ? patch->u.set.lazy : NULL;
+    if (z && z->rows && !arc_bits_of(patch)) { /* an object of objects(): its kept rows, straight into block c */
+        uint32_t used;
+        if (arc_bits_init_wide(rt, out)) return -1;
+        int r = z->rows(z, patch, arc_bits_block(out, c), &used);
+        if (r) return r < 0 ? -1 : (out->kind = kind, 1);
+    }
     int r = arc_bits_get_wide(rt, patch, &b);
     if (r <= 0) return r;
     if (arc_bits_init_wide(rt, out)) return -1;
