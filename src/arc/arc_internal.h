@@ -144,7 +144,7 @@ struct tdm_arc_rt {
         const tdm_arc_val *fn, *arg;
         tdm_arc_val *r;
         int depth; /* rt->depth where the kept call began */
-        int twin;  /* r is a set the call made: each giving is a twin of it (arc_fresh_sets) */
+        int fresh; /* arc_fresh_sets of r (ARC_FRESH_SET: each giving is a twin of it) */
     } *memo;
     /* The row masks of the patches a pair reader (manhattan, adjacent, gravitate, hmatching, vmatching:
        prim_geom.c) read last, by value (values never change; reset forgets them): ARC_ROWS_N entries, each
@@ -269,6 +269,12 @@ static inline int arc_fresh_sets(const tdm_arc_rt *rt, arc_at at, const tdm_arc_
             return ARC_FRESH_NONE; /* a position */
     }
     return arc_fresh_sets_slow(rt, at, v);
+}
+/* A kept result v given again, fresh being arc_fresh_sets's word on it (not ARC_FRESH_HELD): v, or its
+ * twin when the call made it. NULL out of memory. */
+tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s);
+static inline tdm_arc_val *arc_given_again(tdm_arc_rt *rt, int fresh, tdm_arc_val *v) {
+    return fresh == ARC_FRESH_SET ? arc_set_twin(rt, v) : v;
 }
 /* Lists a deferred concatenation's items now (no-op for anything else): 0, or -1 out of memory (rt's
  * error set; the tuple reads as empty). arc_cat_listed is the inline check for readers of any tuple. */
@@ -413,10 +419,9 @@ tdm_arc_val *arc_set_minus_where(tdm_arc_rt *rt, tdm_arc_val *a, uint32_t bn, in
                                  void *ctx);
 /* Moves src's table into dst (a lazy set being laid out) and clears dst's laziness; src is spent. */
 void arc_set_take(tdm_arc_val *dst, tdm_arc_val *src);
-/* A distinct frozenset of s's value and layout (a header of its own over s's table, or over s's maker while
- * s is lazy: each is laid out when read): the second of two equal sets a call made again would make
- * (arc_fresh_sets). NULL out of memory (rt's error set). */
-tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s);
+/* arc_set_twin (declared with arc_given_again): a distinct frozenset of s's value and layout (a header of
+ * its own over s's table, or over s's maker while s is lazy: each is laid out when read), the second of
+ * two equal sets a call made again would make (arc_fresh_sets). NULL out of memory (rt's error set). */
 /* arc_set_take of r, the result of dst's recipe (NULL: the recipe failed, rt's error set), laid out first:
  * 0, or -1 when r is NULL, or not a set of dst's size (reported as an internal error). */
 int arc_set_take_recipe(tdm_arc_rt *rt, tdm_arc_val *dst, tdm_arc_val *r);

@@ -130,12 +130,12 @@ static tdm_arc_val *kept(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x) {
         memset(rt->memo, 0, ARC_MEMO_N * sizeof *rt->memo);
     }
     struct arc_memo *m = &rt->memo[((uintptr_t)fn ^ (uintptr_t)x * 31) / sizeof(tdm_arc_val) % ARC_MEMO_N];
-    if (m->fn == fn && m->arg == x && rt->depth <= m->depth) return m->twin ? arc_set_twin(rt, m->r) : m->r;
+    if (m->fn == fn && m->arg == x && rt->depth <= m->depth) return arc_given_again(rt, m->fresh, m->r);
     int serial = rt->serial, depth = rt->depth, fresh;
     arc_at at = arc_at_now(rt);
     tdm_arc_val *r = arc_call1(rt, fn, x);
     if (r && !rt->failed && rt->serial == serial && (fresh = arc_fresh_sets(rt, at, r)) != ARC_FRESH_HELD)
-        m->fn = fn, m->arg = x, m->r = r, m->depth = depth, m->twin = fresh == ARC_FRESH_SET;
+        m->fn = fn, m->arg = x, m->r = r, m->depth = depth, m->fresh = fresh;
     return r;
 }
 
@@ -231,7 +231,7 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
         if (look && seen[h = (unsigned)((uintptr_t)v >> 4 ^ (uintptr_t)v >> 8) & 15] == v) {
             int fresh = arc_fresh_sets(rt, at, got[h]);
             if (fresh != ARC_FRESH_HELD) {
-                if (!(out[k] = fresh ? arc_set_twin(rt, got[h]) : got[h])) return 1;
+                if (!(out[k] = arc_given_again(rt, fresh, got[h]))) return 1;
                 continue;
             }
         }
@@ -263,7 +263,7 @@ static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_
             if (w->kept[i].fn == f && w->kept[i].x == x && w->kept[i].d >= d) {
                 uint32_t k = 0;
                 for (int fresh; k < n && (fresh = arc_fresh_sets(rt, w->kept[i].at, w->kept[i].out[k])) != ARC_FRESH_HELD; k++)
-                    if (!(out[k] = fresh ? arc_set_twin(rt, w->kept[i].out[k]) : w->kept[i].out[k])) return 1;
+                    if (!(out[k] = arc_given_again(rt, fresh, w->kept[i].out[k]))) return 1;
                 if (k == n) return 0;
                 break; /* a tuple holding a set the call made: the calls again */
             }

@@ -87,8 +87,8 @@ static tdm_arc_val *tree(tdm_arc_rt *rt, int in, int out, int depth) {
         int b = (int)tu_below(&rng, NB);
         for (int tries = 0; tries < 30 && binary[b].out != out; tries++) b = (int)tu_below(&rng, NB);
         a[0] = arc_prim_val(binary[b].id), a[1] = tree(rt, in, binary[b].a, depth + 1), a[2] = tree(rt, in, binary[b].b, depth + 1);
-        /* one closure on both sides: marked (kept()). Under intersection or combine, a kept set given twice
-           would take CPython's copy shortcut (a & a), where the reference meets two equal sets */
+        /* one closure on both sides: marked (kept()). Under intersection, a kept set given twice as one
+           object would take CPython's copy shortcut (a & a), where the reference meets two equal sets */
         if (tu_below(&rng, 3) == 0) a[2] = a[1];
         f = arc_p_fork(rt, a);
         break;
