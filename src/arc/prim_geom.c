@@ -116,7 +116,9 @@ tdm_arc_val *arc_p_hline(tdm_arc_rt *rt, tdm_arc_val **a) { return line(rt, a[0]
 typedef struct {
     const uint32_t *a, *b; /* in rt->rows (kept for the next call: an lbind'ed patch is asked again), or pt */
     uint32_t ra, rb;       /* bit i: row i of a (of b) is not empty */
+    uint32_t *ca, *cb;     /* the columns in use (cols_of) when not 0: the kept entry's cols, or pc */
     uint32_t pt[2][32];    /* a one-position side's row (arc_bits_point): only that row is written */
+    uint32_t pc[2];        /* its column */
 } rows2;
 
 /* The columns in use in rows (those in used). */
@@ -125,6 +127,9 @@ static uint32_t cols_of(const uint32_t *rows, uint32_t used) {
     for (; used; used &= used - 1) c |= rows[__builtin_ctz(used)];
     return c;
 }
+
+/* The columns in use in rows, kept in *c (0: not yet; a kept patch is not empty). */
+static uint32_t cols_in(uint32_t *c, const uint32_t *rows, uint32_t used) { return *c ? *c : (*c = cols_of(rows, used)); }
 
 /* v's home entry in rt->rows (by address: values are at least 32 bytes apart). */
 static int rows_home(const tdm_arc_val *v) { return (int)((uintptr_t)v >> 5 ^ (uintptr_t)v >> 9) & (ARC_ROWS_N - 1); }
@@ -162,10 +167,10 @@ static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
         tdm_arc_val *v = pa ? b : a;
         int e = pa && pb ? 0 : rows_kept(rt, v);
         if (e < 0 && (ok = rows_keep(rt, -1, v, &e)) <= 0) return ok;
-        if (pa) r->pt[0][ia] = ma, r->a = r->pt[0], r->ra = 1u << ia;
-        else r->a = rt->rows[e].m, r->ra = rt->rows[e].used;
-        if (pb) r->pt[1][ib] = mb, r->b = r->pt[1], r->rb = 1u << ib;
-        else r->b = rt->rows[e].m, r->rb = rt->rows[e].used;
+        if (pa) r->pt[0][ia] = r->pc[0] = ma, r->a = r->pt[0], r->ra = 1u << ia, r->ca = &r->pc[0];
+        else r->a = rt->rows[e].m, r->ra = rt->rows[e].used, r->ca = &rt->rows[e].cols;
+        if (pb) r->pt[1][ib] = r->pc[1] = mb, r->b = r->pt[1], r->rb = 1u << ib, r->cb = &r->pc[1];
+        else r->b = rt->rows[e].m, r->rb = rt->rows[e].used, r->cb = &rt->rows[e].cols;
         return 1;
     }
     int ea = rows_kept(rt, a), eb = rows_kept(rt, b);
@@ -175,6 +180,7 @@ static int rows2_of(tdm_arc_rt *rt, tdm_arc_val *a, tdm_arc_val *b, rows2 *r) {
         else if ((ok = rows_keep(rt, ea, b, &eb)) <= 0) return ok;
     }
     r->a = rt->rows[ea].m, r->ra = rt->rows[ea].used, r->b = rt->rows[eb].m, r->rb = rt->rows[eb].used;
+    r->ca = &rt->rows[ea].cols, r->cb = &rt->rows[eb].cols;
     return 1;
 }
 
@@ -197,17 +203,31 @@ static int64_t row_gap(uint32_t a, uint32_t b, int64_t dj, int64_t cap) {
     return best;
 }
 
-/* manhattan(shift(a, (di, dj)), b): the smallest row distance plus gap over the pairs of non-empty rows,
- * skipping the pairs whose row distance alone reaches the best so far. */
-static int64_t manhattan_rows(const rows2 *r, int64_t di, int64_t dj) {
+/* manhattan(a, b): the smallest row distance plus gap over the pairs of non-empty rows. No pair comes
+ * nearer than the boxes' distance (rows apart plus columns apart), and the rows that face each other (a's
+ * last and b's first when a lies above b, the rows both hold when their rows overlap) most often reach it:
+ * those first, done when they do. Then every pair, skipping those whose row distance alone reaches the
+ * best so far. */
+static int64_t manhattan_rows(const rows2 *r) {
+    int ta = __builtin_ctz(r->ra), ba = 31 - __builtin_clz(r->ra), tb = __builtin_ctz(r->rb), bb = 31 - __builtin_clz(r->rb);
+    uint32_t ca = cols_in(r->ca, r->a, r->ra), cb = cols_in(r->cb, r->b, r->rb);
+    int la = __builtin_ctz(ca), ha = 31 - __builtin_clz(ca), lb = __builtin_ctz(cb), hb = 31 - __builtin_clz(cb);
+    int64_t low = (tb > ba ? tb - ba : ta > bb ? ta - bb : 0) + (lb > ha ? lb - ha : la > hb ? la - hb : 0);
     int64_t best = INT64_MAX;
-    for (uint32_t x = r->ra; x; x &= x - 1) {
+    if (tb > ba) best = tb - ba + row_gap(r->a[ba], r->b[tb], 0, INT64_MAX);
+    else if (ta > bb) best = ta - bb + row_gap(r->a[ta], r->b[bb], 0, INT64_MAX);
+    else
+        for (uint32_t x = r->ra & r->rb; x && best > low; x &= x - 1) {
+            int64_t h = row_gap(r->a[__builtin_ctz(x)], r->b[__builtin_ctz(x)], 0, best);
+            if (h < best) best = h;
+        }
+    for (uint32_t x = r->ra; x && best > low; x &= x - 1) {
         int i = __builtin_ctz(x);
         for (uint32_t y = r->rb; y; y &= y - 1) {
             int k = __builtin_ctz(y);
-            int64_t dr = llabs(i + di - k);
+            int64_t dr = i > k ? i - k : k - i;
             if (dr >= best) continue;
-            int64_t h = row_gap(r->a[i], r->b[k], dj, best - dr);
+            int64_t h = row_gap(r->a[i], r->b[k], 0, best - dr);
             if (dr + h < best) best = dr + h;
         }
     }
@@ -268,14 +288,12 @@ static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const ch
     if (arc_defer(rt) && (ea = rows_kept(rt, a[0])) >= 0 && (eb = rows_kept(rt, a[1])) >= 0) { /* both kept: a pair's */
         struct arc_rows *x = &rt->rows[ea], *y = &rt->rows[eb];
         if (!cols) return arc_bool((x->used & y->used) != 0);
-        if (!x->cols) x->cols = cols_of(x->m, x->used); /* (a patch kept is not empty) */
-        if (!y->cols) y->cols = cols_of(y->m, y->used);
-        return arc_bool((x->cols & y->cols) != 0);
+        return arc_bool((cols_in(&x->cols, x->m, x->used) & cols_in(&y->cols, y->m, y->used)) != 0);
     }
     rows2 rr;
     int fit = rows2_of(rt, a[0], a[1], &rr);
     ARC_TRYI(fit);
-    if (fit) return arc_bool(cols ? (cols_of(rr.a, rr.ra) & cols_of(rr.b, rr.rb)) != 0 : (rr.ra & rr.rb) != 0);
+    if (fit) return arc_bool(cols ? (cols_in(rr.ca, rr.a, rr.ra) & cols_in(rr.cb, rr.b, rr.rb)) != 0 : (rr.ra & rr.rb) != 0);
     arc_pos *p, *q;
     uint32_t n, m;
     ARC_TRYI(arc_positions(rt, a[0], 0, &p, &n, who));
@@ -308,7 +326,7 @@ static int manhattan(tdm_arc_rt *rt, tdm_arc_val **a, int64_t *out, const char *
     int i;
     if (fit && !adj && single(rr.a, rr.ra, &i)) return *out = manhattan_point(rr.b, rr.rb, i, rr.a[i]), 0;
     if (fit && !adj && single(rr.b, rr.rb, &i)) return *out = manhattan_point(rr.a, rr.ra, i, rr.b[i]), 0;
-    if (fit) return *out = adj ? touch_rows(&rr, 0, 0) == 1 : manhattan_rows(&rr, 0, 0), 0;
+    if (fit) return *out = adj ? touch_rows(&rr, 0, 0) == 1 : manhattan_rows(&rr), 0;
     arc_pos *p, *q;
     uint32_t n, m;
     if (arc_positions(rt, a[0], 0, &p, &n, who) || arc_positions(rt, a[1], 0, &q, &m, who)) return -1;
@@ -693,7 +711,7 @@ tdm_arc_val *arc_p_gravitate(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(fit);
     if (fit) {
         int64_t i = 0, j = 0, c = 0;
-        if (cols_of(rr.a, rr.ra) & cols_of(rr.b, rr.rb)) i = si < di ? 1 : -1;
+        if (cols_in(rr.ca, rr.a, rr.ra) & cols_in(rr.cb, rr.b, rr.rb)) i = si < di ? 1 : -1;
         else j = sj < dj ? 1 : -1;
         while (touch_rows(&rr, c * i, c * j) != 1 && c < 42) c++;
         return arc_ipair(rt, c * i, c * j);
