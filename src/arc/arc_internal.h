@@ -232,6 +232,10 @@ tdm_arc_val *arc_cell(tdm_arc_rt *rt, int64_t c, int64_t i, int64_t j); /* (c, (
 #define ARC_POS_HI 32
 #define ARC_POS_N (ARC_POS_HI - ARC_POS_LO + 1)
 extern tdm_arc_val arc_pos_vals[ARC_POS_N * ARC_POS_N], arc_cell_vals[10 * ARC_POS_N * ARC_POS_N];
+/* Whether v is one of the interned positions or cells (they hold ints only). */
+static inline int arc_is_interned_pair(const tdm_arc_val *v) {
+    return (uintptr_t)v - (uintptr_t)arc_pos_vals < sizeof arc_pos_vals || (uintptr_t)v - (uintptr_t)arc_cell_vals < sizeof arc_cell_vals;
+}
 tdm_arc_val *arc_prim_val(int id);
 tdm_arc_val *arc_closure(tdm_arc_rt *rt, int fkind, int arity, tdm_arc_val *a, tdm_arc_val *b, tdm_arc_val *c);
 
@@ -731,6 +735,10 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
  * the masks, as arc_bits_rows lays it out: row index into *row, that row's mask into *bits: 1, or 0 for
  * any other s (deferred, more elements, another element, out of range). Reads nothing else. */
 int arc_bits_point(const tdm_arc_val *s, int *row, uint32_t *bits);
+/* manhattan over a column (prim_geom.c): out[k] = manhattan(c, x[k]) (manhattan(x[k], c) when c_first is
+ * 0), each call at depth d, c's rows read once and a member of one position measured from them. 0 done;
+ * 1 not taken (c is not a patch that fits the masks), nothing called; -1 a call raised or memory ran out. */
+int arc_manhattan_column(tdm_arc_rt *rt, tdm_arc_val *c, int c_first, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d);
 /* The frozenset with b's elements whose layout is eager(rt, args) (the primitive's own form, args copied:
  * nargs <= 3), made when something reads it; b's memory passes to the set. NULL out of memory. */
 tdm_arc_val *arc_bits_set(tdm_arc_rt *rt, arc_bits *b, arc_prim_fn eager, tdm_arc_val **args, int nargs);

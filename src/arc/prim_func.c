@@ -198,6 +198,10 @@ static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int
     tdm_arc_rt *rt = w->rt;
     int direct = !lazy && arc_is_func(g) && g->fkind == ARC_FN_PRIM && g->arity == 2 && d < ARC_MAX_DEPTH;
     arc_prim_fn fn = direct ? arc_prim_table_fn(g->u.fn.prim) : NULL;
+    if (direct && g->u.fn.prim == ARC_P_manhattan && !sa != !sb) { /* lbind(manhattan, patch): its rows once */
+        int r = arc_manhattan_column(rt, sa ? b[0] : a[0], !sa, n, sa ? a : b, out, d + 1);
+        if (r <= 0) return r != 0;
+    }
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val *args[2] = {a[k * (uint32_t)sa], b[k * (uint32_t)sb]};
         if (direct) rt->depth = d + 1, out[k] = fn(rt, args);

@@ -3,8 +3,8 @@
  * in CPython's order. Seeded random closure trees (compose, chain, fork, matcher, rbind, lbind over
  * primitives of patches, ints, bools and position pairs; some shared by a fork's two branches, some making a
  * closure per call, some ill-typed so that calls raise) are passed to sfilter, mfilter, apply, mapply,
- * argmax, argmin and extract over the objects of random grids, those objects as a tuple, and their product
- * (pairs read by first and last): the same value or the same error, and as many closures made. Then
+ * argmax, argmin and extract over the objects of random grids, those objects as a tuple, their product
+ * (pairs read by first and last), and the grid's positions each in a set of its own: the same value or the same error, and as many closures made. Then
  * results that hold closures (their hashes follow the serial numbers), and calls near the recursion limit. */
 #include "arc_test_util.h"
 
@@ -143,7 +143,7 @@ static void same(tdm_arc_val *res[2]) {
 static void round_of(void) {
     int h = 1 + (int)tu_below(&rng, 12), w = 1 + (int)tu_below(&rng, 12), cells[144], ncol = 1 + (int)tu_below(&rng, 4);
     for (int k = 0; k < h * w; k++) cells[k] = tu_below(&rng, 3) ? 0 : 1 + (int)tu_below(&rng, (uint64_t)ncol);
-    int flags = (int)tu_below(&rng, 8), which = (int)tu_below(&rng, 7), over = (int)tu_below(&rng, 3);
+    int flags = (int)tu_below(&rng, 8), which = (int)tu_below(&rng, 7), over = (int)tu_below(&rng, 4);
     uint64_t seed = tu_below(&rng, UINT64_MAX);
     tdm_arc_val *res[2];
     for (int s = 0; s < 2; s++) {
@@ -161,6 +161,8 @@ static void round_of(void) {
         if (over == 1) c = arc_p_totuple(rt, &objs); /* apply's and mapply's ordered paths */
         if (over == 2 && objs->n <= 12) /* pairs, read through first and last */
             a[0] = a[1] = objs, c = arc_p_product(rt, a), in = TX;
+        if (over == 3) /* one-position sets (apply(initset, asindices(g))): manhattan reads them in place */
+            a[0] = arc_prim_val(ARC_P_initset), a[1] = arc_p_asindices(rt, &g), c = arc_p_apply(rt, a);
         assert_non_null(c);
         int out = which <= 1 || which == 6 ? TB : which <= 3 ? TP : TI;
         closure_nodes = 0;
