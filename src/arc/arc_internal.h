@@ -679,8 +679,8 @@ int arc_bits_init_wide(tdm_arc_rt *rt, arc_bits *b);
  * out. 0, or -1 out of memory. */
 int arc_bits_put(arc_bits *b, int64_t c, int64_t i, int64_t j);
 /* arc_bits_put of the n points (i + k di, j + k dj), k = 0..n-1 (di, dj each -1, 0 or 1), in that order,
- * with room for the keys reserved once (a line of connect or shoot, most of it often off the masks). 0, or
- * -1 out of memory. */
+ * with room for the keys reserved once (a line of connect or shoot, most of it often off the masks). Its two
+ * ends must pass arc_key_ok (then all its points do). 0, or -1 out of memory. */
 int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, int64_t dj, uint32_t n);
 /* Room in a wide b's out for m more keys: 0, or -1 out of memory. */
 int arc_bits_reserve(arc_bits *b, uint32_t m);

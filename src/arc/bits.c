@@ -84,9 +84,12 @@ int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, i
     fit_steps(i, di, &lo, &hi), fit_steps(j, dj, &lo, &hi);
     if (hi < lo) lo = hi = n; /* none fits: all keys */
     if ((int64_t)n - (hi - lo) > 0 && arc_bits_reserve(b, (uint32_t)((int64_t)n - (hi - lo)))) return -1;
-    for (int64_t k = 0; k < lo; k++) b->out[b->nout++] = arc_bits_key(c, i + k * di, j + k * dj);
+    /* the keys of a run step by a constant: its ends are valid keys, so no field leaves its range */
+    uint64_t key = arc_bits_key(c, i, j), step = (uint64_t)(di * ((int64_t)1 << 24) + dj), *o = b->out + b->nout;
+    for (int64_t k = 0; k < lo; k++) *o++ = key + (uint64_t)k * step;
     for (int64_t k = lo; k < hi; k++) m[i + k * di + ARC_BITS_OFF] |= 1u << (j + k * dj + ARC_BITS_OFF);
-    for (int64_t k = hi; k < n; k++) b->out[b->nout++] = arc_bits_key(c, i + k * di, j + k * dj);
+    for (int64_t k = hi; k < n; k++) *o++ = key + (uint64_t)k * step;
+    b->nout = (uint32_t)(o - b->out);
     return 0;
 }
 
