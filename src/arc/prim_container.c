@@ -303,11 +303,16 @@ tdm_arc_val *arc_merge(tdm_arc_rt *rt, tdm_arc_val **a, int lazy) {
 /* max()/min() over container by key (NULL: the elements themselves): index of the winner, -1 on error.
  * n must be > 0. keys receives the winner's key. */
 static int64_t best_index(tdm_arc_rt *rt, arc_list *l, tdm_arc_val *keyfn, int gt, tdm_arc_val **key_out) {
-    tdm_arc_val *best = keyfn ? arc_call1(rt, keyfn, l->v[0]) : l->v[0];
+    /* a closure's keys by column first (the same calls; a call that raised is made again in order); a
+       comparison that raises then raises as the reference's does, after the keys before it */
+    tdm_arc_val **keys = keyfn && l->n >= 2 && arc_is_closure(keyfn) ? buf(rt, l->n) : NULL;
+    int col = keys ? arc_call_column(rt, keyfn, l->n, l->v, keys, 0) : 0;
+    if (col < 0) return -1;
+    tdm_arc_val *best = col ? keys[0] : keyfn ? arc_call1(rt, keyfn, l->v[0]) : l->v[0];
     if (!best) return -1;
     int64_t bi = 0;
     for (uint32_t k = 1; k < l->n; k++) {
-        tdm_arc_val *key = keyfn ? arc_call1(rt, keyfn, l->v[k]) : l->v[k];
+        tdm_arc_val *key = col ? keys[k] : keyfn ? arc_call1(rt, keyfn, l->v[k]) : l->v[k];
         if (!key) return -1;
         int r = arc_cmp(rt, key, best, gt);
         if (r < 0) return -1;
