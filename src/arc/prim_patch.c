@@ -102,7 +102,8 @@ static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return ar
 
 /* The positions of a set of cells or positions (a wide accumulator, colour c for cells): 1, 0 when they
  * do not fit, -1 out of memory. An object of objects() gives its kept row masks (arc_lazy.rows) without
- * an accumulator of its own cells. */
+ * an accumulator of its own cells: 2 then, out->rows set, and its patch->n cells are at distinct
+ * positions (one cell a position of the grid), so the set made from out holds patch->n (uncounted). */
 static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out, int kind, int c) {
     arc_bits b;
     arc_lazy *z = arc_is_set(patch) && patch->n ? patch->u.set.lazy : NULL;
@@ -110,7 +111,7 @@ static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out, int 
         uint32_t used;
         if (arc_bits_init_wide(rt, out)) return -1;
         int r = z->rows(z, patch, arc_bits_block(out, c), &used);
-        if (r) return r < 0 ? -1 : (out->kind = kind, 1);
+        if (r) return r < 0 ? -1 : (out->kind = kind, out->rows = used, 2);
     }
     int r = arc_bits_get_wide(rt, patch, &b);
     if (r <= 0) return r;
@@ -130,6 +131,7 @@ tdm_arc_val *arc_p_toindices(tdm_arc_rt *rt, tdm_arc_val **a) {
         arc_bits p;
         int r = position_bits(rt, a[0], &p, ARC_BITS_POS, 0);
         ARC_TRYI(r);
+        if (r == 2) return arc_bits_set_known(rt, &p, a[0]->n, NULL, toindices_eager, a, 1);
         if (r && p.kind == ARC_BITS_POS) return arc_bits_set(rt, &p, toindices_eager, a, 1);
     }
     return arc_toindices(rt, a[0]);
@@ -154,6 +156,7 @@ tdm_arc_val *arc_p_recolor(tdm_arc_rt *rt, tdm_arc_val **a) {
         arc_bits b;
         int r = position_bits(rt, a[1], &b, ARC_BITS_CELLS, c = (int)a[0]->u.i);
         ARC_TRYI(r);
+        if (r == 2) return arc_bits_set_known(rt, &b, a[1]->n, NULL, recolor_eager, a, 2);
         if (r) return arc_bits_set(rt, &b, recolor_eager, a, 2);
     }
     return recolor_eager(rt, a);
