@@ -131,6 +131,9 @@ struct tdm_arc_rt {
        those (pick[least]): ARC_PICK_UNKNOWN until found, -1 when it is not a grid of colours 0..9. */
     tdm_arc_val *pick_grid;
     int8_t pick[2];
+    /* The last grid whose colours were counted through its view (arc_grid_view_counts), and the counts. */
+    const tdm_arc_val *counts_of;
+    uint32_t counts[10];
     /* A deferred concatenation (cat.c) may be returned by a call made with arc_call_ex(..., lazy 1): that
        passes lazy on to the call whose result it returns (a closure's last call), and to a primitive as
        its own args array here while it runs, which the primitive takes with arc_take_lazy. */
@@ -515,6 +518,12 @@ void arc_colour_firsts(const uint8_t *c, uint32_t n, const uint32_t *count, uint
 /* mostcolor (least 0) or leastcolor (least 1) of the n bytes c as arc_colour_counts reads them (-1: n 0):
  * the first cells are found only for a tie. */
 int arc_bytes_pick(const uint8_t *c, uint32_t n, int least);
+/* The same from the counts already made (count[10], arc_colour_counts' of the same bytes). */
+int arc_bytes_pick_counted(const uint8_t *c, uint32_t n, const uint32_t *count, int least);
+/* The colour counts of grid g, whose view is v (arc_grid_view's): counted once for the last grid asked
+ * (rt->counts_of; reset forgets it), so that palette, mostcolor and fgpartition of one grid count once.
+ * The pointer is the runtime's, valid until the next call. */
+const uint32_t *arc_grid_view_counts(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v);
 #if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
 #define ARC_VEC_ADDR 1 /* the grid conversions' vector forms do arithmetic on 64-bit addresses */
 /* The indices of cells[0..3] in an array of values at base (their offsets d = address - base, d / 48,

@@ -140,6 +140,11 @@ int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     return 1;
 }
 
+const uint32_t *arc_grid_view_counts(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v) {
+    if (rt->counts_of != g) arc_colour_counts(v->c, (uint32_t)(v->h * v->w), rt->counts), rt->counts_of = g;
+    return rt->counts;
+}
+
 uint8_t *arc_grid_view_copy(tdm_arc_rt *rt, const arc_gview *v) {
     uint8_t *c = arc_grid_view_bytes(rt, v->h, v->w);
     if (c) memcpy(c, v->c, (size_t)v->h * (size_t)v->w);
@@ -223,8 +228,13 @@ void arc_colour_firsts(const uint8_t *c, uint32_t n, const uint32_t *count, uint
 }
 
 int arc_bytes_pick(const uint8_t *c, uint32_t n, int least) {
-    uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N];
+    uint32_t count[ARC_COLOURS_N];
     arc_colour_counts(c, n, count);
+    return arc_bytes_pick_counted(c, n, count, least);
+}
+
+int arc_bytes_pick_counted(const uint8_t *c, uint32_t n, const uint32_t *count, int least) {
+    uint32_t first[ARC_COLOURS_N];
     int best = arc_unique_best_count(count, least);
     if (best != -2) return best;
     arc_colour_firsts(c, n, count, first); /* a tie: the set's order decides, from the first cells */

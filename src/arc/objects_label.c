@@ -180,7 +180,8 @@ int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a) {
     /* mostcolor (spec §4.9) from the dense copy's counts, or as asked before of this grid */
     x->bg = !x->has_bg                                 ? -1
             : r && rt->pick_grid == g && rt->pick[0] >= 0 ? rt->pick[0]
-                                                          : arc_bytes_pick(x->col, (uint32_t)(h * w), 0);
+            : r ? arc_bytes_pick_counted(x->col, (uint32_t)(h * w), arc_grid_view_counts(rt, g, &gv), 0)
+                : arc_bytes_pick(x->col, (uint32_t)(h * w), 0);
     label(x, pr);
     return 0;
 }

@@ -159,7 +159,7 @@ static int grid_pick(tdm_arc_rt *rt, tdm_arc_val *g, int least, int64_t *out) {
         arc_gview v;
         int view = arc_grid_view(rt, g, &v);
         if (view < 0) return -1;
-        arc_pick_keep(rt, g, least, view ? arc_bytes_pick(v.c, (uint32_t)(v.h * v.w), least)
+        arc_pick_keep(rt, g, least, view ? arc_bytes_pick_counted(v.c, (uint32_t)(v.h * v.w), arc_grid_view_counts(rt, g, &v), least)
                                     : grid_counts(g, count, first) ? arc_pick_colour_of_counts(count, first, least) : -1);
     }
     if (rt->pick[least] < 0) return 0;

@@ -78,9 +78,9 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
         /* a grid's bytes: its colours inserted in the order they are first met, the table that inserting
            every cell gives (a set ignores an element it holds) */
         ARC_TRYI(known);
-        uint32_t count[ARC_COLOURS_N], first[ARC_COLOURS_N], cols = 0, n = (uint32_t)(gv.h * gv.w);
+        uint32_t first[ARC_COLOURS_N], cols = 0, n = (uint32_t)(gv.h * gv.w);
         int order[ARC_COLOURS_N];
-        arc_colour_counts(gv.c, n, count);
+        const uint32_t *count = arc_grid_view_counts(rt, e, &gv);
         for (int k = 0; k < ARC_COLOURS_N; k++) cols |= (uint32_t)(count[k] != 0) << k;
         if (colours_order_free(cols)) /* any order gives the table: ascending, with no first cells sought */
             for (int k = 0; k < ARC_COLOURS_N; k++) first[k] = count[k] ? (uint32_t)k : UINT32_MAX;

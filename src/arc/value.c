@@ -158,6 +158,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->serial = 0; /* closures are numbered from 1 in each run: a result never depends on the runs before */
     rt->lazy_args = NULL;
     rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
+    rt->counts_of = NULL;
     rt->empty_set = NULL;
     rt->memo = NULL; /* in the arena */
     for (int e = 0; rt->rows_any && e < ARC_ROWS_N; e++) rt->rows[e].key = NULL;
