@@ -84,7 +84,21 @@ static tdm_arc_val *scan(tdm_arc_rt *rt, tdm_arc_val *g, tdm_arc_val *value, con
     return s;
 }
 
-static tdm_arc_val *ofcolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], a[1], "ofcolor"); }
+/* ofcolor's recipe: scan's insertions, from the grid's bytes when it has a view (every cell an int 0..9,
+ * so a cell equals the value when its colour does) and the value is a colour. */
+static tdm_arc_val *ofcolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_gview v;
+    int r = arc_is_int(a[1]) && a[1]->u.i >= 0 && a[1]->u.i < ARC_COLOURS_N ? arc_grid_view(rt, a[0], &v) : 0;
+    ARC_TRYI(r);
+    if (!r) return scan(rt, a[0], a[1], "ofcolor");
+    tdm_arc_val *s = arc_set_new(rt);
+    ARC_TRY(s);
+    const uint8_t c = (uint8_t)a[1]->u.i;
+    for (int i = 0; i < v.h; i++)
+        for (int j = 0; j < v.w; j++)
+            if (v.c[i * v.w + j] == c && arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;
+    return s;
+}
 
 tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (arc_defer(rt)) {
