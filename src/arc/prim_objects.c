@@ -262,6 +262,22 @@ static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val **a, const ar
     return arc_bits_set(rt, &b, colour_object, a, 2);
 }
 
+/* colour_object_bits from the grid's bytes (v): the colour's row masks compared, its count (n, not 0) the
+ * grid's. */
+static tdm_arc_val *colour_object_view(tdm_arc_rt *rt, tdm_arc_val **a, const arc_gview *v, uint32_t n) {
+    arc_bits b;
+    int c = (int)a[1]->u.i;
+    if (arc_bits_init(rt, &b)) return NULL;
+    b.kind = ARC_BITS_CELLS;
+    uint32_t *m = arc_bits_block(&b, c), rows = 0;
+    for (int i = 0; i < v->h; i++) {
+        uint32_t r = arc_gview_row_mask(v, i, c);
+        m[i + ARC_BITS_OFF] = r << ARC_BITS_OFF, rows |= (uint32_t)(r != 0) << (i + ARC_BITS_OFF);
+    }
+    b.rows = rows;
+    return arc_bits_set_known(rt, &b, n, NULL, colour_object, a, 2);
+}
+
 /* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells; with
  * deferred layouts when the grid fits the masks and every colour is 0..9. */
 static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colours, const char *who) {
@@ -273,6 +289,20 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
     const uint32_t *cm = NULL;
     int bits = arc_defer(rt);
     for (uint32_t k = 0; k < cl.n && bits; k++) bits = arc_is_int(cl.v[k]) && cl.v[k]->u.i >= 0 && cl.v[k]->u.i < ARC_COLOURS_N;
+    arc_gview gv;
+    int view = bits ? arc_grid_view(rt, grid, &gv) : 0;
+    ARC_TRYI(view);
+    if (view) { /* the grid's bytes: only the colours asked for are compared, and counted once */
+        const uint32_t *count = arc_grid_view_counts(rt, grid, &gv);
+        for (uint32_t k = 0; k < cl.n; k++) {
+            tdm_arc_val *args[2] = {grid, cl.v[k]};
+            uint32_t n = count[cl.v[k]->u.i];
+            tdm_arc_val *o = n ? colour_object_view(rt, args, &gv, n) : colour_object(rt, args);
+            ARC_TRY(o);
+            if (arc_set_add(rt, out, o)) return NULL;
+        }
+        return out;
+    }
     if (bits) {
         arc_mark mk = arc_mark_of(rt);
         if (arc_read_grid(rt, grid, &g, who)) { /* a grid the port reads only as tuples: the cell-by-cell way */
