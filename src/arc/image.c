@@ -267,7 +267,7 @@ int arc_filter_union(tdm_arc_rt *rt, tdm_arc_val **a, arc_prim_fn recipe, tdm_ar
     return 1;
 }
 
-int arc_holds_function(tdm_arc_val *v) {
+int arc_holds_function_deep(tdm_arc_val *v) {
     if (arc_is_func(v)) return 1;
     if (arc_tuple_is_lazy(v) || arc_is_interned_pair(v)) return 0; /* a lazy tuple's parts are sets of positions or cells */
     if (arc_is_tuple(v)) {
