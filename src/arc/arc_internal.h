@@ -796,11 +796,12 @@ int arc_fn_reads_first(const tdm_arc_val *f);
  * function sends it back to 0 too. */
 /* Whether v holds a function value (whose hash is its serial number, which another order of calls would
  * change): v itself, or an item or element at any depth. */
-int arc_holds_function_deep(tdm_arc_val *v);
+int arc_holds_function_deep(tdm_arc_val *v); /* a tuple (not an interned pair) or a laid-out set */
 static inline int arc_holds_function(tdm_arc_val *v) {
     if (v->kind == TDM_ARC_FUNC) return 1;
-    if ((v->kind != TDM_ARC_TUPLE && v->kind != TDM_ARC_FSET) || (v->kind == TDM_ARC_FSET && v->u.set.lazy)) return 0;
-    return arc_holds_function_deep(v); /* lazy sets hold cells, positions, objects or their sets */
+    if (v->kind == TDM_ARC_TUPLE) return !arc_is_interned_pair(v) && arc_holds_function_deep(v);
+    /* lazy sets hold cells, positions, objects or their sets */
+    return v->kind == TDM_ARC_FSET && !v->u.set.lazy && arc_holds_function_deep(v);
 }
 int arc_call_column(tdm_arc_rt *rt, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int lazy);
 

@@ -268,16 +268,15 @@ int arc_filter_union(tdm_arc_rt *rt, tdm_arc_val **a, arc_prim_fn recipe, tdm_ar
 }
 
 int arc_holds_function_deep(tdm_arc_val *v) {
-    if (arc_is_func(v)) return 1;
-    if (arc_tuple_is_lazy(v) || arc_is_interned_pair(v)) return 0; /* a lazy tuple's parts are sets of positions or cells */
     if (arc_is_tuple(v)) {
+        if (arc_tuple_is_lazy(v)) return 0; /* its parts are sets of positions or cells */
         for (uint32_t k = 0; k < v->n; k++) /* ints (most items: a cell's colour, a position's two) not called on */
             if (!arc_is_int(v->u.items[k]) && arc_holds_function(v->u.items[k])) return 1;
-    } else if (arc_is_set(v) && !v->u.set.lazy) { /* lazy sets hold cells, positions, objects or their sets */
-        for (uint32_t s = 0; s <= v->u.set.mask; s++) {
-            tdm_arc_val *e = v->u.set.tab[s].key;
-            if (e && e != ARC_DUMMY && !arc_is_int(e) && !arc_is_interned_pair(e) && arc_holds_function(e)) return 1;
-        }
+        return 0;
+    }
+    for (uint32_t s = 0; s <= v->u.set.mask; s++) {
+        tdm_arc_val *e = v->u.set.tab[s].key;
+        if (e && e != ARC_DUMMY && !arc_is_int(e) && arc_holds_function(e)) return 1;
     }
     return 0;
 }

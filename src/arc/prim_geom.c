@@ -343,9 +343,10 @@ tdm_arc_val *arc_p_manhattan(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 int arc_manhattan_column(tdm_arc_rt *rt, tdm_arc_val *c, int c_first, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d) {
     uint32_t rows[32], used, bit;
-    int e = arc_is_set(c) && c->n ? rows_kept(rt, c) : -1, i, ok = 1;
+    if (!arc_is_set(c) || !c->n) return 1;
+    int e = rows_kept(rt, c), i, ok;
     if (e >= 0) memcpy(rows, rt->rows[e].m, sizeof rows), used = rt->rows[e].used; /* (a call below may evict it) */
-    else if (!arc_is_set(c) || !c->n || (ok = arc_bits_rows(c, rows, &used)) <= 0) return ok < 0 ? -1 : 1;
+    else if ((ok = arc_bits_rows(c, rows, &used)) <= 0) return ok < 0 ? -1 : 1;
     for (uint32_t k = 0; k < n; k++) {
         if (arc_is_set(x[k]) && arc_bits_point(x[k], &i, &bit)) {
             if (!(out[k] = arc_int(rt, manhattan_point(rows, used, i, bit)))) return -1;

@@ -250,31 +250,20 @@ static tdm_arc_val *colour_object(tdm_arc_rt *rt, tdm_arc_val **a) {
     return o;
 }
 
-/* colour_object(a) deferred, for a grid read as g (its colour masks cm) and a colour 0..9: its cells are
- * that colour's masks. NULL out of memory. */
-static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val **a, const arc_grid *g, const uint32_t *cm) {
+/* colour_object(a) deferred, for a colour 0..9 of a grid of h rows: its cells are that colour's row masks
+ * rows[i * stride], i < h, and n of them (0: counted here). NULL out of memory. */
+static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val **a, int h, const uint32_t *rows, size_t stride,
+                                       uint32_t n) {
     arc_bits b;
-    int64_t c = a[1]->u.i;
     if (arc_bits_init(rt, &b)) return NULL;
     b.kind = ARC_BITS_CELLS;
-    uint32_t *m = arc_bits_block(&b, (int)c);
-    for (int i = 0; i < g->h; i++) m[i + ARC_BITS_OFF] = cm[(size_t)i * ARC_COLOURS_N + c] << ARC_BITS_OFF;
-    return arc_bits_set(rt, &b, colour_object, a, 2);
-}
-
-/* colour_object_bits from the grid's bytes (v): the colour's row masks compared, its count (n, not 0) the
- * grid's. */
-static tdm_arc_val *colour_object_view(tdm_arc_rt *rt, tdm_arc_val **a, const arc_gview *v, uint32_t n) {
-    arc_bits b;
-    int c = (int)a[1]->u.i;
-    if (arc_bits_init(rt, &b)) return NULL;
-    b.kind = ARC_BITS_CELLS;
-    uint32_t *m = arc_bits_block(&b, c), rows = 0;
-    for (int i = 0; i < v->h; i++) {
-        uint32_t r = arc_gview_row_mask(v, i, c);
-        m[i + ARC_BITS_OFF] = r << ARC_BITS_OFF, rows |= (uint32_t)(r != 0) << (i + ARC_BITS_OFF);
+    uint32_t *m = arc_bits_block(&b, (int)a[1]->u.i), used = 0;
+    for (int i = 0; i < h; i++) {
+        uint32_t r = rows[(size_t)i * stride];
+        m[i + ARC_BITS_OFF] = r << ARC_BITS_OFF, used |= (uint32_t)(r != 0) << (i + ARC_BITS_OFF);
     }
-    b.rows = rows;
+    if (!n) return arc_bits_set(rt, &b, colour_object, a, 2);
+    b.rows = used;
     return arc_bits_set_known(rt, &b, n, NULL, colour_object, a, 2);
 }
 
@@ -296,8 +285,10 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
         const uint32_t *count = arc_grid_view_counts(rt, grid, &gv);
         for (uint32_t k = 0; k < cl.n; k++) {
             tdm_arc_val *args[2] = {grid, cl.v[k]};
-            uint32_t n = count[cl.v[k]->u.i];
-            tdm_arc_val *o = n ? colour_object_view(rt, args, &gv, n) : colour_object(rt, args);
+            int c = (int)cl.v[k]->u.i;
+            uint32_t rows[32]; /* (a view has at most 30 rows) */
+            for (int i = 0; i < gv.h; i++) rows[i] = arc_gview_row_mask(&gv, i, c);
+            tdm_arc_val *o = count[c] ? colour_object_bits(rt, args, gv.h, rows, 1, count[c]) : colour_object(rt, args);
             ARC_TRY(o);
             if (arc_set_add(rt, out, o)) return NULL;
         }
@@ -312,7 +303,7 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
         if (bits && g.h <= 32 - ARC_BITS_OFF && g.w <= 32 - ARC_BITS_OFF) ARC_TRY(cm = arc_grid_colour_rows(rt, grid, &g));
     }
     for (uint32_t k = 0; k < cl.n; k++) {
-        tdm_arc_val *args[2] = {grid, cl.v[k]}, *o = cm ? colour_object_bits(rt, args, &g, cm) : colour_object(rt, args);
+        tdm_arc_val *args[2] = {grid, cl.v[k]}, *o = cm ? colour_object_bits(rt, args, (int)g.h, cm + cl.v[k]->u.i, ARC_COLOURS_N, 0) : colour_object(rt, args);
         ARC_TRY(o);
         if (arc_set_add(rt, out, o)) return NULL;
     }
