@@ -704,7 +704,7 @@ static int mirror_bits(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager
 }
 
 static tdm_arc_val *mirror_of(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager) {
-    tdm_arc_val *out;
+    tdm_arc_val *out = NULL;
     if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
         int r = mirror_bits(rt, a, m, eager, &out);
         ARC_TRYI(r);

@@ -92,7 +92,7 @@ tdm_arc_val *arc_const_value(int k) {
 
 int tdm_arc_name_value(tdm_arc_rt *rt, const char *name, const tdm_arc_val **out) {
     if (!rt || !name || !out) return tdm_error(TDM_E_INVAL, "tdm_arc_name_value: NULL argument");
-    int id, k = arc_const_lookup(name);
+    int id = 0, k = arc_const_lookup(name);
     if (k >= 0) {
         *out = arc_const_value(k);
         return TDM_OK;
