@@ -357,8 +357,20 @@ tdm_arc_val *arc_p_frontiers(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_set_union(rt, fh, fv);
 }
 
+/* occurrences' normalize(obj): obj itself when it is a deferred set whose box starts at (0, 0), as when a
+ * program normalises it first (chain(occurrences, normalize, f)): its cells are normalize's, and only its
+ * cells are read here, not its layout. */
+static tdm_arc_val *normalized(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && arc_bits_of(a[0])) {
+        int64_t box[4];
+        arc_bits_box_of(a[0], box);
+        if (!box[0] && !box[1]) return a[0];
+    }
+    return arc_p_normalize(rt, a);
+}
+
 tdm_arc_val *arc_p_occurrences(tdm_arc_rt *rt, tdm_arc_val **a) {
-    tdm_arc_val *normed = arc_p_normalize(rt, &a[1]);
+    tdm_arc_val *normed = normalized(rt, &a[1]);
     ARC_TRY(normed);
     arc_grid g;
     ARC_TRYI(arc_read_grid0(rt, a[0], &g, "occurrences"));
