@@ -75,16 +75,25 @@ static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *ou
 #endif
 }
 
-/* prepare()'s pass over the runs: each run's row and columns, and per object its size, box and colour.
- * uni (a constant): the runs are of one colour (univalued), so an object's colour is any run's. */
+/* prepare()'s pass over the runs: each run's object, row and columns, and per object its size, box and
+ * colour. A run's parent is a smaller run, or itself at a root (labelling links the larger root under the
+ * smaller one), so in run order the parent's object is known: no find, and no branch (a root's entry is
+ * written first, then read back). uni (a constant): the runs are of one colour (univalued), so an object's
+ * colour is any run's. */
 static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uint32_t *size, const int uni) {
-    const int16_t *runobj = x->runobj;
+    int16_t *runobj = x->runobj;
+    const int16_t *par = x->rpar;
+    int next = 0;
     for (int i = 0; i < x->h; i++) {
         const uint8_t *cr = x->col + i * x->w;
         uint32_t st = x->start[i], en = x->end[i], ch = uni ? 0 : x->chg[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
+            int p = par[run];
+            runobj[run] = (int16_t)next, runobj[run] = runobj[p];
+            next += p == run;
             int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
-            x->run[run][0] = (uint8_t)i, x->run[run][1] = (uint8_t)j0, x->run[run][2] = (uint8_t)j1;
+            uint32_t at = (uint32_t)i | (uint32_t)j0 << 8 | (uint32_t)j1 << 16;
+            memcpy(x->run[run], &at, sizeof at); /* row, first and last columns: one store */
             size[r] += (uint32_t)(j1 - j0 + 1);
             uint8_t *b = x->box[r];
             b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
@@ -98,6 +107,7 @@ static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uin
             x->ucol[r] = (int8_t)((u == -2) | (u == rc) ? rc : -1);
         }
     }
+    runobj[x->nruns] = -1; /* background */
 }
 
 /* The objects' values: per object its cell count, box, colour and hash, and the lazy object values, in the
@@ -110,7 +120,6 @@ static int prepare(objs_ctx *x) {
     int h = x->h, w = x->w, n = h * w, nr = (int)x->nruns, k = (int)x->ncomp;
     pthread_once(&cell_mix_once, cell_mix_init);
     x->rid = arc_alloc(rt, (size_t)(n + 32) * sizeof *x->rid); /* rows are written 32 entries at a time */
-    x->rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->rroot);
     x->runobj = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runobj);
     x->run = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->run);
     x->comp = arc_alloc(rt, (size_t)n * sizeof *x->comp);
@@ -118,34 +127,16 @@ static int prepare(objs_ctx *x) {
     x->ucol = arc_alloc(rt, (size_t)k);
     x->box = arc_alloc(rt, (size_t)k * sizeof *x->box);
     uint32_t *size = arc_alloc(rt, (size_t)k * sizeof *size);
-    if (!cell_mix_ok || !x->rid || !x->rroot || !x->runobj || !x->run || !x->comp || !x->objs || !x->ucol || !x->box || !size)
+    if (!cell_mix_ok || !x->rid || !x->runobj || !x->run || !x->comp || !x->objs || !x->ucol || !x->box || !size)
         return nomem(rt);
-    int16_t *rroot = x->rroot, *runobj = x->runobj;
-    /* each run's root and object: a run's parent is a smaller run, or itself at a root (labelling links
-       the larger root under the smaller one), so in run order the parent's root and object are known: no
-       find, and no branch (a root's entries are written first, then read back) */
-    int next = 0;
-    const int16_t *par = x->rpar;
-    for (int r = 0; r < nr; r++) {
-        int p = par[r];
-        rroot[r] = (int16_t)r, rroot[r] = rroot[p];
-        runobj[r] = (int16_t)next, runobj[r] = runobj[p];
-        next += p == r;
-    }
-    rroot[nr] = (int16_t)nr, runobj[nr] = -1; /* background */
-    /* per object: size, box, colour, run by run (its hash waits for the first hash question); per run: its
-       row and columns */
+    /* per object: size, box, colour, run by run (its hash waits for the first hash question) */
     memset(size, 0, (size_t)k * sizeof *size);
     memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
     for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
     if (x->univalued) runs_measured(x, size, 1);
     else runs_measured(x, size, 0);
-    memset(x->objs, 0, (size_t)k * sizeof *x->objs);
-    for (int r = 0; r < k; r++) {
-        tdm_arc_val *o = &x->objs[r];
-        o->kind = TDM_ARC_FSET, o->n = size[r]; /* hashed 0: lazy_hash makes the hashes when first asked */
-        o->u.set.lazy = &x->z, o->u.set.part = (uint32_t)r;
-    }
+    for (int r = 0; r < k; r++) /* not hashed: lazy_hash makes the hashes when first asked */
+        x->objs[r] = (tdm_arc_val){.kind = TDM_ARC_FSET, .n = size[r], .u.set = {.lazy = &x->z, .part = (uint32_t)r}};
     x->prepared = 1;
     return 0;
 }
@@ -205,9 +196,13 @@ static int prepare_order(objs_ctx *x) {
     x->base = arc_alloc(rt, (size_t)k * sizeof *x->base);
     int16_t *root_at = arc_alloc(rt, (size_t)(n + 1) * sizeof *root_at);
     uint16_t *firstq = arc_alloc(rt, (size_t)(nr + 1) * sizeof *firstq);
-    if (!order || !x->disc || !x->bydisc || !x->seed || !x->base || !root_at || !firstq) return nomem(rt);
+    int16_t *rroot = arc_alloc(rt, (size_t)(nr + 1) * sizeof *rroot);
+    if (!order || !x->disc || !x->bydisc || !x->seed || !x->base || !root_at || !firstq || !rroot) return nomem(rt);
     run_ids(x);
-    const int16_t *rroot = x->rroot, *rid = x->rid;
+    const int16_t *rid = x->rid, *par = x->rpar;
+    /* each run's root (its parent's, in run order as runs_measured finds objects); background its own */
+    for (int r = 0; r < nr; r++) rroot[r] = (int16_t)r, rroot[r] = rroot[par[r]];
+    rroot[nr] = (int16_t)nr;
     /* each root's first place in asindices order: walking the order backwards, the last write is the first */
     for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
     /* the roots' first places marked (a byte each: setting bits would chain through memory), gathered into

@@ -32,7 +32,6 @@ typedef struct {
     /* made by prepare() on first need */
     int prepared, rids_ready, comp_ready, ordered, hashes_ready;
     int16_t *rid;      /* per cell: its run, nruns for background (run_ids(), for the readers of cells) */
-    int16_t *rroot;    /* per run: its root (entry nruns: itself, for background) */
     int16_t *runobj;   /* per run: its object (entry nruns: -1) */
     uint8_t (*run)[4]; /* per run: its row, first and last columns (later passes go run by run, not row by row) */
     int16_t *comp;     /* per cell: its object, -1 for background (filled by cell_objects) */
