@@ -60,12 +60,18 @@ static inline void own_parents(int16_t *par, uint32_t r0) {
 #endif
 }
 
+/* The runs of a row whose starts are s that begin at or left of column j (its 1-based run number there),
+ * with the CPU's popcnt instruction when hw (a constant: label_avx2 is built for it). */
+static inline __attribute__((always_inline)) int rank(uint32_t s, int j, const int hw) {
+    uint32_t m = s & ((2u << j) - 1u); /* j = 31: 2u << 31 wraps to 0, so all of s */
+    return hw ? __builtin_popcount(m) : arc_popc(m);
+}
+
 /* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp.
- * avx (a constant): the row compares as eq_mask_avx2. */
+ * avx (a constant): the row compares as eq_mask_avx2, and rank by popcnt. */
 static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_t (*pr)[PADW], const int avx) {
     int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
-    uint32_t full = (1u << w) - 1u, pfg = 0, nr = 0, merged = 0;
-    uint8_t ids[2][32];
+    uint32_t full = (1u << w) - 1u, pfg = 0, ps = 0, nr = 0, merged = 0;
     int16_t *par = x->rpar;
     for (int i = 0; i < h; i++) {
         const uint8_t *r = pr[i] + 1, *u = r - PADW;
@@ -85,43 +91,42 @@ static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_
         }
         x->start[i] = s, x->end[i] = e, x->rbase[i] = (uint16_t)nr, x->fg[i] = fg;
         if (!uni) x->chg[i] = full & ~EQ_MASK(r, r - 1);
-        uint8_t *cur = ids[i & 1], *prev = ids[~i & 1];
-        prefix_counts(s, cur);
         own_parents(par, nr); /* the row's runs, alone */
         if (i) {
             /* a pair (run above, run here) per segment of shared columns: where the segment begins or a
                run begins inside it (then the run above begins there too); when diagonal, the corners: a
                run here beginning at j below the end of a run above at j - 1 (and not below column j,
-               which would be a shared column), or ending at j below the start of one at j + 1 */
+               which would be a shared column), or ending at j below the start of one at j + 1. A run's
+               number is its row's base plus its rank, less one. */
             uint32_t v = up & (s | ~(up << 1)), c1 = s & d1 & ~up, c2 = e & d2 & ~up;
             int b0 = (int)nr - 1, a0 = (int)x->rbase[i - 1] - 1;
             for (; v; v &= v - 1) {
                 int j = __builtin_ctz(v);
-                merged += link_runs(par, a0 + prev[j], b0 + cur[j]);
+                merged += link_runs(par, a0 + rank(ps, j, avx), b0 + rank(s, j, avx));
             }
             for (; c1; c1 &= c1 - 1) {
                 int j = __builtin_ctz(c1);
-                merged += link_runs(par, a0 + prev[j - 1], b0 + cur[j]);
+                merged += link_runs(par, a0 + rank(ps, j - 1, avx), b0 + rank(s, j, avx));
             }
             for (; c2; c2 &= c2 - 1) {
                 int j = __builtin_ctz(c2);
-                merged += link_runs(par, a0 + prev[j + 1], b0 + cur[j]);
+                merged += link_runs(par, a0 + rank(ps, j + 1, avx), b0 + rank(s, j, avx));
             }
         }
-        nr += cur[31];
-        pfg = fg;
+        nr += (uint32_t)rank(s, 31, avx);
+        pfg = fg, ps = s;
     }
     x->nruns = nr, x->ncomp = nr - merged;
 }
 
 #if defined(LABEL_AVX2)
-__attribute__((target("avx2"))) static void label_avx2(objs_ctx *x, uint8_t (*pr)[PADW]) { label_body(x, pr, 1); }
+__attribute__((target("avx2,popcnt"))) static void label_avx2(objs_ctx *x, uint8_t (*pr)[PADW]) { label_body(x, pr, 1); }
 #endif
 
 /* label_body, with 32-byte compares where the CPU has AVX2. */
 static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
 #if defined(LABEL_AVX2)
-    if (!arc_bits_portable && __builtin_cpu_supports("avx2")) {
+    if (!arc_bits_portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
         label_avx2(x, pr);
         return;
     }
