@@ -25,6 +25,7 @@ typedef struct {
     int boxed;       /* box holds b's box (arc_bits_box_of): vline, hline, shape, ... ask one set again */
     int64_t box[4];
     tdm_arc_val **mem; /* its elements, the interned values, once listed (bset_members) */
+    tdm_arc_val set;   /* the set itself, made in the same allocation */
 } arc_bset;
 
 int arc_bits_init(tdm_arc_rt *rt, arc_bits *b) {
@@ -582,19 +583,23 @@ fallback:
     return m;
 }
 
+/* A deferred set's hooks, copied whole into each (its runtime set after). */
+static const arc_lazy bset_hooks = {.layout = bset_layout, .hash = bset_hash, .contains = bset_contains,
+                                    .uniform = bset_uniform, .bbox = bset_bbox, .bits = bset_bits,
+                                    .members = bset_members};
+
 tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
                                 tdm_arc_val **args, int nargs) {
-    arc_bset *x = arc_alloc(rt, sizeof *x);
+    arc_bset *x = arc_alloc(rt, sizeof *x); /* the set's value with it: one allocation */
     if (!x) return NULL;
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     /* every field written (box only when boxed), not the struct cleared first */
-    x->z.rt = rt, x->z.layout = bset_layout, x->z.hash = bset_hash, x->z.contains = bset_contains;
-    x->z.uniform = bset_uniform, x->z.bbox = bset_bbox, x->z.holds_pos = NULL, x->z.bits = bset_bits;
-    x->z.members = bset_members, x->z.rows = NULL;
+    x->z = bset_hooks, x->z.rt = rt;
     x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL;
     for (int k = 0; k < 3; k++) x->arg[k] = k < nargs ? args[k] : NULL;
     if (box) memcpy(x->box, box, sizeof x->box);
-    return arc_set_lazy(rt, &x->z, 0, n);
+    x->set = (tdm_arc_val){.kind = TDM_ARC_FSET, .n = n, .u.set = {.lazy = &x->z}};
+    return &x->set;
 }
 
 /* The elements in b's masks (0 unless count), with b->rows set and the blocks that ended up empty (a
