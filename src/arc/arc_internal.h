@@ -277,9 +277,12 @@ static inline int arc_fresh_sets(const tdm_arc_rt *rt, arc_at at, const tdm_arc_
     }
     return arc_fresh_sets_slow(rt, at, v);
 }
+/* A distinct frozenset of s's value and layout (a header of its own over s's table, or over s's maker while
+ * s is lazy: each is laid out when read): the second of two equal sets a call made again would make
+ * (arc_fresh_sets). NULL out of memory (rt's error set). */
+tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s);
 /* A kept result v given again, fresh being arc_fresh_sets's word on it (not ARC_FRESH_HELD): v, or its
  * twin when the call made it. NULL out of memory. */
-tdm_arc_val *arc_set_twin(tdm_arc_rt *rt, const tdm_arc_val *s);
 static inline tdm_arc_val *arc_given_again(tdm_arc_rt *rt, int fresh, tdm_arc_val *v) {
     return fresh == ARC_FRESH_SET ? arc_set_twin(rt, v) : v;
 }
@@ -406,7 +409,11 @@ int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc
 static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
     return arc_set_is_lazy(s) && s->u.set.lazy->uniform && s->u.set.lazy->uniform(s->u.set.lazy, s, c);
 }
-/* A lazy set of n elements, part `part` of maker z (hash unset). */
+/* *s = a lazy set of n elements, part `part` of maker z (hash unset), written whole. */
+static inline void arc_lazy_set_init(tdm_arc_val *s, arc_lazy *z, uint32_t part, uint32_t n) {
+    *s = (tdm_arc_val){.kind = TDM_ARC_FSET, .n = n, .u.set = {.lazy = z, .part = part}};
+}
+/* Such a set in rt's arena. NULL out of memory. */
 tdm_arc_val *arc_set_lazy(tdm_arc_rt *rt, arc_lazy *z, uint32_t part, uint32_t n);
 tdm_arc_val *arc_set_new(tdm_arc_rt *rt);
 /* frozenset(), one per run and hashed once: for primitives that often return an empty set (connect of two
@@ -426,9 +433,6 @@ tdm_arc_val *arc_set_minus_where(tdm_arc_rt *rt, tdm_arc_val *a, uint32_t bn, in
                                  void *ctx);
 /* Moves src's table into dst (a lazy set being laid out) and clears dst's laziness; src is spent. */
 void arc_set_take(tdm_arc_val *dst, tdm_arc_val *src);
-/* arc_set_twin (declared with arc_given_again): a distinct frozenset of s's value and layout (a header of
- * its own over s's table, or over s's maker while s is lazy: each is laid out when read), the second of
- * two equal sets a call made again would make (arc_fresh_sets). NULL out of memory (rt's error set). */
 /* arc_set_take of r, the result of dst's recipe (NULL: the recipe failed, rt's error set), laid out first:
  * 0, or -1 when r is NULL, or not a set of dst's size (reported as an internal error). */
 int arc_set_take_recipe(tdm_arc_rt *rt, tdm_arc_val *dst, tdm_arc_val *r);

@@ -598,7 +598,7 @@ tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const i
     x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL;
     for (int k = 0; k < 3; k++) x->arg[k] = k < nargs ? args[k] : NULL;
     if (box) memcpy(x->box, box, sizeof x->box);
-    x->set = (tdm_arc_val){.kind = TDM_ARC_FSET, .n = n, .u.set = {.lazy = &x->z}};
+    arc_lazy_set_init(&x->set, &x->z, 0, n);
     return &x->set;
 }
 

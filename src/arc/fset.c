@@ -116,10 +116,7 @@ int arc_set_force(tdm_arc_val *s) {
 
 tdm_arc_val *arc_set_lazy(tdm_arc_rt *rt, arc_lazy *z, uint32_t part, uint32_t n) {
     tdm_arc_val *s = arc_alloc(rt, sizeof *s);
-    if (!s) return NULL;
-    memset(s, 0, sizeof *s);
-    s->kind = TDM_ARC_FSET, s->n = n;
-    s->u.set.lazy = z, s->u.set.part = part;
+    if (s) arc_lazy_set_init(s, z, part, n);
     return s;
 }
 

@@ -136,7 +136,7 @@ static int prepare(objs_ctx *x) {
     if (x->univalued) runs_measured(x, size, 1);
     else runs_measured(x, size, 0);
     for (int r = 0; r < k; r++) /* not hashed: lazy_hash makes the hashes when first asked */
-        x->objs[r] = (tdm_arc_val){.kind = TDM_ARC_FSET, .n = size[r], .u.set = {.lazy = &x->z, .part = (uint32_t)r}};
+        arc_lazy_set_init(&x->objs[r], &x->z, (uint32_t)r, size[r]);
     x->prepared = 1;
     return 0;
 }

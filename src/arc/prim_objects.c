@@ -361,7 +361,7 @@ tdm_arc_val *arc_p_frontiers(tdm_arc_rt *rt, tdm_arc_val **a) {
  * program normalises it first (chain(occurrences, normalize, f)): its cells are normalize's, and only its
  * cells are read here, not its layout. */
 static tdm_arc_val *normalized(tdm_arc_rt *rt, tdm_arc_val **a) {
-    if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n && arc_bits_of(a[0])) {
+    if (arc_defer(rt) && arc_bits_of(a[0]) && a[0]->n) {
         int64_t box[4];
         arc_bits_box_of(a[0], box);
         if (!box[0] && !box[1]) return a[0];
