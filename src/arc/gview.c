@@ -241,16 +241,33 @@ int arc_bytes_pick_counted(const uint8_t *c, uint32_t n, const uint32_t *count, 
     return arc_pick_colour_in_order(count, first, least);
 }
 
+#if defined(ARC_VEC_ADDR)
+/* out[0..7] = c[0..7] as ints. */
+static inline void eight_ints(int *out, const uint8_t *c) {
+    const __m128i z = _mm_setzero_si128();
+    __m128i b = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)c), z);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(b, z));
+    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(b, z));
+}
+#endif
+
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {
     size_t k = 0;
 #if defined(ARC_VEC_ADDR)
-    const __m128i z = _mm_setzero_si128();
-    for (; k + 16 <= n; k += 16) {
-        __m128i b = _mm_loadu_si128((const __m128i *)(c + k)), lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);
-        _mm_storeu_si128((__m128i *)(out + k), _mm_unpacklo_epi16(lo, z));
-        _mm_storeu_si128((__m128i *)(out + k + 4), _mm_unpackhi_epi16(lo, z));
-        _mm_storeu_si128((__m128i *)(out + k + 8), _mm_unpacklo_epi16(hi, z));
-        _mm_storeu_si128((__m128i *)(out + k + 12), _mm_unpackhi_epi16(hi, z));
+    /* 8 at a time, the last 8 again where n is not a multiple (the same values over the same ints): a
+       grid's rows are most often narrower than 16, and a fixed number of stores beats a loop per cell */
+    if (n >= 8) {
+        for (; k + 8 <= n; k += 8) eight_ints(out + k, c + k);
+        if (k < n) eight_ints(out + n - 8, c + n - 8);
+        return;
+    }
+    if (n >= 4) { /* 4..7: the first four and the last four */
+        const __m128i z = _mm_setzero_si128();
+        uint32_t a, b;
+        memcpy(&a, c, 4), memcpy(&b, c + n - 4, 4);
+        _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)a), z), z));
+        _mm_storeu_si128((__m128i *)(out + n - 4), _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)b), z), z));
+        return;
     }
 #endif
     for (; k < n; k++) out[k] = c[k];

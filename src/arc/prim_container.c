@@ -390,6 +390,44 @@ tdm_arc_val *arc_p_argmin(tdm_arc_rt *rt, tdm_arc_val **a) { return argext(rt, a
  * 60% fill): 7 up to 4 keys, 31 up to 18, then 127 (64 keys at most here). */
 static uint32_t small_set_mask(uint32_t d) { return d <= 4 ? 7 : d <= 18 ? 31 : 127; }
 
+/* common() for items that are all interned ints 0..15 (a row of colours, most often), told by address four
+ * at a time: 1 with *best, 0 when an item is anything else or two keys would share a home slot of the
+ * 8-slot table (then the order they were added in decides: common's general path). Keys sit in their home
+ * slots otherwise: by v & 7 for up to 4 keys, ascending for more (16 keys fit a 32-slot table). */
+static int common_colours(tdm_arc_val *const *items, uint32_t n, int most, tdm_arc_val **best) {
+    const uintptr_t zero = (uintptr_t)&arc_small_ints[-ARC_INT_LO], size = 16 * sizeof(tdm_arc_val);
+    uint32_t cnt[16] = {0}, seen = 0, k = 0;
+#if defined(ARC_VEC_ADDR)
+    __m128i in = _mm_set1_epi32(-1);
+    for (; k + 4 <= n; k += 4) {
+        uint32_t q[4];
+        _mm_storeu_si128((__m128i *)q, arc_addr_index4(items + k, zero, (uint32_t)size, &in));
+        for (int l = 0; l < 4; l++) cnt[q[l] & 15]++, seen |= 1u << (q[l] & 15); /* out of range: 0 below */
+    }
+    if (_mm_movemask_epi8(in) != 0xffff) return 0;
+#endif
+    for (; k < n; k++) {
+        uintptr_t off = (uintptr_t)items[k] - zero; /* unsigned: below zero wraps */
+        if (off >= size) return 0;
+        uint32_t v = (uint32_t)(off / sizeof(tdm_arc_val));
+        cnt[v]++, seen |= 1u << v;
+    }
+    uint32_t order = seen; /* ascending; up to 4 keys: by home slot, low keys before high ones of a slot */
+    uint32_t past4 = seen & (seen - 1);
+    past4 &= past4 - 1, past4 &= past4 - 1, past4 &= past4 - 1; /* the keys after the lowest four */
+    if (!past4) {
+        if (seen & seen >> 8 & 0xff) return 0; /* v and v + 8 share slot v */
+        order = (seen & 0xff) | seen >> 8;    /* slot s holds s or s + 8, whichever is present */
+    }
+    int bv = -1;
+    for (uint32_t o = order; o; o &= o - 1) {
+        int s = __builtin_ctz(o), v = seen >> s & 1 ? s : s + 8; /* order has bits 0..15; above 7 only when ascending */
+        if (bv < 0 || (most ? cnt[v] > cnt[bv] : cnt[v] < cnt[bv])) bv = v;
+    }
+    *best = &arc_small_ints[bv - ARC_INT_LO];
+    return 1;
+}
+
 /* max(set(container), key=container.count): ties follow the layout of the set of distinct elements. */
 static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char *who) {
     if (!arc_is_tuple(t)) return arc_fail(rt, "%s: '%s' object has no attribute 'count'", who, arc_type_name(t));
@@ -397,6 +435,7 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
     tdm_arc_val *best = NULL, *first[64];
     uint32_t bestc = 0, small[64], is_small = 1, distinct = 0, top = 0, seq[64];
     /* items that are all ints in 0..63 (colours, mostly) are counted in one pass; else by == per key */
+    if (common_colours(t->u.items, t->n, most, &best)) return best;
     memset(small, 0, sizeof small);
     for (uint32_t k = 0; k < t->n && is_small; k++) {
         tdm_arc_val *x = t->u.items[k];

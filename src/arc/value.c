@@ -153,7 +153,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
         first->next = NULL;
         rt->bytes = first->size;
     }
-    rt->chunk = NULL, rt->cur = rt->end = NULL;
+    rt->chunk = first, rt->cur = first ? (char *)first->data : NULL, rt->end = first ? rt->cur + first->size : NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
     rt->serial = 0; /* closures are numbered from 1 in each run: a result never depends on the runs before */
     rt->lazy_args = NULL;
