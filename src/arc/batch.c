@@ -8,6 +8,7 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,22 +17,25 @@ static char *dup_str(const char *s) { return tdm_strndup(s, strlen(s)); }
 
 /* Each thread keeps the runtime of its last batch for its next one: making a runtime costs a calloc and
  * the arena's first 256 KB block, and freeing that block makes glibc consolidate its free lists, which
- * cost a batch of light calls about as much as the calls. A kept runtime is freed when its thread exits
- * (the key's destructor); the process's own thread keeps its one until exit. */
+ * cost a batch of light calls about as much as the calls. The thread's own variable holds it between
+ * batches (read and written in a few instructions: the key's get and set cost a batch of a few light
+ * calls about 3 %); the key holds it too, from the first batch that kept it, so that its destructor frees it
+ * when the thread exits (the process's own thread keeps its one until exit). */
 static pthread_key_t kept_key;
 static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
 static int kept_ok;
+static _Thread_local tdm_arc_rt *kept_rt;  /* kept for this thread's next batch (NULL while one runs) */
+static _Thread_local tdm_arc_rt *keyed_rt; /* what kept_key holds for this thread */
 
 static void kept_drop(void *rt) { tdm_arc_rt_free(rt); }
 static void kept_make(void) { kept_ok = pthread_key_create(&kept_key, kept_drop) == 0; }
 
 /* The thread's kept runtime (statistics as asked), or a new one; NULL out of memory. */
 static tdm_arc_rt *rt_take(int stats) {
-    pthread_once(&kept_once, kept_make);
-    tdm_arc_rt *rt = kept_ok ? pthread_getspecific(kept_key) : NULL;
-    if (rt) pthread_setspecific(kept_key, NULL);
+    tdm_arc_rt *rt = kept_rt;
+    if (rt) kept_rt = NULL;
     else if (tdm_arc_rt_new(&rt)) return NULL;
-    tdm_arc_rt_stats_enable(rt, stats);
+    if (stats || rt->stats) tdm_arc_rt_stats_enable(rt, stats);
     return rt;
 }
 
@@ -39,11 +43,18 @@ static tdm_arc_rt *rt_take(int stats) {
  * none already; else frees it. */
 static void rt_give(tdm_arc_rt *rt) {
     if (!rt) return;
-    tdm_arc_rt_stats_enable(rt, 0);
     tdm_arc_rt_reset(rt); /* gives back what one large call took past the first block */
-    if (!kept_ok || tdm_arc_rt_bytes(rt) > ((size_t)1 << 20) || pthread_getspecific(kept_key) ||
-        pthread_setspecific(kept_key, rt))
-        tdm_arc_rt_free(rt);
+    int keep = !kept_rt && tdm_arc_rt_bytes(rt) <= ((size_t)1 << 20);
+    if (keep && keyed_rt != rt) { /* the key learns it, for the thread's exit */
+        pthread_once(&kept_once, kept_make);
+        if ((keep = kept_ok && !pthread_setspecific(kept_key, rt))) keyed_rt = rt;
+    }
+    if (keep) {
+        kept_rt = rt;
+        return;
+    }
+    if (keyed_rt == rt) pthread_setspecific(kept_key, NULL), keyed_rt = NULL;
+    tdm_arc_rt_free(rt);
 }
 
 static char *repr_of(const tdm_arc_val *v) {
@@ -74,24 +85,41 @@ struct arc_cells_slab {
  * would fault their pages in on every run */
 #define SLAB_INTS ((size_t)16 * 1024 - 8)
 
+/* One slab of SLAB_INTS that a freed batch left for the next batch's first: a batch of a few calls (a task's
+ * pairs) paid as much for the malloc of its slab, and glibc's consolidation when it was freed, as for a
+ * call. Any thread may take it or put one back (one exchange each). It is freed at exit. */
+static _Atomic(arc_cells_slab *) spare_slab;
+
+static void spare_drop(void) { tdm_free(atomic_exchange(&spare_slab, NULL)); }
+
+/* slab_take's fresh head for n ints: the spare slab when it is free and n fits it, else a new one. */
+static __attribute__((noinline)) int *slab_new(arc_cells_slab **slab, size_t n) {
+    size_t size = n > SLAB_INTS ? n : SLAB_INTS;
+    arc_cells_slab *s = NULL;
+    if (size == SLAB_INTS && atomic_load_explicit(&spare_slab, memory_order_relaxed)) s = atomic_exchange(&spare_slab, NULL);
+    if (!s && !(s = tdm_malloc(sizeof *s + size * sizeof *s->data))) return NULL;
+    s->next = *slab, s->size = size, s->used = n;
+    *slab = s;
+    return s->data;
+}
+
 /* n ints from *slab's head, a fresh head when it is full: NULL out of memory. */
-static int *slab_take(arc_cells_slab **slab, size_t n) {
+static inline int *slab_take(arc_cells_slab **slab, size_t n) {
     arc_cells_slab *s = *slab;
-    if (!s || s->size - s->used < n) {
-        size_t size = n > SLAB_INTS ? n : SLAB_INTS;
-        if (!(s = tdm_malloc(sizeof *s + size * sizeof *s->data))) return NULL;
-        s->next = *slab, s->size = size, s->used = 0;
-        *slab = s;
-    }
+    if (!s || s->size - s->used < n) return slab_new(slab, n);
     int *p = s->data + s->used;
     s->used += n;
     return p;
 }
 
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+static void spare_make(void) { atexit(spare_drop); }
+
 static void slabs_free(arc_cells_slab *s) {
     while (s) {
-        arc_cells_slab *next = s->next;
-        tdm_free(s);
+        arc_cells_slab *next = s->next, *none = NULL;
+        if (s->size == SLAB_INTS) pthread_once(&spare_once, spare_make);
+        if (s->size != SLAB_INTS || !atomic_compare_exchange_strong(&spare_slab, &none, s)) tdm_free(s);
         s = next;
     }
 }

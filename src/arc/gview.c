@@ -254,10 +254,11 @@ static inline void eight_ints(int *out, const uint8_t *c) {
 void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {
     size_t k = 0;
 #if defined(ARC_VEC_ADDR)
-    /* 8 at a time, the last 8 again where n is not a multiple (the same values over the same ints): a
+    /* 16 and 8 at a time, the last 8 again where n is not a multiple (the same values over the same ints): a
        grid's rows are most often narrower than 16, and a fixed number of stores beats a loop per cell */
     if (n >= 8) {
-        for (; k + 8 <= n; k += 8) eight_ints(out + k, c + k);
+        for (; k + 16 <= n; k += 16) eight_ints(out + k, c + k), eight_ints(out + k + 8, c + k + 8);
+        if (k + 8 <= n) eight_ints(out + k, c + k), k += 8;
         if (k < n) eight_ints(out + n - 8, c + n - 8);
         return;
     }

@@ -2,7 +2,8 @@
  * depend on the thread count or on the calls run before them (a closure's serial), carry the message of a
  * raising call and the repr of a result that is not a grid; per-primitive statistics count calls; bad
  * arguments are refused. Prepared inputs (tdm_arc_inputs) give the same results as grids made in each
- * call, and keep the cells as they were. Grids are seeded random. */
+ * call, and keep the cells as they were; batches run one after another keep their results. Grids are
+ * seeded random. */
 #include "arc_test_util.h"
 
 static const char *PROGS =
@@ -118,6 +119,43 @@ static void same_result(const tdm_arc_result *a, const tdm_arc_result *b) {
     if (a->error) assert_string_equal(a->error, b->error);
 }
 
+/* Batches one after another on one thread, as a server answering task after task runs them: each takes the
+ * runtime the last one kept (statistics off, then on, off, on) and the result slab a freed batch left; a
+ * batch's results stay as they were while later batches run, and equal those of a batch on two threads. */
+static void test_batches_in_turn(void **state) {
+    (void)state;
+    tdm_arc_programs *p;
+    assert_int_equal(tdm_arc_programs_parse(PROGS, strlen(PROGS), "t", &p), TDM_OK);
+    tu_rng r = tu_rng_for(73);
+    enum { NG = 6 };
+    int *cells[NG];
+    tdm_arc_call_ref calls[NP * NG];
+    for (int g = 0; g < NG; g++) {
+        int h, w;
+        cells[g] = random_cells(&r, &h, &w, 2, 6);
+        for (int a = 0; a < NP; a++) calls[a * NG + g] = (tdm_arc_call_ref){(size_t)a, {h, w, cells[g]}};
+    }
+    int id;
+    tdm_arc_prim_lookup("objects", &id);
+    tdm_arc_batch *ref, *b[4];
+    assert_int_equal(tdm_arc_batch_run(p, calls, NP * NG, 2, 0, &ref), TDM_OK);
+    for (int k = 0; k < 4; k++) {
+        tdm_arc_call_ref turn[NP * NG]; /* the calls in another order each time: other cells at each place */
+        for (size_t c = 0; c < NP * NG; c++) turn[c] = calls[(c + 5 * (size_t)k) % (NP * NG)];
+        if (k >= 2) tdm_arc_batch_free(b[k - 2]); /* its slab goes to this batch */
+        assert_int_equal(tdm_arc_batch_run(p, turn, NP * NG, 1, k & 1, &b[k]), TDM_OK);
+        assert_int_equal(tdm_arc_batch_prim_stats(b[k], id).calls, k & 1 ? NG : 0);
+        for (int m = k < 1 ? 0 : k - 1; m <= k; m++) /* this batch and the one before */
+            for (size_t c = 0; c < NP * NG; c++)
+                same_result(tdm_arc_batch_result(b[m], c), tdm_arc_batch_result(ref, (c + 5 * (size_t)m) % (NP * NG)));
+    }
+    tdm_arc_batch_free(b[2]);
+    tdm_arc_batch_free(b[3]);
+    tdm_arc_batch_free(ref);
+    for (int g = 0; g < NG; g++) free(cells[g]);
+    tdm_arc_programs_free(p);
+}
+
 static void test_prepared_inputs(void **state) {
     (void)state;
     tdm_arc_programs *p;
@@ -209,6 +247,7 @@ static void test_batch_arguments(void **state) {
 int main(void) {
     tu_init_seed("test_arc_batch");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_batch_matches_single_runs), cmocka_unit_test(test_prepared_inputs),
+                                       cmocka_unit_test(test_batches_in_turn),
                                        cmocka_unit_test(test_batch_arguments)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
