@@ -528,6 +528,10 @@ int arc_bytes_pick_counted(const uint8_t *c, uint32_t n, const uint32_t *count, 
  * (rt->counts_of; reset forgets it), so that palette, mostcolor and fgpartition of one grid count once.
  * The pointer is the runtime's, valid until the next call. */
 const uint32_t *arc_grid_view_counts(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v);
+/* The colours of grid g, whose view is v, in an order that inserting them in gives palette(g)'s table (the
+ * order its cells first hold them, or ascending where any order gives that table): their number, written to
+ * order[0..n). (prim_color.c) */
+int arc_view_palette_order(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v, int *order);
 #if defined(__SSE2__) && UINTPTR_MAX > UINT32_MAX
 #define ARC_VEC_ADDR 1 /* the grid conversions' vector forms do arithmetic on 64-bit addresses */
 /* The indices of cells[0..3] in an array of values at base (their offsets d = address - base, d / 48,

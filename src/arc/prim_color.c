@@ -57,6 +57,17 @@ static int palette_order_free(const arc_bits *b, int64_t *cols) {
     return colours_order_free(c);
 }
 
+int arc_view_palette_order(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v, int *order) {
+    uint32_t first[ARC_COLOURS_N], cols = 0;
+    const uint32_t *count = arc_grid_view_counts(rt, g, v);
+    for (int k = 0; k < ARC_COLOURS_N; k++) cols |= (uint32_t)(count[k] != 0) << k;
+    if (colours_order_free(cols)) /* any order gives the table: ascending, with no first cells sought */
+        for (int k = 0; k < ARC_COLOURS_N; k++) first[k] = count[k] ? (uint32_t)k : UINT32_MAX;
+    else
+        arc_colour_firsts(v->c, (uint32_t)(v->h * v->w), count, first);
+    return arc_colours_by_first(count, first, order);
+}
+
 tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *e = a[0], *s = arc_set_new(rt);
     ARC_TRY(s);
@@ -78,15 +89,7 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
         /* a grid's bytes: its colours inserted in the order they are first met, the table that inserting
            every cell gives (a set ignores an element it holds) */
         ARC_TRYI(known);
-        uint32_t first[ARC_COLOURS_N], cols = 0, n = (uint32_t)(gv.h * gv.w);
-        int order[ARC_COLOURS_N];
-        const uint32_t *count = arc_grid_view_counts(rt, e, &gv);
-        for (int k = 0; k < ARC_COLOURS_N; k++) cols |= (uint32_t)(count[k] != 0) << k;
-        if (colours_order_free(cols)) /* any order gives the table: ascending, with no first cells sought */
-            for (int k = 0; k < ARC_COLOURS_N; k++) first[k] = count[k] ? (uint32_t)k : UINT32_MAX;
-        else
-            arc_colour_firsts(gv.c, n, count, first);
-        int m = arc_colours_by_first(count, first, order);
+        int order[ARC_COLOURS_N], m = arc_view_palette_order(rt, e, &gv, order);
         for (int k = 0; k < m; k++)
             if (arc_set_add(rt, s, arc_int(rt, order[k]))) return NULL;
     } else if (arc_is_tuple(e)) {

@@ -6,6 +6,7 @@
  * reduced with -), because the iteration order of the result and of every object is read by later
  * primitives; it takes every other grid (and gives Python's errors), and the tests hold the lazy path to
  * it, layouts included. */
+#include "arc_device.h"
 #include "arc_internal.h"
 
 #include <pthread.h>
@@ -267,6 +268,24 @@ static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val **a, int h, c
     return arc_bits_set_known(rt, &b, n, NULL, colour_object, a, 2);
 }
 
+/* by_colour of a grid with view gv, for the n colours cols (0..9, in the order of the set they come from):
+ * only the colours asked for are compared, and counted once. */
+static tdm_arc_val *view_by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, const arc_gview *gv, const int *cols, int n) {
+    tdm_arc_val *out = arc_set_new(rt);
+    ARC_TRY(out);
+    const uint32_t *count = arc_grid_view_counts(rt, grid, gv);
+    for (int k = 0; k < n; k++) {
+        int c = cols[k];
+        tdm_arc_val *args[2] = {grid, arc_int(rt, c)};
+        uint32_t rows[32]; /* (a view has at most 30 rows) */
+        for (int i = 0; i < gv->h; i++) rows[i] = arc_gview_row_mask(gv, i, c);
+        tdm_arc_val *o = count[c] ? colour_object_bits(rt, args, gv->h, rows, 1, count[c]) : colour_object(rt, args);
+        ARC_TRY(o);
+        if (arc_set_add(rt, out, o)) return NULL;
+    }
+    return out;
+}
+
 /* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells; with
  * deferred layouts when the grid fits the masks and every colour is 0..9. */
 static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colours, const char *who) {
@@ -281,18 +300,10 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
     arc_gview gv;
     int view = bits ? arc_grid_view(rt, grid, &gv) : 0;
     ARC_TRYI(view);
-    if (view) { /* the grid's bytes: only the colours asked for are compared, and counted once */
-        const uint32_t *count = arc_grid_view_counts(rt, grid, &gv);
-        for (uint32_t k = 0; k < cl.n; k++) {
-            tdm_arc_val *args[2] = {grid, cl.v[k]};
-            int c = (int)cl.v[k]->u.i;
-            uint32_t rows[32]; /* (a view has at most 30 rows) */
-            for (int i = 0; i < gv.h; i++) rows[i] = arc_gview_row_mask(&gv, i, c);
-            tdm_arc_val *o = count[c] ? colour_object_bits(rt, args, gv.h, rows, 1, count[c]) : colour_object(rt, args);
-            ARC_TRY(o);
-            if (arc_set_add(rt, out, o)) return NULL;
-        }
-        return out;
+    if (view) {
+        int cols[ARC_COLOURS_N];
+        for (uint32_t k = 0; k < cl.n; k++) cols[k] = (int)cl.v[k]->u.i; /* a set: at most the 10 colours */
+        return view_by_colour(rt, grid, &gv, cols, (int)cl.n);
     }
     if (bits) {
         arc_mark mk = arc_mark_of(rt);
@@ -319,6 +330,22 @@ tdm_arc_val *arc_p_partition(tdm_arc_rt *rt, tdm_arc_val **a) {
 tdm_arc_val *arc_p_fgpartition(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t bg;
     ARC_TRYI(arc_mostcolor_of(rt, a[0], 0, &bg));
+    arc_gview gv;
+    int view = arc_is_tuple(a[0]) ? arc_grid_view(rt, a[0], &gv) : 0;
+    ARC_TRYI(view);
+    if (view) {
+        /* palette(grid) - {bg} with no set made: palette's order (arc_colour_set_order of the order its cells
+           insert the colours in), bg left out, then the order of the difference, which inserts the rest in
+           that order into a new set (arc_set_minus; with 8 colours or more it copies palette's table, whose
+           order, ascending, is the same) */
+        int ins[ARC_COLOURS_N], it[ARC_COLOURS_N], rest[ARC_COLOURS_N], m = 0;
+        int n = arc_view_palette_order(rt, a[0], &gv, ins);
+        arc_colour_set_order(ins, n, it);
+        for (int k = 0; k < n; k++)
+            if (it[k] != bg) rest[m++] = it[k];
+        arc_colour_set_order(rest, m, it);
+        return view_by_colour(rt, a[0], &gv, it, m);
+    }
     tdm_arc_val *p = arc_p_palette(rt, a), *b = arc_set_new(rt);
     ARC_TRY(p && b);
     if (arc_set_add(rt, b, arc_int(rt, bg))) return NULL;

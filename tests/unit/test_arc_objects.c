@@ -26,6 +26,14 @@ static void test_objects(void **state) {
     TA_CHECK("frozenset({frozenset({(0, (0, 1)), (0, (1, 0))})})", "fgpartition", "((8, 0), (0, 8))");
     TA_CHECK("frozenset({frozenset({(2, (0, 1))}), frozenset({(1, (0, 0))}), frozenset({(5, (0, 4))}), frozenset({(7, (0, 6))}), frozenset({(9, (0, 8))}), frozenset({(4, (0, 3))}), frozenset({(8, (0, 7))}), frozenset({(6, (0, 5))}), frozenset({(3, (0, 2))})})", "fgpartition", "((1, 2, 3, 4, 5, 6, 7, 8, 9, 0), (0, 0, 0, 0, 0, 0, 0, 0, 0, 0))");
     TA_CHECK("ERROR", "fgpartition", "()");
+    /* the rest inserted in palette's order, not the cells': palette {6, 7, 1, 9} puts 9 past 1, 6 and 7 (slot
+       4), so without 7 the rest goes in as (1, 9, 6), 6 moves on to slot 7, and the objects go into the outer
+       set in that order (two of their hashes meet in its table) */
+    TA_CHECK("frozenset({frozenset({(1, (1, 0))}), frozenset({(6, (1, 1)), (6, (0, 0)), (6, (2, 0))}), frozenset({(9, (1, 2))})})", "fgpartition", "((6, 7, 7), (1, 6, 9), (6, 7, 7))");
+    TA_CHECK("frozenset({frozenset({(6, (0, 0)), (6, (0, 2))}), frozenset({(1, (0, 3))}), frozenset({(9, (1, 0))})})", "fgpartition", "((6, 7, 6, 1), (9, 7, 7, 7))");
+    /* five colours (palette ascending) whose rest of four holds 0 and 8, met 8 first */
+    TA_CHECK("frozenset({frozenset({(1, (0, 2))}), frozenset({(0, (0, 1))}), frozenset({(8, (0, 0))}), frozenset({(2, (0, 3))})})", "fgpartition", "((8, 0, 1, 2, 3), (3, 3, 3, 3, 3))");
+    TA_CHECK("frozenset({frozenset({(1, (0, 2))}), frozenset({(9, (0, 3))}), frozenset({(0, (0, 1))}), frozenset({(8, (0, 0))})})", "fgpartition", "((8, 0, 1, 9, 3), (3, 3, 3, 3, 3))");
     TA_CHECK("frozenset({frozenset({(1, (1, 2)), (1, (2, 2)), (1, (0, 2))}), frozenset({(1, (0, 1)), (1, (0, 0)), (1, (0, 2))})})", "frontiers", "((1, 1, 1), (2, 0, 1), (3, 3, 1))");
     TA_CHECK("frozenset({frozenset({(5, (0, 0))})})", "frontiers", "((5,),)");
     TA_CHECK("frozenset()", "frontiers", "((1, 2), (3, 4))");
