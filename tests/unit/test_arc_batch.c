@@ -31,6 +31,16 @@ static int *random_cells(tu_rng *r, int *h, int *w, int ncol_lo, int ncol_hi) {
     return cells;
 }
 
+/* ng random grids (random_cells, their colours from ncol_lo..ncol_hi) into cells[], and every program on
+ * each: calls[a * ng + g] runs program a on grid g. */
+static void random_calls(tu_rng *r, int ng, int ncol_lo, int ncol_hi, int **cells, tdm_arc_call_ref *calls) {
+    for (int g = 0; g < ng; g++) {
+        int h, w;
+        cells[g] = random_cells(r, &h, &w, ncol_lo, ncol_hi);
+        for (int a = 0; a < NP; a++) calls[a * ng + g] = (tdm_arc_call_ref){(size_t)a, {h, w, cells[g]}};
+    }
+}
+
 static void test_batch_matches_single_runs(void **state) {
     (void)state;
     tdm_arc_programs *p;
@@ -39,14 +49,7 @@ static void test_batch_matches_single_runs(void **state) {
     enum { NG = 40 };
     int *cells[NG];
     tdm_arc_call_ref calls[NP * NG];
-    for (int g = 0; g < NG; g++) {
-        int h, w;
-        cells[g] = random_cells(&r, &h, &w, 1, 4);
-        for (int a = 0; a < NP; a++) {
-            calls[a * NG + g].prog = (size_t)a;
-            calls[a * NG + g].grid = (tdm_arc_grid_ref){h, w, cells[g]};
-        }
-    }
+    random_calls(&r, NG, 1, 4, cells, calls);
     tdm_arc_batch *b1, *b2;
     assert_int_equal(tdm_arc_batch_run(p, calls, NP * NG, 1, 1, &b1), TDM_OK);
     assert_int_equal(tdm_arc_batch_run(p, calls, NP * NG, 2, 0, &b2), TDM_OK);
@@ -130,11 +133,7 @@ static void test_batches_in_turn(void **state) {
     enum { NG = 6 };
     int *cells[NG];
     tdm_arc_call_ref calls[NP * NG];
-    for (int g = 0; g < NG; g++) {
-        int h, w;
-        cells[g] = random_cells(&r, &h, &w, 2, 6);
-        for (int a = 0; a < NP; a++) calls[a * NG + g] = (tdm_arc_call_ref){(size_t)a, {h, w, cells[g]}};
-    }
+    random_calls(&r, NG, 2, 6, cells, calls);
     int id;
     tdm_arc_prim_lookup("objects", &id);
     tdm_arc_batch *ref, *b[4];
