@@ -116,9 +116,9 @@ static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 static void spare_make(void) { atexit(spare_drop); }
 
 static void slabs_free(arc_cells_slab *s) {
+    if (s) pthread_once(&spare_once, spare_make); /* the spare is freed at exit */
     while (s) {
         arc_cells_slab *next = s->next, *none = NULL;
-        if (s->size == SLAB_INTS) pthread_once(&spare_once, spare_make);
         if (s->size != SLAB_INTS || !atomic_compare_exchange_strong(&spare_slab, &none, s)) tdm_free(s);
         s = next;
     }

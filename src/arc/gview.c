@@ -242,6 +242,14 @@ int arc_bytes_pick_counted(const uint8_t *c, uint32_t n, const uint32_t *count, 
 }
 
 #if defined(ARC_VEC_ADDR)
+/* out[0..3] = the four bytes c[0..3] as ints. */
+static inline void four_ints(int *out, const uint8_t *c) {
+    const __m128i z = _mm_setzero_si128();
+    uint32_t four;
+    memcpy(&four, c, 4);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), z), z));
+}
+
 /* out[0..7] = c[0..7] as ints. */
 static inline void eight_ints(int *out, const uint8_t *c) {
     const __m128i z = _mm_setzero_si128();
@@ -263,11 +271,7 @@ void arc_bytes_to_ints(int *out, const uint8_t *c, size_t n) {
         return;
     }
     if (n >= 4) { /* 4..7: the first four and the last four */
-        const __m128i z = _mm_setzero_si128();
-        uint32_t a, b;
-        memcpy(&a, c, 4), memcpy(&b, c + n - 4, 4);
-        _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)a), z), z));
-        _mm_storeu_si128((__m128i *)(out + n - 4), _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)b), z), z));
+        four_ints(out, c), four_ints(out + n - 4, c + n - 4);
         return;
     }
 #endif

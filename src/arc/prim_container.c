@@ -434,8 +434,8 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
     if (!t->n) return arc_fail(rt, "%s: %s() arg is an empty sequence", who, most ? "max" : "min");
     tdm_arc_val *best = NULL, *first[64];
     uint32_t bestc = 0, small[64], is_small = 1, distinct = 0, top = 0, seq[64];
-    /* items that are all ints in 0..63 (colours, mostly) are counted in one pass; else by == per key */
     if (common_colours(t->u.items, t->n, most, &best)) return best;
+    /* items that are all ints in 0..63 are counted in one pass; else by == per key */
     memset(small, 0, sizeof small);
     for (uint32_t k = 0; k < t->n && is_small; k++) {
         tdm_arc_val *x = t->u.items[k];

@@ -287,7 +287,8 @@ static tdm_arc_val *view_by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, const arc_
 }
 
 /* One object per colour of `colours` (in its iteration order), each the seq of that colour's cells; with
- * deferred layouts when the grid fits the masks and every colour is 0..9. */
+ * deferred layouts when the grid fits the masks and every colour is 0..9. For a grid without a view
+ * (view_partition takes the others). */
 static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *colours, const char *who) {
     tdm_arc_val *out = arc_set_new(rt);
     ARC_TRY(out);
@@ -297,14 +298,6 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
     const uint32_t *cm = NULL;
     int bits = arc_defer(rt);
     for (uint32_t k = 0; k < cl.n && bits; k++) bits = arc_is_int(cl.v[k]) && cl.v[k]->u.i >= 0 && cl.v[k]->u.i < ARC_COLOURS_N;
-    arc_gview gv;
-    int view = bits ? arc_grid_view(rt, grid, &gv) : 0;
-    ARC_TRYI(view);
-    if (view) {
-        int cols[ARC_COLOURS_N];
-        for (uint32_t k = 0; k < cl.n; k++) cols[k] = (int)cl.v[k]->u.i; /* a set: at most the 10 colours */
-        return view_by_colour(rt, grid, &gv, cols, (int)cl.n);
-    }
     if (bits) {
         arc_mark mk = arc_mark_of(rt);
         if (arc_read_grid(rt, grid, &g, who)) { /* a grid the port reads only as tuples: the cell-by-cell way */
@@ -321,7 +314,32 @@ static tdm_arc_val *by_colour(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *co
     return out;
 }
 
+/* partition (bg < 0) or fgpartition (bg: the grid's mostcolor) of a grid with a view, with no set of colours
+ * made: palette's order is arc_colour_set_order of the order the cells insert the colours in; without bg,
+ * the difference inserts the rest in that order into a new set, whose order is arc_colour_set_order again
+ * (arc_set_minus; with 8 colours or more it copies palette's table, whose order, ascending, is the same).
+ * 1 with *out, 0 when the grid has no view, -1 on error. */
+static int view_partition(tdm_arc_rt *rt, tdm_arc_val *grid, int64_t bg, tdm_arc_val **out) {
+    arc_gview gv;
+    int view = arc_is_tuple(grid) ? arc_grid_view(rt, grid, &gv) : 0;
+    if (view <= 0) return view;
+    int ins[ARC_COLOURS_N], it[ARC_COLOURS_N], rest[ARC_COLOURS_N], m = 0;
+    int n = arc_view_palette_order(rt, grid, &gv, ins);
+    arc_colour_set_order(ins, n, it);
+    if (bg >= 0) {
+        for (int k = 0; k < n; k++)
+            if (it[k] != bg) rest[m++] = it[k];
+        arc_colour_set_order(rest, m, it);
+        n = m;
+    }
+    return (*out = view_by_colour(rt, grid, &gv, it, n)) ? 1 : -1;
+}
+
 tdm_arc_val *arc_p_partition(tdm_arc_rt *rt, tdm_arc_val **a) {
+    tdm_arc_val *out;
+    int r = view_partition(rt, a[0], -1, &out);
+    ARC_TRYI(r);
+    if (r) return out;
     tdm_arc_val *p = arc_p_palette(rt, a);
     ARC_TRY(p);
     return by_colour(rt, a[0], p, "partition");
@@ -330,22 +348,10 @@ tdm_arc_val *arc_p_partition(tdm_arc_rt *rt, tdm_arc_val **a) {
 tdm_arc_val *arc_p_fgpartition(tdm_arc_rt *rt, tdm_arc_val **a) {
     int64_t bg;
     ARC_TRYI(arc_mostcolor_of(rt, a[0], 0, &bg));
-    arc_gview gv;
-    int view = arc_is_tuple(a[0]) ? arc_grid_view(rt, a[0], &gv) : 0;
-    ARC_TRYI(view);
-    if (view) {
-        /* palette(grid) - {bg} with no set made: palette's order (arc_colour_set_order of the order its cells
-           insert the colours in), bg left out, then the order of the difference, which inserts the rest in
-           that order into a new set (arc_set_minus; with 8 colours or more it copies palette's table, whose
-           order, ascending, is the same) */
-        int ins[ARC_COLOURS_N], it[ARC_COLOURS_N], rest[ARC_COLOURS_N], m = 0;
-        int n = arc_view_palette_order(rt, a[0], &gv, ins);
-        arc_colour_set_order(ins, n, it);
-        for (int k = 0; k < n; k++)
-            if (it[k] != bg) rest[m++] = it[k];
-        arc_colour_set_order(rest, m, it);
-        return view_by_colour(rt, a[0], &gv, it, m);
-    }
+    tdm_arc_val *out;
+    int r = view_partition(rt, a[0], bg, &out);
+    ARC_TRYI(r);
+    if (r) return out;
     tdm_arc_val *p = arc_p_palette(rt, a), *b = arc_set_new(rt);
     ARC_TRY(p && b);
     if (arc_set_add(rt, b, arc_int(rt, bg))) return NULL;
