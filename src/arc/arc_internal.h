@@ -60,7 +60,8 @@ enum { ARC_FN_PRIM, ARC_FN_COMPOSE, ARC_FN_CHAIN, ARC_FN_MATCHER, ARC_FN_FORK, A
 struct tdm_arc_val {
     uint8_t kind;   /* tdm_arc_kind */
     uint8_t hashed; /* hash below is valid */
-    uint8_t fkind;  /* function values: ARC_FN_*; tuples: ARC_TUP_LAZY while a deferred concatenation */
+    uint8_t fkind;  /* function values: ARC_FN_*; tuples: ARC_TUP_LAZY while a deferred concatenation,
+                       ARC_TUP_GRID while a grid of bytes */
     uint8_t arity;  /* function values: positional arguments accepted */
     uint32_t n;     /* tuple: length; frozenset: live entries (CPython's used); closure: bit 0 set when its
                        results are kept (both branches of a fork reach it), the rest arc_p_fork's stamp */
@@ -74,6 +75,11 @@ struct tdm_arc_val {
             arc_lazy *lazy;      /* non-NULL: layout not built yet (see arc_lazy) */
             uint32_t part;       /* which set of its maker a lazy set is */
         } set;
+        struct {                 /* a grid known by its bytes (ARC_TUP_GRID in fkind): items NULL, n its rows */
+            tdm_arc_val **items; /* u.items: made by arc_grid_force, which turns it into a plain tuple */
+            const uint8_t *c;    /* its h x w colours, row-major, and a view's slack (arc_gview) */
+            int32_t w;
+        } grid;
         struct {                 /* a deferred concatenation (ARC_TUP_LAZY in fkind; cat.c) */
             tdm_arc_val **items; /* u.items: NULL until arc_cat_force lists them */
             tdm_arc_val *parts;  /* the tuple merged: its sets (or tuples) in order */
@@ -138,6 +144,9 @@ struct tdm_arc_rt {
        passes lazy on to the call whose result it returns (a closure's last call), and to a primitive as
        its own args array here while it runs, which the primitive takes with arc_take_lazy. */
     tdm_arc_val **lazy_args;
+    /* The same for a grid of bytes (arc_take_grid): the interpreter's args of a line whose result only the
+       grid argument of paint, fill and their kin reads, or the program returns. */
+    tdm_arc_val **grid_args;
     tdm_arc_val *empty_set; /* arc_set_empty's, made on first use (in the arena: reset forgets it) */
     uint32_t columns; /* closures called by column (arc_call_column gave 1) since the runtime was made: tests read it */
     /* Results of recent calls of marked closures (prim_func.c: those both branches of a fork reach, which
@@ -259,6 +268,29 @@ static inline int arc_is_closure(const tdm_arc_val *v) { return v && v->kind == 
  * (arc_call_ex with lazy 1). Those callers, arc_elems, arc_first, arc_hash, arc_eq and arc_cmp list the items first. */
 #define ARC_TUP_LAZY 1
 static inline int arc_tuple_is_lazy(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE && v->fkind == ARC_TUP_LAZY; }
+/* ---- grids of bytes (gview.c) -------------------------------------------------------------------------
+ * fill, paint, underfill, underpaint, cover, replace, switch and canvas write a grid's bytes (its view) and
+ * then its cells, h x w pointers. When a line's result is read only as the grid that another of those
+ * writes over (their argument 0) or is the program's result, the interpreter lets the call return a grid of
+ * bytes instead: a tuple of n rows whose items are not made (u.grid). Its view is its bytes (arc_grid_view);
+ * arc_grid_force makes its rows in place. Such a grid reaches no other primitive or argument; the program's
+ * result is forced unless the caller reads it as bytes (batch.c: arc_result_fill). */
+#define ARC_TUP_GRID 2
+static inline int arc_grid_is_lazy(const tdm_arc_val *v) { return v->kind == TDM_ARC_TUPLE && v->fkind == ARC_TUP_GRID; }
+/* A grid of bytes over c (h x w, 1..30 each, colours 0..9, with a view's slack; not copied). NULL out of
+ * memory. */
+tdm_arc_val *arc_grid_lazy(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
+/* Makes a grid of bytes' rows and cells in place, so that it reads as any grid (no-op for another value): 0,
+ * or -1 out of memory (rt's error set). */
+int arc_grid_force(tdm_arc_rt *rt, tdm_arc_val *g);
+/* 1 when the primitive running on args a may return a grid of bytes (the permission is then spent), else 0
+ * (as arc_take_lazy). */
+static inline int arc_take_grid(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (rt->grid_args != a) return 0;
+    rt->grid_args = NULL;
+    return 1;
+}
+
 /* Whether a call's result v, made after at, may be given again for the call made again (kept results): CPython's
  * second call makes a second, equal frozenset of each it made, and a & a of one set takes the copy shortcut
  * (fset.c arc_set_meet), whose table can differ from that of two equal sets; a set that predates at (the
@@ -492,6 +524,8 @@ int arc_inputs_take(tdm_arc_rt *rt, const tdm_arc_inputs *in, const tdm_arc_grid
 /* A new h x w grid (1..30 each) whose cells are the interned colours of bytes c (from arc_grid_view_bytes,
  * written), laid out as tdm_arc_grid_new lays one out, with c kept as its view: NULL out of memory. */
 tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
+/* The same grid without c kept as its view (for a grid whose cells are written next). */
+tdm_arc_val *arc_grid_cells(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
 /* A grid of h rows of w cells in one block of rt's arena, its cells in *items (row-major, not written):
  * NULL out of memory. */
 tdm_arc_val *arc_grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items);
@@ -870,11 +904,16 @@ typedef struct {
     int arg_kind[4], arg[4]; /* ARC_STEP_*: slot, primitive id, constant index (arc_const_value), input */
     const char *text;        /* the line as written, owned by the programs */
     int lazy;                /* the interpreter lets the call return a deferred concatenation (cat.c) */
+    int grid;                /* ... and a grid of bytes (the executor does not: its calls are its own) */
 } arc_step;
 /* The shape of program k: 0, or -1 when k is out of range. */
 int arc_prog_view(const tdm_arc_programs *p, size_t k, arc_prog_info *out);
 /* Line i (0 <= i < n) of program k. */
 void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out);
+/* tdm_arc_program_run, whose result may be left a grid of bytes (arc_grid_is_lazy) when bytes_out: for a
+ * caller that reads it only through arc_grid_view (batch.c). */
+int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
+                    const tdm_arc_val **out, int bytes_out);
 /* After a failed call on a line: rewrites rt's error as tdm_arc_program_run reports it ("line N: text:
  * why") and returns its status (TDM_E_ARC_RAISE or TDM_E_NOMEM), also set as the thread's last error. */
 int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text);

@@ -170,7 +170,7 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, const tdm_arc_inpu
     tdm_arc_val *made;
     int st = TDM_OK;
     if (!arc_inputs_take(rt, inputs, g, &in)) st = tdm_arc_grid_new(rt, g->h, g->w, g->cells, &made), in = made;
-    if (!st) st = tdm_arc_program_run(rt, p, k, in, &out);
+    if (!st) st = arc_program_run(rt, p, k, in, &out, 1); /* a grid of bytes is read as such below */
     if (st) return arc_result_error(rt, st, r);
     return arc_result_fill(rt, out, r, slab);
 }

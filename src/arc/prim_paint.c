@@ -8,6 +8,7 @@
 #include <string.h>
 
 tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int bytes = arc_take_grid(rt, a);
     tdm_arc_val *d = a[1];
     if (!arc_is_tuple(d)) return arc_fail(rt, "canvas: '%s' object is not subscriptable", arc_type_name(d));
     if (d->n < 2) return arc_fail(rt, "canvas: tuple index out of range");
@@ -18,24 +19,28 @@ tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (w < 0) w = 0;
     if (!h) w = 0; /* () whatever the width: no row is built */
     ARC_TRYI(arc_grid_limit(rt, "canvas", "grid", h, w));
+    int c = arc_interned_colour(a[0]);
+    uint8_t *b = NULL;
+    if (c >= 0 && h && w && h <= 30 && w <= 30 && arc_defer(rt)) { /* its bytes, for a paint over it and after */
+        ARC_TRY(b = arc_grid_view_bytes(rt, (int)h, (int)w));
+        memset(b, c, (size_t)(h * w));
+        if (bytes) return arc_grid_lazy(rt, b, (int)h, (int)w);
+    }
     tdm_arc_val *row = arc_tuple(rt, (uint32_t)w), *g = arc_tuple(rt, (uint32_t)h);
     ARC_TRY(row && g);
     for (int64_t j = 0; j < w; j++) row->u.items[j] = a[0];
     for (int64_t i = 0; i < h; i++) g->u.items[i] = row;
-    int c = arc_interned_colour(a[0]);
-    if (c >= 0 && h && w && h <= 30 && w <= 30 && arc_defer(rt)) { /* its bytes, for a paint over it and after */
-        uint8_t *b = arc_grid_view_bytes(rt, (int)h, (int)w);
-        ARC_TRY(b);
-        memset(b, c, (size_t)(h * w));
-        arc_grid_view_keep(rt, g, b, (int)h, (int)w);
-    }
+    if (b) arc_grid_view_keep(rt, g, b, (int)h, (int)w);
     return g;
 }
 
 /* A writable copy of a grid: fresh row tuples (not yet shared, so they may be written), h and w as the
  * reference reads them (len(grid), len(grid[0])), and the copy's bytes (gview.c) when the grid's were kept
- * and every cell written is a colour (NULL otherwise): kept as the result's view (wdone). */
+ * and every cell written is a colour (NULL otherwise): kept as the result's view (wdone). A copy that may
+ * become a grid of bytes (arc_take_grid) has no rows (g NULL) until a value that is no colour is written
+ * (wwith makes them then). */
 typedef struct {
+    tdm_arc_rt *rt;
     tdm_arc_val *g;
     int64_t h, w;
     uint8_t *vc;
@@ -56,9 +61,20 @@ static int rows_block(tdm_arc_rt *rt, const tdm_arc_val *src, tdm_arc_val **out)
     return 1;
 }
 
-static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) {
+/* A copy of src to write (bytes: it may stay bytes only, when src is a grid of colours). 0, or -1 with rt's
+ * error. */
+static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who, int bytes) {
     if (!arc_is_tuple(src)) return arc_failf(rt, "%s: expected a grid, got %s", who, arc_type_name(src));
     if (!src->n) return arc_failf(rt, "%s: tuple index out of range (empty grid)", who);
+    out->rt = rt;
+    arc_gview v;
+    int view = bytes ? arc_grid_view(rt, src, &v) : 0;
+    if (view < 0) return -1;
+    if (view) { /* its bytes only */
+        out->g = NULL, out->h = v.h, out->w = v.w;
+        return (out->vc = arc_grid_view_copy(rt, &v)) ? 0 : -1;
+    }
+    if (arc_grid_force(rt, src)) return -1; /* a grid of bytes read as cells */
     tdm_arc_val *g;
     int block = rows_block(rt, src, &g);
     if (block < 0) return -1;
@@ -74,37 +90,53 @@ static int wcopy(tdm_arc_rt *rt, tdm_arc_val *src, wgrid *out, const char *who) 
         }
     }
     out->g = g, out->h = src->n, out->w = src->u.items[0]->n, out->vc = NULL;
-    arc_gview v;
     if (arc_grid_view_kept(rt, src, &v) && !(out->vc = arc_grid_view_copy(rt, &v))) return -1;
     return 0;
 }
 
-/* Before g's cells are written with v: g keeps its bytes only when v is a colour. */
-static inline void wwith(wgrid *g, const tdm_arc_val *v) {
-    if (g->vc && arc_interned_colour(v) < 0) g->vc = NULL;
+/* A copy of bytes' rows, made from its bytes. 0, or -1 out of memory. */
+static int wrows(wgrid *g) { return g->g || (g->g = arc_grid_cells(g->rt, g->vc, (int)g->h, (int)g->w)) ? 0 : -1; }
+
+/* Before g's cells are written with v, over cells equal to bg (NULL: any): a copy of bytes stays so only
+ * when v and bg are colours (else it takes rows), and g keeps its bytes only when v is one. 0, or -1 out
+ * of memory. */
+static inline int wwith(wgrid *g, const tdm_arc_val *v, const tdm_arc_val *bg) {
+    int vc = arc_interned_colour(v);
+    if (!g->g && (vc < 0 || (bg && arc_interned_colour(bg) < 0)) && wrows(g)) return -1;
+    if (vc < 0) g->vc = NULL;
+    return 0;
 }
 
-/* *cell (row i, column j of g) = v, a value passed to wwith first, and its byte while g keeps them. */
-static inline void wput(wgrid *g, int64_t i, int64_t j, tdm_arc_val **cell, tdm_arc_val *v) {
-    *cell = v;
-    if (g->vc) g->vc[i * g->w + j] = (uint8_t)arc_interned_colour(v);
-}
-
-/* The finished copy, its bytes kept as its view. */
+/* The finished copy: a grid of bytes when it has no rows, else its rows with its bytes kept as its view. */
 static tdm_arc_val *wdone(tdm_arc_rt *rt, const wgrid *g) {
+    if (!g->g) return arc_grid_lazy(rt, g->vc, (int)g->h, (int)g->w);
     if (g->vc) arc_grid_view_keep(rt, g->g, g->vc, (int)g->h, (int)g->w);
     return g->g;
 }
 
-/* The cell slot at (i, j) if inside h x w, NULL if outside; -1 via *err for a short row. */
-static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err) {
-    if (!(0 <= i && i < g->h && 0 <= j && j < g->w)) return NULL;
-    tdm_arc_val *row = g->g->u.items[i];
-    if (j >= row->n) {
-        *err = arc_failf(rt, "list assignment index out of range");
-        return NULL;
+/* Cell (i, j) of g = v when inside h x w and, with bg, equal to bg; its byte too while g keeps them (a
+ * value that is no colour ends that, and makes the rows of a copy of bytes). 0, or -1 for a short row or
+ * out of memory (rt's error set). */
+static int wcell(wgrid *g, int64_t i, int64_t j, tdm_arc_val *v, tdm_arc_val *bg) {
+    if (!(0 <= i && i < g->h && 0 <= j && j < g->w)) return 0;
+    if (!g->g) { /* bytes only: every cell is a colour */
+        uint8_t *b = &g->vc[i * g->w + j];
+        int bc = bg ? arc_interned_colour(bg) : 0, vb = arc_interned_colour(v);
+        if (bc >= 0 && bg && *b != bc) return 0; /* no colour equals a bg that is none: below */
+        if (bc >= 0 && vb >= 0) {
+            *b = (uint8_t)vb;
+            return 0;
+        }
+        if (wrows(g)) return -1;
     }
-    return &row->u.items[j];
+    tdm_arc_val *row = g->g->u.items[i];
+    if (j >= row->n) return arc_failf(g->rt, "list assignment index out of range");
+    tdm_arc_val **cell = &row->u.items[j];
+    if (bg && !arc_eq(*cell, bg)) return 0;
+    *cell = v;
+    if (g->vc && arc_interned_colour(v) < 0) g->vc = NULL;
+    if (g->vc) g->vc[i * g->w + j] = (uint8_t)arc_interned_colour(v);
+    return 0;
 }
 
 /* The contents of a lazy patch (deferred or an object of objects()) when the grid's rows are all as long
@@ -113,7 +145,7 @@ static tdm_arc_val **at(tdm_arc_rt *rt, wgrid *g, int64_t i, int64_t j, int *err
 static int lazy_cells(tdm_arc_rt *rt, const wgrid *g, tdm_arc_val *patch, arc_bits *b) {
     if (arc_tuple_is_lazy(patch)) patch = patch->u.cat.set; /* a deferred concatenation: its contents */
     if (!arc_set_is_lazy(patch)) return 0;
-    for (int64_t i = 0; i < g->h; i++)
+    for (int64_t i = 0; g->g && i < g->h; i++)
         if (g->g->u.items[i]->n != g->w) return 0;
     return g->h <= 32 - ARC_BITS_OFF && g->w <= 32 - ARC_BITS_OFF ? arc_bits_get_wide(rt, patch, b) : arc_bits_get(rt, patch, b);
 }
@@ -126,12 +158,22 @@ static inline uint32_t in_grid(const wgrid *g, uint32_t row) {
 
 /* Writes v (over bg only, unless bg is NULL) at the cells of g that rows (the masks' layout) name, and
  * their bytes while g keeps them. Only the rows that name a cell are visited: a patch is most often a few
- * rows of a grid. */
-static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_arc_val *bg) {
-    wwith(g, v);
+ * rows of a grid. 0, or -1 out of memory. */
+static int write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_arc_val *bg) {
+    if (wwith(g, v, bg)) return -1;
     uint8_t spare[32], *vc = g->vc, vb = (uint8_t)arc_interned_colour(v); /* no bytes: they go to spare */
     /* the grid's rows in the masks' layout: bits ARC_BITS_OFF .. ARC_BITS_OFF + h - 1, up to bit 31 */
     uint32_t in = g->h >= 32 - ARC_BITS_OFF ? ~0u << ARC_BITS_OFF : ((1u << g->h) - 1) << ARC_BITS_OFF;
+    if (!g->g) { /* bytes only (v and bg colours): bg's cells found by a compare of the row */
+        int bc = bg ? arc_interned_colour(bg) : 0;
+        for (uint32_t used = arc_rows_nonzero(rows) & in; used; used &= used - 1) {
+            int64_t i = __builtin_ctz(used) - ARC_BITS_OFF;
+            uint8_t *vr = vc + i * g->w; /* a 32-byte read stays in the bytes and their slack */
+            uint32_t r = in_grid(g, rows[i + ARC_BITS_OFF]) & (bg ? arc_colour_mask32(vr, bc) : ~0u);
+            for (; r; r &= r - 1) vr[__builtin_ctz(r)] = vb;
+        }
+        return 0;
+    }
     for (uint32_t used = arc_rows_nonzero(rows) & in; used; used &= used - 1) {
         int64_t i = __builtin_ctz(used) - ARC_BITS_OFF;
         tdm_arc_val **cells = g->g->u.items[i]->u.items;
@@ -141,6 +183,7 @@ static void write_rows(wgrid *g, const uint32_t rows[32], tdm_arc_val *v, tdm_ar
             if (!bg || arc_eq(cells[j], bg)) cells[j] = v, vr[j] = vb; /* fill, paint (no bg): every cell named */
         }
     }
+    return 0;
 }
 
 /* fill of g's copy at the positions of a lazy patch (of its cells' positions, for cells), writing only
@@ -152,32 +195,25 @@ static int fill_lazy(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *value, tdm_arc_val *
     /* each position once: which cells change depends only on the grid as it was */
     uint32_t rows[32];
     arc_bits_positions(&b, rows);
-    write_rows(g, rows, value, bg);
-    return 1;
+    return write_rows(g, rows, value, bg) ? -1 : 1;
 }
 
-/* fill (bg NULL) and underfill (write only over bg) */
+/* fill (bg NULL) and underfill (write only over bg); bytes: the result may be a grid of bytes */
 static tdm_arc_val *fill(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *value, tdm_arc_val *patch, tdm_arc_val *bg,
-                         const char *who) {
+                         const char *who, int bytes) {
     wgrid g;
-    ARC_TRYI(wcopy(rt, grid, &g, who));
+    ARC_TRYI(wcopy(rt, grid, &g, who, bytes));
     int lazy = fill_lazy(rt, &g, value, patch, bg);
     ARC_TRYI(lazy);
     if (lazy) return wdone(rt, &g);
     arc_pos *p;
     uint32_t n;
     ARC_TRYI(arc_positions(rt, patch, 0, &p, &n, who));
-    int err = 0;
-    wwith(&g, value);
-    for (uint32_t k = 0; k < n; k++) {
-        tdm_arc_val **c = at(rt, &g, p[k].i, p[k].j, &err);
-        if (err) return NULL;
-        if (c && (!bg || arc_eq(*c, bg))) wput(&g, p[k].i, p[k].j, c, value);
-    }
+    for (uint32_t k = 0; k < n; k++) ARC_TRYI(wcell(&g, p[k].i, p[k].j, value, bg));
     return wdone(rt, &g);
 }
 
-tdm_arc_val *arc_p_fill(tdm_arc_rt *rt, tdm_arc_val **a) { return fill(rt, a[0], a[1], a[2], NULL, "fill"); }
+tdm_arc_val *arc_p_fill(tdm_arc_rt *rt, tdm_arc_val **a) { return fill(rt, a[0], a[1], a[2], NULL, "fill", arc_take_grid(rt, a)); }
 
 static tdm_arc_val *background(tdm_arc_rt *rt, tdm_arc_val *grid) {
     int64_t bg;
@@ -186,40 +222,39 @@ static tdm_arc_val *background(tdm_arc_rt *rt, tdm_arc_val *grid) {
 }
 
 tdm_arc_val *arc_p_underfill(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int bytes = arc_take_grid(rt, a);
     if (!arc_is_tuple(a[0]) || !a[0]->n) return arc_fail(rt, "underfill: tuple index out of range (empty grid)");
     tdm_arc_val *bg = background(rt, a[0]);
     ARC_TRY(bg);
-    return fill(rt, a[0], a[1], a[2], bg, "underfill");
+    return fill(rt, a[0], a[1], a[2], bg, "underfill", bytes);
 }
 
 tdm_arc_val *arc_p_cover(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int bytes = arc_take_grid(rt, a);
     tdm_arc_val *bg = background(rt, a[0]);
     ARC_TRY(bg);
     if (arc_is_tuple(a[0]) && a[0]->n && arc_set_is_lazy(a[1])) { /* a lazy patch's positions: its toindices */
         wgrid g;
-        ARC_TRYI(wcopy(rt, a[0], &g, "cover"));
+        ARC_TRYI(wcopy(rt, a[0], &g, "cover", bytes));
         int lazy = fill_lazy(rt, &g, bg, a[1], NULL);
         ARC_TRYI(lazy);
         if (lazy) return wdone(rt, &g);
     }
     tdm_arc_val *ti = arc_toindices(rt, a[1]);
     ARC_TRY(ti);
-    return fill(rt, a[0], bg, ti, NULL, "cover");
+    return fill(rt, a[0], bg, ti, NULL, "cover", bytes);
 }
 
 /* obj's elements onto g in their iteration order (the reference's loop). 0, or -1 with rt's error. */
 static int paint_listed(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *bg, const char *who) {
     arc_list l;
     if (arc_elems(rt, obj, &l, who)) return -1;
-    int err = 0;
     for (uint32_t k = 0; k < l.n; k++) {
         tdm_arc_val *e = l.v[k];
         int64_t i, j;
         if (!arc_is_tuple(e) || e->n != 2) return arc_failf(rt, "%s: cannot unpack an element into value, (i, j)", who);
         if (arc_get_ipair(rt, e->u.items[1], &i, &j, who)) return -1;
-        tdm_arc_val **c = at(rt, g, i, j, &err);
-        if (err) return -1;
-        if (c && (!bg || arc_eq(*c, bg))) wwith(g, e->u.items[0]), wput(g, i, j, c, e->u.items[0]);
+        if (wcell(g, i, j, e->u.items[0], bg)) return -1;
     }
     return 0;
 }
@@ -246,7 +281,7 @@ static int paint_into(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *b
         if (!clash) {
             for (uint32_t bl = b.blocks; bl; bl &= bl - 1) {
                 int c = __builtin_ctz(bl);
-                write_rows(g, b.m + 32 * c, arc_int(rt, c), bg);
+                if (write_rows(g, b.m + 32 * c, arc_int(rt, c), bg)) return -1;
             }
             return 0;
         }
@@ -254,21 +289,24 @@ static int paint_into(tdm_arc_rt *rt, wgrid *g, tdm_arc_val *obj, tdm_arc_val *b
     return paint_listed(rt, g, obj, bg, who);
 }
 
-/* paint (under 0: the last cell at a position wins) and underpaint (only over cells equal to bg now) */
-static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, int under, const char *who) {
+/* paint (under 0: the last cell at a position wins) and underpaint (only over cells equal to bg now);
+ * bytes: the result may be a grid of bytes */
+static tdm_arc_val *paint(tdm_arc_rt *rt, tdm_arc_val *grid, tdm_arc_val *obj, int under, const char *who, int bytes) {
     tdm_arc_val *bg = NULL;
     if (under) {
         if (!arc_is_tuple(grid) || !grid->n) return arc_fail(rt, "%s: tuple index out of range (empty grid)", who);
         ARC_TRY(bg = background(rt, grid));
     }
     wgrid g;
-    ARC_TRYI(wcopy(rt, grid, &g, who));
+    ARC_TRYI(wcopy(rt, grid, &g, who, bytes));
     ARC_TRYI(paint_into(rt, &g, obj, bg, who));
     return wdone(rt, &g);
 }
 
-tdm_arc_val *arc_p_paint(tdm_arc_rt *rt, tdm_arc_val **a) { return paint(rt, a[0], a[1], 0, "paint"); }
-tdm_arc_val *arc_p_underpaint(tdm_arc_rt *rt, tdm_arc_val **a) { return paint(rt, a[0], a[1], 1, "underpaint"); }
+tdm_arc_val *arc_p_paint(tdm_arc_rt *rt, tdm_arc_val **a) { return paint(rt, a[0], a[1], 0, "paint", arc_take_grid(rt, a)); }
+tdm_arc_val *arc_p_underpaint(tdm_arc_rt *rt, tdm_arc_val **a) {
+    return paint(rt, a[0], a[1], 1, "underpaint", arc_take_grid(rt, a));
+}
 
 tdm_arc_val *arc_p_move(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *covered = arc_p_cover(rt, a);
@@ -276,13 +314,13 @@ tdm_arc_val *arc_p_move(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *sa[2] = {a[1], a[2]};
     tdm_arc_val *shifted = arc_p_shift(rt, sa);
     ARC_TRY(shifted);
-    return paint(rt, covered, shifted, 0, "move");
+    return paint(rt, covered, shifted, 0, "move", 0);
 }
 
 /* replace (swap 0: from to to) and switch (swap 1: from and to swapped) on a grid's bytes, when they are
  * colours (from may be any int for replace: then no cell matches): the new grid's cells are made from its
  * bytes. 1 and *out, 0 when not such (no view, a value not a colour), -1 out of memory. */
-static int recolour_bytes(tdm_arc_rt *rt, tdm_arc_val **a, int swap, tdm_arc_val **out) {
+static int recolour_bytes(tdm_arc_rt *rt, tdm_arc_val **a, int swap, int bytes, tdm_arc_val **out) {
     int to = arc_interned_colour(a[2]), from = swap ? arc_interned_colour(a[1]) : -1;
     arc_gview v;
     if (to < 0 || (swap ? from < 0 : !arc_is_int(a[1]))) return 0;
@@ -309,16 +347,18 @@ static int recolour_bytes(tdm_arc_rt *rt, tdm_arc_val **a, int swap, tdm_arc_val
     }
 #endif
     for (; k < n; k++) c[k] = v.c[k] == from ? (uint8_t)to : swap && v.c[k] == to ? (uint8_t)from : v.c[k];
-    return (*out = arc_grid_of_bytes(rt, c, v.h, v.w)) ? 1 : -1;
+    return (*out = bytes ? arc_grid_lazy(rt, c, v.h, v.w) : arc_grid_of_bytes(rt, c, v.h, v.w)) ? 1 : -1;
 }
 
 /* replace (swap 0) and switch (swap 1): cell-by-cell maps over the tuple structure */
 static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const char *who) {
+    int bytes = arc_take_grid(rt, a);
     tdm_arc_val *g = a[0];
     if (!arc_is_tuple(g)) return arc_fail(rt, "%s: expected a grid, got %s", who, arc_type_name(g));
-    int fast = recolour_bytes(rt, a, swap, &g);
+    int fast = recolour_bytes(rt, a, swap, bytes, &g);
     ARC_TRYI(fast);
     if (fast) return g;
+    ARC_TRYI(arc_grid_force(rt, g)); /* a grid of bytes, recoloured to a value that is no colour */
     tdm_arc_val *out = arc_tuple(rt, g->n);
     ARC_TRY(out);
     for (uint32_t i = 0; i < g->n; i++) {

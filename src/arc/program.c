@@ -21,6 +21,8 @@ typedef struct {
     int line, target, nargs;
     int lazy; /* the target is read only as the patch of paint, underpaint, fill or underfill: the call may
                  return a deferred concatenation (arc_internal.h) */
+    int grid;  /* the callee writes a grid and the target is read only as the grid argument of such a callee
+                  (not canvas) or returned: the call may return a grid of bytes (arc_internal.h) */
     prog_arg callee, args[4];
     int32_t at[5]; /* the callee's and the four arguments' places in the run's frame (an unused one: I's) */
     char *text;    /* the line as written, for messages */
@@ -223,6 +225,33 @@ static void mark_lazy(prog *pr) {
     }
 }
 
+/* Whether a line's callee writes a grid from bytes (writes: argument 0 is the grid it writes over). */
+static int grid_writer(const prog_instr *ins, int writes) {
+    if (ins->callee.kind != ARG_PRIM) return 0;
+    switch (ins->callee.idx) {
+    case ARC_P_fill: case ARC_P_underfill: case ARC_P_paint: case ARC_P_underpaint: case ARC_P_cover:
+    case ARC_P_replace: case ARC_P_switch:
+        return 1;
+    case ARC_P_canvas:
+        return !writes;
+    }
+    return 0;
+}
+
+/* Marks the lines of grid writers whose result is read only as the grid another writes over, or returned. */
+static void mark_grid(prog *pr) {
+    for (int i = 0; i < pr->n; i++) {
+        int t = pr->ins[i].target, ok = grid_writer(&pr->ins[i], 0);
+        for (int j = i + 1; j < pr->n && ok; j++) {
+            const prog_instr *u = &pr->ins[j];
+            if (u->callee.kind == ARG_VAR && u->callee.idx == t) ok = 0;
+            for (int a = 0; a < u->nargs; a++)
+                if (u->args[a].kind == ARG_VAR && u->args[a].idx == t) ok = ok && a == 0 && grid_writer(u, 1);
+        }
+        pr->ins[i].grid = ok;
+    }
+}
+
 /* The frame place of a (a primitive or constant is added to pr->fixed once, which has room for them all). */
 static int32_t frame_at(prog *pr, const prog_arg *a) {
     if (a->kind == ARG_VAR) return a->idx;
@@ -337,7 +366,7 @@ int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_ar
                 break;
             }
             cur->result = slot, cur->nslots = ps.nvars;
-            mark_lazy(cur);
+            mark_lazy(cur), mark_grid(cur);
             if (frame_layout(cur)) {
                 rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
                 break;
@@ -409,6 +438,7 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out) {
                                 [ARG_INPUT] = ARC_STEP_INPUT};
     out->callee_kind = kinds[ins->callee.kind], out->callee = ins->callee.idx;
     out->nargs = ins->nargs, out->target = ins->target, out->line = ins->line, out->text = ins->text, out->lazy = ins->lazy;
+    out->grid = ins->grid;
     for (int a = 0; a < ins->nargs; a++) out->arg_kind[a] = kinds[ins->args[a].kind], out->arg[a] = ins->args[a].idx;
 }
 
@@ -420,8 +450,8 @@ int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text) {
     return tdm_error(st, "%s", rt->err);
 }
 
-int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
-                        const tdm_arc_val **out) {
+int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
+                    const tdm_arc_val **out, int bytes_out) {
     if (!rt || !p || !grid || !out || k >= p->n) return tdm_error(TDM_E_INVAL, "tdm_arc_program_run: bad arguments");
     const prog *pr = &p->p[k];
     rt->failed = 0, rt->err[0] = '\0', rt->depth = 0;
@@ -432,10 +462,18 @@ int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, con
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];
         tdm_arc_val *args[4] = {f[ins->at[1]], f[ins->at[2]], f[ins->at[3]], f[ins->at[4]]};
+        if (ins->grid) rt->grid_args = args; /* the callee may take it (arc_take_grid) */
         tdm_arc_val *r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
+        rt->grid_args = NULL;
         if (!r) return arc_prog_fail(rt, ins->line, ins->text);
         f[ins->target] = r;
     }
+    if (!bytes_out && arc_grid_force(rt, f[pr->result])) return tdm_error(TDM_E_NOMEM, "solve_%s: %s", pr->task, rt->err);
     *out = f[pr->result];
     return TDM_OK;
+}
+
+int tdm_arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
+                        const tdm_arc_val **out) {
+    return arc_program_run(rt, p, k, grid, out, 0);
 }

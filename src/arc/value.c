@@ -156,7 +156,7 @@ void tdm_arc_rt_reset(tdm_arc_rt *rt) {
     rt->chunk = first, rt->cur = first ? (char *)first->data : NULL, rt->end = first ? rt->cur + first->size : NULL;
     rt->failed = 0, rt->status = 0, rt->depth = 0, rt->err[0] = '\0';
     rt->serial = 0; /* closures are numbered from 1 in each run: a result never depends on the runs before */
-    rt->lazy_args = NULL;
+    rt->lazy_args = rt->grid_args = NULL;
     rt->grid_seen = rt->pick_grid = NULL; /* grids were in the arena */
     rt->counts_of = NULL;
     rt->empty_set = NULL;
@@ -762,12 +762,36 @@ tdm_arc_val *arc_grid_block(tdm_arc_rt *rt, int h, int w, tdm_arc_val ***items) 
     return g;
 }
 
-tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
+tdm_arc_val *arc_grid_cells(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
     tdm_arc_val **items, *g = arc_grid_block(rt, h, w, &items);
-    if (!g) return NULL;
-    colour_cells(items, c, (size_t)h * (size_t)w);
-    arc_grid_view_keep(rt, g, c, h, w);
+    if (g) colour_cells(items, c, (size_t)h * (size_t)w);
     return g;
+}
+
+tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
+    tdm_arc_val *g = arc_grid_cells(rt, c, h, w);
+    if (g) arc_grid_view_keep(rt, g, c, h, w);
+    return g;
+}
+
+tdm_arc_val *arc_grid_lazy(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
+    tdm_arc_val *g = arc_alloc(rt, sizeof *g);
+    if (!g) return NULL;
+    memset(g, 0, sizeof *g);
+    g->kind = TDM_ARC_TUPLE, g->fkind = ARC_TUP_GRID, g->n = (uint32_t)h;
+    g->u.grid.c = c, g->u.grid.w = w;
+    return g;
+}
+
+int arc_grid_force(tdm_arc_rt *rt, tdm_arc_val *g) {
+    if (!arc_grid_is_lazy(g)) return 0;
+    const uint8_t *c = g->u.grid.c;
+    int h = (int)g->n, w = g->u.grid.w;
+    tdm_arc_val *m = arc_grid_cells(rt, c, h, w);
+    if (!m) return -1;
+    g->u.items = m->u.items, g->fkind = 0; /* m's rows, under g's header: g now reads as any grid */
+    arc_grid_view_keep(rt, g, c, h, w);
+    return 0;
 }
 
 int tdm_arc_grid_new(tdm_arc_rt *rt, int h, int w, const int *cells, tdm_arc_val **out) {

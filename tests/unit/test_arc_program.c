@@ -217,12 +217,136 @@ static void test_lazy_lines(void **state) {
     tdm_arc_programs_free(p);
 }
 
+/* Lines of fill, paint and their kin (and canvas) whose result only such a line reads as its grid, or the
+ * program returns, may give a grid of bytes: which lines are marked; on random grids, against a runtime that
+ * defers nothing, the output forced (tdm_arc_program_run), left as bytes (arc_program_run) and read as the
+ * batch runner reads it (arc_result_fill). The values written include some that are no colour (10, -1),
+ * which make a copy of bytes take rows mid-way, and recolourings to them. */
+static void test_grid_lines(void **state) {
+    (void)state;
+    const char *src = "def solve_a(I):\n"
+                      "    x1 = objects(I, T, F, T)\n"
+                      "    x2 = merge(x1)\n"
+                      "    x3 = shift(x2, DOWN)\n"
+                      "    x4 = fill(I, FIVE, x3)\n"        /* read by paint: marked, and so on down */
+                      "    x5 = paint(x4, x3)\n"
+                      "    x6 = underfill(x5, ONE, x3)\n"
+                      "    x7 = cover(x6, x2)\n"
+                      "    x8 = replace(x7, ZERO, TWO)\n"
+                      "    x9 = switch(x8, TWO, FIVE)\n"
+                      "    O = underpaint(x9, x3)\n"
+                      "    return O\n"
+                      "def solve_b(I):\n"
+                      "    x1 = objects(I, T, T, T)\n"
+                      "    x2 = first(x1)\n"
+                      "    x3 = recolor(TEN, x2)\n"
+                      "    x4 = fill(I, SEVEN, x2)\n"       /* read by paint, replace, fill: marked */
+                      "    x5 = paint(x4, x3)\n"            /* writes 10: rows made */
+                      "    x6 = replace(x5, TEN, THREE)\n"
+                      "    x7 = canvas(ZERO, THREE_BY_THREE)\n"
+                      "    x8 = paint(x7, x2)\n"            /* read by ofcolor: not marked */
+                      "    x9 = ofcolor(x8, ZERO)\n"
+                      "    x10 = fill(x4, NEG_ONE, x9)\n"   /* read by palette: not marked; x4 forced */
+                      "    x11 = underfill(x10, TWO, x3)\n" /* x10 read as cells: -1 is no colour */
+                      "    x12 = palette(x10)\n"
+                      "    x13 = replace(x4, FIVE, TEN)\n"  /* to 10: the general path */
+                      "    x14 = underpaint(x13, x3)\n"
+                      "    x15 = fill(x6, ONE, x2)\n"       /* read as replace's value: not marked */
+                      "    x16 = replace(x11, x15, TWO)\n"
+                      "    O = underfill(x16, FOUR, x2)\n"
+                      "    return O\n"
+                      "def solve_c(I):\n"
+                      "    x1 = shape(I)\n"
+                      "    x2 = canvas(SIX, x1)\n"          /* read by a call of a variable's function: not marked */
+                      "    x3 = lbind(paint, x2)\n"
+                      "    x4 = asobject(I)\n"
+                      "    x5 = x3(x4)\n"
+                      "    x6 = canvas(SIX, x1)\n"          /* returned as it is: marked */
+                      "    x7 = cover(x5, x4)\n"            /* replace's value: not marked */
+                      "    x8 = replace(x6, x7, ONE)\n"
+                      "    O = canvas(SIX, x1)\n"
+                      "    return O\n"
+                      "def solve_d(I):\n"                  /* listed patches, values that are no colour */
+                      "    x1 = objects(I, T, F, T)\n"
+                      "    x2 = merge(x1)\n"
+                      "    x3 = shift(x2, RIGHT)\n"
+                      "    x4 = totuple(x3)\n"
+                      "    x5 = underfill(I, ONE, x4)\n"    /* cell by cell, over bg only */
+                      "    x6 = underpaint(x5, x4)\n"
+                      "    x7 = initset(ORIGIN)\n"
+                      "    x8 = recolor(TEN, x7)\n"
+                      "    x9 = paint(x6, x8)\n"            /* 10 from a listed object: rows made */
+                      "    x10 = replace(x9, TEN, SEVEN)\n"
+                      "    x11 = ofcolor(I, ONE)\n"
+                      "    x12 = fill(x10, TEN, x11)\n"     /* 10 from a lazy patch: rows made */
+                      "    O = replace(x12, TEN, EIGHT)\n"
+                      "    return O\n";
+    tdm_arc_programs *p = parse_ok(src);
+    static const int lines[] = {10, 17, 9, 13}, marked[4][17] = {{0, 0, 0, 1, 1, 1, 1, 1, 1, 1},
+                                                                 {0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1},
+                                                                 {0, 0, 0, 0, 0, 1, 0, 1, 1},
+                                                                 {0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1}};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < lines[k]; i++) {
+            arc_step st;
+            arc_prog_step(p, (size_t)k, i, &st);
+            if (st.grid != marked[k][i]) {
+                print_error("program %d line %d: grid mark %d, want %d\n", k, i + 1, st.grid, marked[k][i]);
+                fail();
+            }
+        }
+    tdm_arc_rt *eager;
+    assert_int_equal(tdm_arc_rt_new(&eager), TDM_OK);
+    eager->eager = 1;
+    tu_rng r = tu_rng_for(0x9a1d);
+    int bytes_seen = 0, ran[4] = {0, 0, 0, 0};
+    for (int round = 0; round < 300; round++) {
+        int h = 1 + (int)tu_below(&r, 12), w = 1 + (int)tu_below(&r, 12), cells[144];
+        for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, 10);
+        for (size_t k = 0; k < 4; k++) {
+            tdm_arc_val *g[3];
+            const tdm_arc_val *out[3];
+            int rc[3];
+            tdm_arc_rt *rts[3] = {eager, ta_rt, ta_rt};
+            for (int s = 0; s < 3; s++) {
+                if (s < 2) tdm_arc_rt_reset(rts[s]);
+                assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g[s]), TDM_OK);
+                rc[s] = arc_program_run(rts[s], p, k, g[s], &out[s], s == 2);
+                assert_int_equal(rc[s], rc[0]);
+            }
+            if (rc[0]) continue;
+            ran[k]++;
+            assert_false(arc_grid_is_lazy(out[1])); /* forced for the API's callers */
+            assert_true(arc_eq((tdm_arc_val *)out[1], (tdm_arc_val *)out[0]));
+            bytes_seen += arc_grid_is_lazy(out[2]);
+            /* read as bytes, as the batch runner reads a result */
+            tdm_arc_result res;
+            memset(&res, 0, sizeof res);
+            assert_int_equal(arc_result_fill(ta_rt, out[2], &res, NULL), 0);
+            int want[900], wh, ww;
+            assert_int_equal(tdm_arc_grid_read(out[0], &wh, &ww, want, 900), TDM_OK);
+            assert_int_equal(res.h, wh);
+            assert_int_equal(res.w, ww);
+            assert_memory_equal(res.cells, want, (size_t)(wh * ww) * sizeof *want);
+            tdm_free(res.cells);
+            assert_int_equal(arc_grid_force(ta_rt, (tdm_arc_val *)out[2]), 0);
+            assert_true(arc_eq((tdm_arc_val *)out[2], (tdm_arc_val *)out[0]));
+        }
+    }
+    /* b fails only on grids without objects (first of an empty set); a and c return grids of bytes, d
+       when it wrote no 10 */
+    assert_true(ran[0] == 300 && ran[1] > 280 && ran[2] == 300 && ran[3] == 300);
+    assert_true(bytes_seen > 600);
+    tdm_arc_rt_free(eager);
+    tdm_arc_programs_free(p);
+}
+
 int main(void) {
     tu_init_seed("test_arc_program");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_run), cmocka_unit_test(test_dead_lines_run),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_runtime_errors),
-        cmocka_unit_test(test_lazy_lines),
+        cmocka_unit_test(test_lazy_lines), cmocka_unit_test(test_grid_lines),
     };
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
