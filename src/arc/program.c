@@ -21,8 +21,8 @@ typedef struct {
     int line, target, nargs;
     int lazy; /* the target is read only as the patch of paint, underpaint, fill or underfill: the call may
                  return a deferred concatenation (arc_internal.h) */
-    int grid;  /* the callee writes a grid and the target is read only as the grid argument of such a callee
-                  (not canvas) or returned: the call may return a grid of bytes (arc_internal.h) */
+    int grid;  /* the callee may return a grid of bytes and the target is read only where one may be, or
+                  returned (grid_bytes): the call may return one (arc_internal.h) */
     prog_arg callee, args[4];
     int32_t at[5]; /* the callee's and the four arguments' places in the run's frame (an unused one: I's) */
     char *text;    /* the line as written, for messages */
@@ -225,28 +225,33 @@ static void mark_lazy(prog *pr) {
     }
 }
 
-/* Whether a line's callee writes a grid from bytes (writes: argument 0 is the grid it writes over). */
-static int grid_writer(const prog_instr *ins, int writes) {
+/* Whether a line's callee may return a grid of bytes (arg -1), or reads one as its argument arg: the
+ * grid of fill, paint and their kin (they write its bytes), of the mirrors, rotations, concatenations and
+ * upscale (gbytes.c); canvas makes one of nothing. */
+static int grid_bytes(const prog_instr *ins, int arg) {
     if (ins->callee.kind != ARG_PRIM) return 0;
     switch (ins->callee.idx) {
     case ARC_P_fill: case ARC_P_underfill: case ARC_P_paint: case ARC_P_underpaint: case ARC_P_cover:
-    case ARC_P_replace: case ARC_P_switch:
-        return 1;
+    case ARC_P_replace: case ARC_P_switch: case ARC_P_hmirror: case ARC_P_vmirror: case ARC_P_dmirror:
+    case ARC_P_cmirror: case ARC_P_rot90: case ARC_P_rot180: case ARC_P_rot270: case ARC_P_upscale:
+        return arg <= 0;
+    case ARC_P_hconcat: case ARC_P_vconcat:
+        return arg <= 1;
     case ARC_P_canvas:
-        return !writes;
+        return arg < 0;
     }
     return 0;
 }
 
-/* Marks the lines of grid writers whose result is read only as the grid another writes over, or returned. */
+/* Marks the lines that may return a grid of bytes whose result only such a reader reads, or is returned. */
 static void mark_grid(prog *pr) {
     for (int i = 0; i < pr->n; i++) {
-        int t = pr->ins[i].target, ok = grid_writer(&pr->ins[i], 0);
+        int t = pr->ins[i].target, ok = grid_bytes(&pr->ins[i], -1);
         for (int j = i + 1; j < pr->n && ok; j++) {
             const prog_instr *u = &pr->ins[j];
             if (u->callee.kind == ARG_VAR && u->callee.idx == t) ok = 0;
             for (int a = 0; a < u->nargs; a++)
-                if (u->args[a].kind == ARG_VAR && u->args[a].idx == t) ok = ok && a == 0 && grid_writer(u, 1);
+                if (u->args[a].kind == ARG_VAR && u->args[a].idx == t) ok = ok && grid_bytes(u, a);
         }
         pr->ins[i].grid = ok;
     }
