@@ -110,7 +110,25 @@ tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
     return ofcolor_eager(rt, a);
 }
 
-tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], NULL, "asobject"); }
+static tdm_arc_val *asobject_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return scan(rt, a[0], NULL, "asobject"); }
+
+/* asobject of a grid with a view: per colour it holds, a compare of each row; laid out when read. */
+tdm_arc_val *arc_p_asobject(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_gview v;
+    int r = arc_defer(rt) && arc_is_tuple(a[0]) ? arc_grid_view(rt, a[0], &v) : 0;
+    ARC_TRYI(r);
+    if (!r || !arc_bits_fits(v.h - 1, v.w - 1)) return asobject_eager(rt, a);
+    arc_bits b;
+    ARC_TRYI(arc_bits_init(rt, &b));
+    b.kind = ARC_BITS_CELLS;
+    const uint32_t *count = arc_grid_view_counts(rt, a[0], &v);
+    for (int c = 0; c < ARC_COLOURS_N; c++) {
+        if (!count[c]) continue;
+        uint32_t *m = arc_bits_block(&b, c);
+        for (int i = 0; i < v.h; i++) m[i + ARC_BITS_OFF] = arc_gview_row_mask(&v, i, c) << ARC_BITS_OFF;
+    }
+    return arc_bits_set(rt, &b, asobject_eager, a, 1);
+}
 
 static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_toindices(rt, a[0]); }
 

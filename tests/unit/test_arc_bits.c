@@ -8,7 +8,7 @@
  * interned, True for 1, cells mixed with positions) so the fallbacks run too. Each step calls one of the changed
  * primitives (merge, mfilter, mapply, sfilter, sizefilter, colorfilter, apply, argmax, argmin, extract, toindices,
  * difference, recolor, shift, normalize, ofcolor,
- * asindices, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta, the mirrors, upscale,
+ * asindices, asobject, the neighbourhoods, connect, shoot, box, inbox, outbox, backdrop, delta, the mirrors, upscale,
  * partition, fgpartition, merge over a tuple of sets deferred) or a reader of their results (fill, underfill, paint, underpaint, cover,
  * objects, replace, combine, intersection, toobject, subgrid, palette, the measures, occurrences, shape, mostcolor,
  * leastcolor, first)
@@ -204,7 +204,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 97 };
+enum { NOPS = 98 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -607,6 +607,7 @@ static int step(tu_rng *r, int g) {
             f = arc_p_combine, type = T_OBJS;
             break;
         }
+        case 97: f = arc_p_asobject, a[0] = G; break;
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
