@@ -284,12 +284,17 @@ tdm_arc_val *arc_grid_lazy(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
  * or -1 out of memory (rt's error set). */
 int arc_grid_force(tdm_arc_rt *rt, tdm_arc_val *g);
 /* The grid primitives that only move cells, on bytes (gbytes.c), called first by their primitives with
- * their args: 1 with *out, 0 when the tuple form is to run (a[0] (and a[1]) not a grid of bytes then),
- * -1 out of memory. kind: ARC_GB_*. Each spends the line's permission (arc_take_grid). */
-enum { ARC_GB_HMIRROR, ARC_GB_VMIRROR, ARC_GB_DMIRROR, ARC_GB_CMIRROR, ARC_GB_ROT90, ARC_GB_ROT180, ARC_GB_ROT270 };
-int arc_gbytes_move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, tdm_arc_val **out);
-int arc_gbytes_concat(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, tdm_arc_val **out); /* hconcat, vconcat */
-int arc_gbytes_upscale(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out);              /* of a grid */
+ * their args: 1 with *out, 0 when the tuple form is to run (no argument a grid of bytes then), -1 out of
+ * memory. op: ARC_GB_* (upscale: of a grid). It spends the line's permission (arc_take_grid); the inline
+ * check calls it only when there is one or an argument is a grid of bytes. */
+enum { ARC_GB_HMIRROR, ARC_GB_VMIRROR, ARC_GB_DMIRROR, ARC_GB_CMIRROR, ARC_GB_ROT90, ARC_GB_ROT180, ARC_GB_ROT270,
+       ARC_GB_UPSCALE, ARC_GB_HCONCAT, ARC_GB_VCONCAT };
+int arc_gbytes_run(tdm_arc_rt *rt, tdm_arc_val **a, int op, tdm_arc_val **out);
+static inline int arc_gbytes(tdm_arc_rt *rt, tdm_arc_val **a, int op, tdm_arc_val **out) {
+    if (arc_grid_is_lazy(a[0]) || (op >= ARC_GB_HCONCAT && arc_grid_is_lazy(a[1]))) return arc_gbytes_run(rt, a, op, out);
+    /* hmirror and vconcat of rows share them (gbytes.c) */
+    return rt->grid_args == a && op != ARC_GB_HMIRROR && op != ARC_GB_VCONCAT ? arc_gbytes_run(rt, a, op, out) : 0;
+}
 /* 1 when the primitive running on args a may return a grid of bytes (the permission is then spent), else 0
  * (as arc_take_lazy). */
 static inline int arc_take_grid(tdm_arc_rt *rt, tdm_arc_val **a) {

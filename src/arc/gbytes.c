@@ -3,7 +3,8 @@
  * (arc_take_grid) or whose grid argument is one (arc_grid_is_lazy). They give the cells the tuple forms
  * (prim_grid.c, prim_geom.c) give, for grids of colours of 1..30 rows of one width 1..30 whose result is
  * such a grid too; anything else goes the tuple way, a grid of bytes among the arguments made into rows
- * first. */
+ * first. hmirror and vconcat take bytes only from a grid of bytes: of rows, their tuple forms share the
+ * rows, which costs less than copying bytes (and a result made of the input's rows is read as its bytes). */
 #include "arc_device.h"
 #include "arc_internal.h"
 
@@ -30,9 +31,8 @@ static int views(tdm_arc_rt *rt, tdm_arc_val **a, int n, arc_gview *v) {
     return all;
 }
 
-int arc_gbytes_move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, tdm_arc_val **out) {
-    int bytes = arc_take_grid(rt, a);
-    if (!bytes && !arc_grid_is_lazy(a[0])) return 0;
+/* hmirror .. rot270 */
+static int move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, int bytes, tdm_arc_val **out) {
     arc_gview v;
     int r = views(rt, a, 1, &v);
     if (r <= 0) return r;
@@ -57,9 +57,7 @@ int arc_gbytes_move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, tdm_arc_val **out
     return result(rt, bytes, c, oh, ow, out);
 }
 
-int arc_gbytes_concat(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, tdm_arc_val **out) {
-    int bytes = arc_take_grid(rt, a);
-    if (!bytes && !arc_grid_is_lazy(a[0]) && !arc_grid_is_lazy(a[1])) return 0;
+static int concat(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, int bytes, tdm_arc_val **out) {
     arc_gview v[2];
     int r = views(rt, a, 2, v);
     if (r <= 0) return r;
@@ -81,9 +79,7 @@ int arc_gbytes_concat(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, tdm_arc_val
     return result(rt, bytes, c, h, w, out);
 }
 
-int arc_gbytes_upscale(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) {
-    int bytes = arc_take_grid(rt, a);
-    if (!bytes && !arc_grid_is_lazy(a[0])) return 0;
+static int upscale(tdm_arc_rt *rt, tdm_arc_val **a, int bytes, tdm_arc_val **out) {
     arc_gview v;
     int r = views(rt, a, 1, &v);
     if (r <= 0) return r;
@@ -99,4 +95,11 @@ int arc_gbytes_upscale(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) {
         for (int k = 1; k < f; k++) memcpy(o + k * w, o, (size_t)w);
     }
     return result(rt, bytes, c, h, w, out);
+}
+
+int arc_gbytes_run(tdm_arc_rt *rt, tdm_arc_val **a, int op, tdm_arc_val **out) {
+    int bytes = arc_take_grid(rt, a);
+    if (op == ARC_GB_UPSCALE) return upscale(rt, a, bytes, out);
+    if (op >= ARC_GB_HCONCAT) return concat(rt, a, op == ARC_GB_VCONCAT, bytes, out);
+    return move(rt, a, op, bytes, out);
 }

@@ -707,7 +707,7 @@ static tdm_arc_val *mirror_of(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_f
     tdm_arc_val *out = NULL;
     if (arc_is_tuple(a[0])) { /* a grid: its bytes, when it or the result may be a grid of bytes */
         static const int kind[] = {[M_H] = ARC_GB_HMIRROR, [M_V] = ARC_GB_VMIRROR, [M_D] = ARC_GB_DMIRROR, [M_C] = ARC_GB_CMIRROR};
-        int moved = arc_gbytes_move(rt, a, kind[m], &out);
+        int moved = arc_gbytes(rt, a, kind[m], &out);
         ARC_TRYI(moved);
         if (moved) return out;
     }

@@ -40,13 +40,13 @@ static tdm_arc_val *slice(tdm_arc_rt *rt, tdm_arc_val *t, int64_t a, int64_t b) 
     } while (0)
 
 tdm_arc_val *arc_p_rot90(tdm_arc_rt *rt, tdm_arc_val **a) {
-    ON_BYTES(arc_gbytes_move(rt, a, ARC_GB_ROT90, &bytes_out));
+    ON_BYTES(arc_gbytes(rt, a, ARC_GB_ROT90, &bytes_out));
     ARC_TRYI(need_grid(rt, a[0], "rot90"));
     return arc_transpose(rt, a[0], 1, 0, "rot90");
 }
 
 tdm_arc_val *arc_p_rot180(tdm_arc_rt *rt, tdm_arc_val **a) {
-    ON_BYTES(arc_gbytes_move(rt, a, ARC_GB_ROT180, &bytes_out));
+    ON_BYTES(arc_gbytes(rt, a, ARC_GB_ROT180, &bytes_out));
     ARC_TRYI(need_grid(rt, a[0], "rot180"));
     tdm_arc_val *g = a[0], *out = arc_tuple(rt, g->n);
     ARC_TRY(out);
@@ -55,7 +55,7 @@ tdm_arc_val *arc_p_rot180(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 tdm_arc_val *arc_p_rot270(tdm_arc_rt *rt, tdm_arc_val **a) {
-    ON_BYTES(arc_gbytes_move(rt, a, ARC_GB_ROT270, &bytes_out));
+    ON_BYTES(arc_gbytes(rt, a, ARC_GB_ROT270, &bytes_out));
     ARC_TRYI(need_grid(rt, a[0], "rot270"));
     return arc_transpose(rt, a[0], 0, 2, "rot270");
 }
@@ -156,7 +156,7 @@ static tdm_arc_val *concat(tdm_arc_rt *rt, tdm_arc_val *x, tdm_arc_val *y) {
 }
 
 tdm_arc_val *arc_p_hconcat(tdm_arc_rt *rt, tdm_arc_val **a) {
-    ON_BYTES(arc_gbytes_concat(rt, a, 0, &bytes_out));
+    ON_BYTES(arc_gbytes(rt, a, ARC_GB_HCONCAT, &bytes_out));
     ARC_TRYI(need_grid(rt, a[0], "hconcat"));
     ARC_TRYI(need_grid(rt, a[1], "hconcat"));
     uint32_t n = a[0]->n < a[1]->n ? a[0]->n : a[1]->n;
@@ -167,7 +167,7 @@ tdm_arc_val *arc_p_hconcat(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 tdm_arc_val *arc_p_vconcat(tdm_arc_rt *rt, tdm_arc_val **a) {
-    ON_BYTES(arc_gbytes_concat(rt, a, 1, &bytes_out));
+    ON_BYTES(arc_gbytes(rt, a, ARC_GB_VCONCAT, &bytes_out));
     if (!arc_is_tuple(a[0]) || !arc_is_tuple(a[1]))
         return arc_fail(rt, "vconcat: can only concatenate tuple (not \"%s\") to tuple",
                         arc_type_name(arc_is_tuple(a[0]) ? a[1] : a[0]));
@@ -273,7 +273,7 @@ static int upscale_bits(tdm_arc_rt *rt, tdm_arc_val **a, int64_t f, tdm_arc_val 
 
 tdm_arc_val *arc_p_upscale(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (arc_is_tuple(a[0])) {
-        ON_BYTES(arc_gbytes_upscale(rt, a, &bytes_out));
+        ON_BYTES(arc_gbytes(rt, a, ARC_GB_UPSCALE, &bytes_out));
         return scale(rt, a, 1, 1, "upscale");
     }
     int64_t f;

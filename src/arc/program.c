@@ -243,10 +243,27 @@ static int grid_bytes(const prog_instr *ins, int arg) {
     return 0;
 }
 
-/* Marks the lines that may return a grid of bytes whose result only such a reader reads, or is returned. */
+/* Whether an argument of line i may be a grid of bytes: a variable last set by a marked line. */
+static int bytes_arg(const prog *pr, int i) {
+    const prog_instr *ins = &pr->ins[i];
+    int any = 0;
+    for (int a = 0; a < ins->nargs; a++)
+        for (int j = i - 1; ins->args[a].kind == ARG_VAR && j >= 0; j--)
+            if (pr->ins[j].target == ins->args[a].idx) {
+                any |= pr->ins[j].grid;
+                break;
+            }
+    return any;
+}
+
+/* Marks the lines that may return a grid of bytes whose result only such a reader reads, or is returned.
+ * hmirror and vconcat make one only of one (gbytes.c): their lines are marked only when an argument may be. */
 static void mark_grid(prog *pr) {
     for (int i = 0; i < pr->n; i++) {
-        int t = pr->ins[i].target, ok = grid_bytes(&pr->ins[i], -1);
+        const prog_instr *ins = &pr->ins[i];
+        int t = ins->target, ok = grid_bytes(ins, -1);
+        if (ok && ins->callee.kind == ARG_PRIM && (ins->callee.idx == ARC_P_hmirror || ins->callee.idx == ARC_P_vconcat))
+            ok = bytes_arg(pr, i);
         for (int j = i + 1; j < pr->n && ok; j++) {
             const prog_instr *u = &pr->ins[j];
             if (u->callee.kind == ARG_VAR && u->callee.idx == t) ok = 0;
@@ -467,9 +484,14 @@ int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const t
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];
         tdm_arc_val *args[4] = {f[ins->at[1]], f[ins->at[2]], f[ins->at[3]], f[ins->at[4]]};
-        if (ins->grid) rt->grid_args = args; /* the callee may take it (arc_take_grid) */
-        tdm_arc_val *r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
-        rt->grid_args = NULL;
+        tdm_arc_val *r;
+        if (ins->grid) {
+            rt->grid_args = args; /* the callee may take it (arc_take_grid) */
+            r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
+            rt->grid_args = NULL;
+        } else {
+            r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
+        }
         if (!r) return arc_prog_fail(rt, ins->line, ins->text);
         f[ins->target] = r;
     }

@@ -283,7 +283,7 @@ static void test_grid_lines(void **state) {
                       "    return O\n"
                       "def solve_e(I):\n"                  /* the grid primitives that move cells (gbytes.c) */
                       "    x1 = vmirror(I)\n"
-                      "    x2 = hmirror(I)\n"
+                      "    x2 = hmirror(I)\n"               /* I's rows, shared: not marked */
                       "    x3 = hconcat(x2, x1)\n"
                       "    x4 = cmirror(x3)\n"
                       "    x5 = rot180(x4)\n"
@@ -293,6 +293,7 @@ static void test_grid_lines(void **state) {
                       "    x9 = ofcolor(x8, ZERO)\n"        /* x8 read by ofcolor and fill: not marked */
                       "    x10 = fill(x8, FIVE, x9)\n"
                       "    x11 = rot90(x10)\n"
+                      "    x12 = hmirror(x8)\n"             /* of a line not marked: not marked */
                       "    O = upscale(x11, TWO)\n"         /* over 30 cells a side: rows */
                       "    return O\n"
                       "def solve_f(I):\n"                  /* results that are no grid of bytes */
@@ -309,12 +310,12 @@ static void test_grid_lines(void **state) {
                       "    return O\n";
     tdm_arc_programs *p = parse_ok(src);
     enum { NPROG = 6 };
-    static const int lines[NPROG] = {10, 17, 9, 13, 12, 10}, marked[NPROG][17] = {
+    static const int lines[NPROG] = {10, 17, 9, 13, 13, 10}, marked[NPROG][17] = {
         {0, 0, 0, 1, 1, 1, 1, 1, 1, 1},
         {0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1},
         {0, 0, 0, 0, 0, 1, 0, 1, 1},
         {0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1},
-        {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+        {1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1}, /* hmirror of rows (not of a grid of bytes): not marked */
         {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
     for (int k = 0; k < NPROG; k++)
         for (int i = 0; i < lines[k]; i++) {
