@@ -185,8 +185,9 @@ tdm_arc_val *arc_call2(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, tdm_arc_
  * Returns 0, or 1 when a call raised or ran out of memory (the caller puts the runtime back). */
 typedef struct {
     tdm_arc_rt *rt;
-    struct col_kept { const tdm_arc_val *fn; tdm_arc_val **x, **out; int d; arc_at at; } kept[4];
-    int nkept;
+    struct col_kept { const tdm_arc_val *fn; tdm_arc_val **x, **out; int d; arc_at at; } kept[4], prim[8];
+    int nkept, nprim; /* kept: marked closures' results; prim: box primitives' (remade), which the branches
+                         of a fork often make again on one column (the composes of 0962bcdd) */
 } col_walk;
 
 static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy);
@@ -255,10 +256,41 @@ static int column_prim(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x,
     return n >= 8 ? prim_loop(w->rt, f, n, x, out, d, 0, 1, 0) : prim_loop(w->rt, f, n, x, out, d, 0, 0, 0);
 }
 
+/* The primitives whose results a walk keeps for another call on the same column: those that make a set
+ * of the patch's box (a check costs more than most primitives' calls). */
+static int remade(int id) {
+    return id == ARC_P_outbox || id == ARC_P_inbox || id == ARC_P_box || id == ARC_P_backdrop || id == ARC_P_delta ||
+           id == ARC_P_corners || id == ARC_P_toindices || id == ARC_P_normalize;
+}
+
+/* The results of f over column x kept in this walk (kept[0..nk)), made at depth d or deeper, given again
+ * into out (arc_fresh_sets: a set the calls made as its twin): 0 done, 1 not kept (or a result holds a set
+ * the calls made, which the calls again must make anew), -1 out of memory. */
+static int given_again(tdm_arc_rt *rt, const struct col_kept *kept, int nk, const tdm_arc_val *f, uint32_t n,
+                       tdm_arc_val **x, tdm_arc_val **out, int d) {
+    for (int i = 0; i < nk; i++)
+        if (kept[i].fn == f && kept[i].x == x && kept[i].d >= d) {
+            uint32_t k = 0;
+            for (int fresh; k < n && (fresh = arc_fresh_sets(rt, kept[i].at, kept[i].out[k])) != ARC_FRESH_HELD; k++)
+                if (!(out[k] = arc_given_again(rt, fresh, kept[i].out[k]))) return -1;
+            return k == n ? 0 : 1;
+        }
+    return 1;
+}
+
 static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {
     tdm_arc_rt *rt = w->rt;
     if (!arc_is_func(f)) return 1;
-    if (f->fkind == ARC_FN_PRIM) return column_prim(w, f, n, x, out, d, lazy);
+    if (f->fkind == ARC_FN_PRIM && !remade(f->u.fn.prim)) return column_prim(w, f, n, x, out, d, lazy);
+    if (f->fkind == ARC_FN_PRIM) { /* a box primitive's column again (remade): its results again */
+        if (d >= ARC_MAX_DEPTH) return 1; /* the call raises: the caller's path says what */
+        int serial = rt->serial, again;
+        arc_at at = arc_at_now(rt);
+        if ((again = given_again(rt, w->prim, w->nprim < 8 ? w->nprim : 8, f, n, x, out, d)) <= 0) return again < 0;
+        if (column_prim(w, f, n, x, out, d, lazy)) return 1;
+        if (!lazy && rt->serial == serial) w->prim[w->nprim++ & 7] = (struct col_kept){f, x, out, d, at};
+        return 0;
+    }
     if (f->arity != 1 || d >= ARC_MAX_DEPTH) return 1;
     int marked = f->n & 1, serial = rt->serial;
     arc_at at = arc_at_now(rt);
@@ -307,7 +339,8 @@ static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_
 
 int arc_call_column(tdm_arc_rt *rt, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int lazy) {
     if (!arc_defer(rt) || rt->stats || n < 2 || !arc_is_closure(f)) return 0;
-    col_walk w = {.rt = rt};
+    col_walk w; /* the tables are read only below their counts */
+    w.rt = rt, w.nkept = w.nprim = 0;
     arc_mark mk = arc_mark_of(rt);
     int bad = column(&w, f, n, x, out, rt->depth, lazy);
     rt->depth = mk.depth;

@@ -200,6 +200,53 @@ static void test_random_trees(void **state) {
     tdm_arc_rt_free(rts[1]);
 }
 
+/* A walk calls a box primitive on one column twice (fork(intersection, outbox, outbox), the composes of
+ * 0962bcdd): the second time it gives the first call's sets again, each as a twin (CPython's second call
+ * makes a second set, and `a & a` of one set copies its table, which can be larger than the one the walk
+ * over the elements makes). apply over the objects as a set and as a tuple: every result's table is the
+ * eager runtime's. */
+static void test_same_column(void **state) {
+    (void)state;
+    static const int box_prims[] = {ARC_P_outbox, ARC_P_inbox, ARC_P_box, ARC_P_backdrop, ARC_P_delta, ARC_P_corners,
+                                    ARC_P_toindices, ARC_P_normalize};
+    static const int joins[] = {ARC_P_intersection, ARC_P_combine, ARC_P_difference};
+    assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
+    rts[1]->eager = 1;
+    tu_rng r = tu_rng_for(0x5a3e);
+    unsigned before = rts[0]->columns;
+    for (int round = 0; round < 600; round++) {
+        int h = 2 + (int)tu_below(&r, 12), w = 2 + (int)tu_below(&r, 12), cells[196];
+        for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, 10);
+        int p = box_prims[tu_below(&r, 8)], q = tu_below(&r, 2) ? p : box_prims[tu_below(&r, 8)], j = joins[tu_below(&r, 3)];
+        int tuple = (int)tu_below(&r, 2);
+        tdm_arc_val *res[2];
+        for (int s = 0; s < 2; s++) {
+            tdm_arc_rt *rt = rts[s];
+            tdm_arc_rt_reset(rt);
+            tdm_arc_val *g, *a[4];
+            assert_int_equal(tdm_arc_grid_new(rt, h, w, cells, &g), TDM_OK);
+            a[0] = g, a[1] = arc_bool(1), a[2] = arc_bool(0), a[3] = arc_bool(1);
+            tdm_arc_val *objs = arc_p_objects(rt, a);
+            if (tuple) objs = arc_p_totuple(rt, &objs);
+            /* fork(j, p, q), or fork(j, compose(p, identity), q): p's column and q's are the walk's input, or
+               p's is identity's column of the same values */
+            a[0] = arc_prim_val(p), a[1] = arc_prim_val(ARC_P_identity);
+            tdm_arc_val *cp = round % 4 == 3 ? arc_p_compose(rt, a) : arc_prim_val(p);
+            a[0] = arc_prim_val(j), a[1] = cp, a[2] = arc_prim_val(q);
+            a[0] = arc_p_fork(rt, a), a[1] = objs;
+            res[s] = arc_p_apply(rt, a);
+        }
+        same(res);
+        if (!res[0]) continue;
+        if (!tuple) ta_same_table(res[0], res[1], KEYS_EQ);
+        for (uint32_t k = 0; tuple && k < res[0]->n; k++) ta_same_table(res[0]->u.items[k], res[1]->u.items[k], KEYS_EQ);
+    }
+    assert_true(rts[0]->columns - before > 300);
+    tdm_arc_rt_free(rts[0]);
+    tdm_arc_rt_free(rts[1]);
+}
+
 /* apply of a closure that returns a closure made per member (lbind(shift, normalize(x))): the results hold
  * functions, so the column's are dropped and the members are called one by one, in CPython's order for a
  * tuple; the serial numbers, which are the closures' hashes, are the eager runtime's. */
@@ -293,7 +340,7 @@ static void test_depths(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
-        cmocka_unit_test(test_closures_made),
+        cmocka_unit_test(test_same_column), cmocka_unit_test(test_closures_made),
         cmocka_unit_test(test_depths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
