@@ -38,7 +38,7 @@ tdm_arc_val *arc_p_canvas(tdm_arc_rt *rt, tdm_arc_val **a) {
  * reference reads them (len(grid), len(grid[0])), and the copy's bytes (gview.c) when the grid's were kept
  * and every cell written is a colour (NULL otherwise): kept as the result's view (wdone). A copy that may
  * become a grid of bytes (arc_take_grid) has no rows (g NULL) until a value that is no colour is written
- * (wwith makes them then). */
+ * (wwith and wcell make them then). */
 typedef struct {
     tdm_arc_rt *rt;
     tdm_arc_val *g;
@@ -122,7 +122,7 @@ static int wcell(wgrid *g, int64_t i, int64_t j, tdm_arc_val *v, tdm_arc_val *bg
     if (!g->g) { /* bytes only: every cell is a colour */
         uint8_t *b = &g->vc[i * g->w + j];
         int bc = bg ? arc_interned_colour(bg) : 0, vb = arc_interned_colour(v);
-        if (bc >= 0 && bg && *b != bc) return 0; /* no colour equals a bg that is none: below */
+        if (bc >= 0 && bg && *b != bc) return 0; /* bg a colour: the byte tells; else below, on rows */
         if (bc >= 0 && vb >= 0) {
             *b = (uint8_t)vb;
             return 0;
