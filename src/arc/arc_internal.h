@@ -286,15 +286,22 @@ int arc_grid_force(tdm_arc_rt *rt, tdm_arc_val *g);
 /* The grid primitives that only move cells, on bytes (gbytes.c), called first by their primitives with
  * their args: 1 with *out, 0 when the tuple form is to run (no argument a grid of bytes then), -1 out of
  * memory. op: ARC_GB_* (upscale: of a grid). It spends the line's permission (arc_take_grid); the inline
- * check calls it only when there is one or an argument is a grid of bytes. */
+ * check calls it only when there is one or an argument is a grid of bytes. ON_BYTES(call) returns the
+ * primitive's result when the bytes form ran (call writes it to bytes_out). */
 enum { ARC_GB_HMIRROR, ARC_GB_VMIRROR, ARC_GB_DMIRROR, ARC_GB_CMIRROR, ARC_GB_ROT90, ARC_GB_ROT180, ARC_GB_ROT270,
        ARC_GB_UPSCALE, ARC_GB_HCONCAT, ARC_GB_VCONCAT };
 int arc_gbytes_run(tdm_arc_rt *rt, tdm_arc_val **a, int op, tdm_arc_val **out);
 static inline int arc_gbytes(tdm_arc_rt *rt, tdm_arc_val **a, int op, tdm_arc_val **out) {
-    if (arc_grid_is_lazy(a[0]) || (op >= ARC_GB_HCONCAT && arc_grid_is_lazy(a[1]))) return arc_gbytes_run(rt, a, op, out);
-    /* hmirror and vconcat of rows share them (gbytes.c) */
-    return rt->grid_args == a && op != ARC_GB_HMIRROR && op != ARC_GB_VCONCAT ? arc_gbytes_run(rt, a, op, out) : 0;
+    int lazy = rt->grid_args == a || arc_grid_is_lazy(a[0]) || (op >= ARC_GB_HCONCAT && arc_grid_is_lazy(a[1]));
+    return lazy ? arc_gbytes_run(rt, a, op, out) : 0;
 }
+#define ON_BYTES(call)                                                                                     \
+    do {                                                                                                   \
+        tdm_arc_val *bytes_out;                                                                            \
+        int ran_ = (call);                                                                                 \
+        ARC_TRYI(ran_);                                                                                    \
+        if (ran_) return bytes_out;                                                                        \
+    } while (0)
 /* 1 when the primitive running on args a may return a grid of bytes (the permission is then spent), else 0
  * (as arc_take_lazy). */
 static inline int arc_take_grid(tdm_arc_rt *rt, tdm_arc_val **a) {

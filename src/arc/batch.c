@@ -33,8 +33,8 @@ static void kept_make(void) { kept_ok = pthread_key_create(&kept_key, kept_drop)
 /* The thread's kept runtime (statistics as asked), or a new one; NULL out of memory. */
 static tdm_arc_rt *rt_take(int stats) {
     tdm_arc_rt *rt = kept_rt;
-    if (rt) kept_rt = NULL;
-    else if (tdm_arc_rt_new(&rt)) return NULL;
+    kept_rt = NULL;
+    if (!rt && tdm_arc_rt_new(&rt)) return NULL;
     if (stats || rt->stats) tdm_arc_rt_stats_enable(rt, stats);
     return rt;
 }

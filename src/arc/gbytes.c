@@ -3,8 +3,9 @@
  * (arc_take_grid) or whose grid argument is one (arc_grid_is_lazy). They give the cells the tuple forms
  * (prim_grid.c, prim_geom.c) give, for grids of colours of 1..30 rows of one width 1..30 whose result is
  * such a grid too; anything else goes the tuple way, a grid of bytes among the arguments made into rows
- * first. hmirror and vconcat take bytes only from a grid of bytes: of rows, their tuple forms share the
- * rows, which costs less than copying bytes (and a result made of the input's rows is read as its bytes). */
+ * first. hmirror and vconcat of rows share them, which costs less than copying bytes (and a result made of
+ * the input's rows is read as its bytes): the interpreter marks their lines only when an argument may be
+ * a grid of bytes (program.c mark_grid). */
 #include "arc_device.h"
 #include "arc_internal.h"
 

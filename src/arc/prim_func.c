@@ -281,8 +281,9 @@ static int given_again(tdm_arc_rt *rt, const struct col_kept *kept, int nk, cons
 static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_arc_val **out, int d, int lazy) {
     tdm_arc_rt *rt = w->rt;
     if (!arc_is_func(f)) return 1;
-    if (f->fkind == ARC_FN_PRIM && !remade(f->u.fn.prim)) return column_prim(w, f, n, x, out, d, lazy);
-    if (f->fkind == ARC_FN_PRIM) { /* a box primitive's column again (remade): its results again */
+    if (f->fkind == ARC_FN_PRIM) {
+        if (!remade(f->u.fn.prim)) return column_prim(w, f, n, x, out, d, lazy);
+        /* a box primitive's column again: its results again */
         if (d >= ARC_MAX_DEPTH) return 1; /* the call raises: the caller's path says what */
         int serial = rt->serial, again;
         arc_at at = arc_at_now(rt);

@@ -603,7 +603,7 @@ tdm_arc_val *arc_transpose(tdm_arc_rt *rt, tdm_arc_val *g, int rows_rev, int col
     return out;
 }
 
-enum { M_H, M_V, M_D, M_C };
+enum { M_H = ARC_GB_HMIRROR, M_V = ARC_GB_VMIRROR, M_D = ARC_GB_DMIRROR, M_C = ARC_GB_CMIRROR };
 
 static tdm_arc_val *mirror_patch(tdm_arc_rt *rt, tdm_arc_val *patch, int m, const char *who) {
     arc_pos *p;
@@ -705,12 +705,7 @@ static int mirror_bits(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager
 
 static tdm_arc_val *mirror_of(tdm_arc_rt *rt, tdm_arc_val **a, int m, arc_prim_fn eager) {
     tdm_arc_val *out = NULL;
-    if (arc_is_tuple(a[0])) { /* a grid: its bytes, when it or the result may be a grid of bytes */
-        static const int kind[] = {[M_H] = ARC_GB_HMIRROR, [M_V] = ARC_GB_VMIRROR, [M_D] = ARC_GB_DMIRROR, [M_C] = ARC_GB_CMIRROR};
-        int moved = arc_gbytes(rt, a, kind[m], &out);
-        ARC_TRYI(moved);
-        if (moved) return out;
-    }
+    if (arc_is_tuple(a[0])) ON_BYTES(arc_gbytes(rt, a, m, &bytes_out)); /* a grid, when it or the result may be bytes */
     if (arc_defer(rt) && arc_is_set(a[0]) && a[0]->n) {
         int r = mirror_bits(rt, a, m, eager, &out);
         ARC_TRYI(r);

@@ -30,15 +30,6 @@ static tdm_arc_val *slice(tdm_arc_rt *rt, tdm_arc_val *t, int64_t a, int64_t b) 
     return arc_tuple_of(rt, t->u.items + lo, (uint32_t)(hi - lo));
 }
 
-/* Returns the result of a bytes form (gbytes.c: call, which writes it to bytes_out) when that ran. */
-#define ON_BYTES(call)                                                                                     \
-    do {                                                                                                   \
-        tdm_arc_val *bytes_out;                                                                            \
-        int ran_ = (call);                                                                                 \
-        ARC_TRYI(ran_);                                                                                    \
-        if (ran_) return bytes_out;                                                                        \
-    } while (0)
-
 tdm_arc_val *arc_p_rot90(tdm_arc_rt *rt, tdm_arc_val **a) {
     ON_BYTES(arc_gbytes(rt, a, ARC_GB_ROT90, &bytes_out));
     ARC_TRYI(need_grid(rt, a[0], "rot90"));

@@ -119,23 +119,20 @@ static tdm_arc_val *wdone(tdm_arc_rt *rt, const wgrid *g) {
  * out of memory (rt's error set). */
 static int wcell(wgrid *g, int64_t i, int64_t j, tdm_arc_val *v, tdm_arc_val *bg) {
     if (!(0 <= i && i < g->h && 0 <= j && j < g->w)) return 0;
-    if (!g->g) { /* bytes only: every cell is a colour */
-        uint8_t *b = &g->vc[i * g->w + j];
-        int bc = bg ? arc_interned_colour(bg) : 0, vb = arc_interned_colour(v);
-        if (bc >= 0 && bg && *b != bc) return 0; /* bg a colour: the byte tells; else below, on rows */
-        if (bc >= 0 && vb >= 0) {
-            *b = (uint8_t)vb;
-            return 0;
-        }
-        if (wrows(g)) return -1;
+    uint8_t *b = g->vc ? &g->vc[i * g->w + j] : NULL;
+    int bc = bg ? arc_interned_colour(bg) : 0;
+    if (!g->g && bg && bc >= 0 && *b != bc) return 0; /* bytes only, bg a colour: the byte tells */
+    if (wwith(g, v, bg)) return -1;
+    if (!g->g) { /* still bytes only: v and bg are colours */
+        *b = (uint8_t)arc_interned_colour(v);
+        return 0;
     }
     tdm_arc_val *row = g->g->u.items[i];
     if (j >= row->n) return arc_failf(g->rt, "list assignment index out of range");
     tdm_arc_val **cell = &row->u.items[j];
     if (bg && !arc_eq(*cell, bg)) return 0;
     *cell = v;
-    if (g->vc && arc_interned_colour(v) < 0) g->vc = NULL;
-    if (g->vc) g->vc[i * g->w + j] = (uint8_t)arc_interned_colour(v);
+    if (g->vc) *b = (uint8_t)arc_interned_colour(v);
     return 0;
 }
 

@@ -776,10 +776,7 @@ tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
 
 tdm_arc_val *arc_grid_lazy(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
     tdm_arc_val *g = arc_alloc(rt, sizeof *g);
-    if (!g) return NULL;
-    memset(g, 0, sizeof *g);
-    g->kind = TDM_ARC_TUPLE, g->fkind = ARC_TUP_GRID, g->n = (uint32_t)h;
-    g->u.grid.c = c, g->u.grid.w = w;
+    if (g) *g = (tdm_arc_val){.kind = TDM_ARC_TUPLE, .fkind = ARC_TUP_GRID, .n = (uint32_t)h, .u.grid = {.c = c, .w = w}};
     return g;
 }
 
