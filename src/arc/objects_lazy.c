@@ -75,6 +75,19 @@ static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *ou
 #endif
 }
 
+/* b = the bytewise max of b and v (4 bytes each): while prepare() measures, an object's box is kept as
+ * ~min i, ~min j, max i, max j, so that one max widens it by a run. */
+static inline void box_widen(uint8_t *b, uint32_t v) {
+#if defined(__SSE2__)
+    uint32_t o;
+    memcpy(&o, b, sizeof o);
+    o = (uint32_t)_mm_cvtsi128_si32(_mm_max_epu8(_mm_cvtsi32_si128((int)o), _mm_cvtsi32_si128((int)v)));
+    memcpy(b, &o, sizeof o);
+#else
+    for (int t = 0; t < 4; t++, v >>= 8) b[t] = b[t] > (uint8_t)v ? b[t] : (uint8_t)v;
+#endif
+}
+
 /* prepare()'s pass over the runs: each run's object, row and columns, and per object its size, box and
  * colour. A run's parent is a smaller run, or itself at a root (labelling links the larger root under the
  * smaller one), so in run order the parent's object is known: no find, and no branch (a root's entry is
@@ -95,9 +108,7 @@ static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uin
             uint32_t at = (uint32_t)i | (uint32_t)j0 << 8 | (uint32_t)j1 << 16;
             memcpy(x->run[run], &at, sizeof at); /* row, first and last columns: one store */
             size[r] += (uint32_t)(j1 - j0 + 1);
-            uint8_t *b = x->box[r];
-            b[0] = b[0] < i ? b[0] : (uint8_t)i, b[1] = b[1] < j0 ? b[1] : (uint8_t)j0;
-            b[2] = (uint8_t)i, b[3] = b[3] > j1 ? b[3] : (uint8_t)j1; /* row-major: rows only grow */
+            box_widen(x->box[r], ((at & 0xffffu) ^ 0xffffu) | (uint32_t)i << 16 | (at & 0xff0000u) << 8); /* ~i, ~j0, i, j1 */
             if (uni) {
                 x->ucol[r] = (int8_t)cr[j0];
                 continue;
@@ -132,9 +143,10 @@ static int prepare(objs_ctx *x) {
     /* per object: size, box, colour, run by run (its hash waits for the first hash question) */
     memset(size, 0, (size_t)k * sizeof *size);
     memset(x->ucol, -2, (size_t)k); /* -2: no cell yet */
-    for (int r = 0; r < k; r++) x->box[r][0] = x->box[r][1] = UINT8_MAX, x->box[r][2] = x->box[r][3] = 0;
+    memset(x->box, 0, (size_t)k * sizeof *x->box); /* no cell yet: ~min i and ~min j 0, as if 255 */
     if (x->univalued) runs_measured(x, size, 1);
     else runs_measured(x, size, 0);
+    for (int r = 0; r < k; r++) x->box[r][0] = (uint8_t)~x->box[r][0], x->box[r][1] = (uint8_t)~x->box[r][1];
     for (int r = 0; r < k; r++) /* not hashed: lazy_hash makes the hashes when first asked */
         arc_lazy_set_init(&x->objs[r], &x->z, (uint32_t)r, size[r]);
     x->prepared = 1;
