@@ -616,6 +616,18 @@ static inline uint32_t arc_colour_mask32(const uint8_t *r, int c) {
     return m;
 #endif
 }
+/* Bit j set where a[j] == b[j], for j in 0..31 (32 bytes read from each). */
+static inline uint32_t arc_eq_mask32(const uint8_t *a, const uint8_t *b) {
+#if defined(__SSE2__)
+    __m128i a0 = _mm_loadu_si128((const __m128i *)a), a1 = _mm_loadu_si128((const __m128i *)(a + 16));
+    __m128i b0 = _mm_loadu_si128((const __m128i *)b), b1 = _mm_loadu_si128((const __m128i *)(b + 16));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16;
+#else
+    uint32_t m = 0;
+    for (int j = 0; j < 32; j++) m |= (uint32_t)(a[j] == b[j]) << j;
+    return m;
+#endif
+}
 /* Bit j set where row i of view v holds colour c, for j < v->w. */
 static inline uint32_t arc_gview_row_mask(const arc_gview *v, int i, int c) {
     return arc_colour_mask32(v->c + i * v->w, c) & ((1u << v->w) - 1u);

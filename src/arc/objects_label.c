@@ -16,28 +16,15 @@
  * are numbered row by row, left to right, all classes together; each cell's number within its row is a
  * prefix count of the run starts. A union-find over runs then joins those that touch. */
 
-/* Bit j set where a[j] == b[j], for j in 0..31. */
-static inline uint32_t eq_mask(const uint8_t *a, const uint8_t *b) {
-#if defined(__SSE2__)
-    __m128i a0 = _mm_loadu_si128((const __m128i *)a), a1 = _mm_loadu_si128((const __m128i *)(a + 16));
-    __m128i b0 = _mm_loadu_si128((const __m128i *)b), b1 = _mm_loadu_si128((const __m128i *)(b + 16));
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16;
-#else
-    uint32_t m = 0;
-    for (int j = 0; j < 32; j++) m |= (uint32_t)(a[j] == b[j]) << j;
-    return m;
-#endif
-}
-
 #if defined(LABEL_AVX2)
-/* eq_mask with one 32-byte compare. */
+/* arc_eq_mask32 with one 32-byte compare. */
 __attribute__((target("avx2"))) static inline uint32_t eq_mask_avx2(const uint8_t *a, const uint8_t *b) {
     return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)a),
                                                             _mm256_loadu_si256((const __m256i *)b)));
 }
-#define EQ_MASK(a, b) (avx ? eq_mask_avx2(a, b) : eq_mask(a, b))
+#define EQ_MASK(a, b) (avx ? eq_mask_avx2(a, b) : arc_eq_mask32(a, b))
 #else
-#define EQ_MASK(a, b) eq_mask(a, b)
+#define EQ_MASK(a, b) arc_eq_mask32(a, b)
 #endif
 
 /* Joins run b (of the row being scanned) to run a (of the row above), keeping the smaller root (so a root

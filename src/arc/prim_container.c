@@ -3,6 +3,7 @@
  * iteration order: for merge and difference of sets of cells or positions, only when the order is first
  * read, bits.c), and the selection primitives (first, last, argmax, mostcommon, ...) read CPython's
  * iteration order and break ties the way max()/min() do: a later element wins only if strictly better. */
+#include "arc_device.h"
 #include "arc_internal.h"
 
 #include <string.h>
@@ -186,11 +187,35 @@ tdm_arc_val *arc_p_mfilter(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_merge(rt, &f, lazy);
 }
 
+/* dedupe of a grid's rows, read as bytes: a row is kept unless its bytes equal an earlier kept row's, and
+ * the result keeps the kept rows' bytes as its view for the next reader. 1 with *out, 0 when t is not a
+ * grid of colours, -1 out of memory. */
+static int dedupe_rows(tdm_arc_rt *rt, tdm_arc_val *t, tdm_arc_val **v, tdm_arc_val **out) {
+    arc_gview g;
+    int r = arc_defer(rt) && t->n > 1 && arc_is_tuple(t->u.items[0]) ? arc_grid_view(rt, t, &g) : 0;
+    if (r <= 0) return r;
+    uint32_t full = (1u << g.w) - 1u, m = 0;
+    uint8_t kept[ARC_SLOT]; /* the kept rows, by index in t */
+    for (int k = 0; k < g.h; k++) {
+        const uint8_t *row = g.c + k * g.w;
+        uint32_t p = 0;
+        while (p < m && (arc_eq_mask32(row, g.c + kept[p] * g.w) & full) != full) p++;
+        if (p == m) kept[m] = (uint8_t)k, v[m++] = t->u.items[k];
+    }
+    uint8_t *c = arc_grid_view_bytes(rt, (int)m, g.w);
+    if (!c || !(*out = arc_rebuild(rt, t, v, m))) return -1;
+    for (uint32_t p = 0; p < m; p++) memcpy(c + p * g.w, g.c + kept[p] * g.w, (size_t)g.w);
+    arc_grid_view_keep(rt, *out, c, (int)m, g.w);
+    return 1;
+}
+
 tdm_arc_val *arc_p_dedupe(tdm_arc_rt *rt, tdm_arc_val **a) {
-    tdm_arc_val *t = a[0];
+    tdm_arc_val *t = a[0], *out;
     if (!arc_is_tuple(t)) return arc_fail(rt, "dedupe: '%s' object has no attribute 'index'", arc_type_name(t));
     tdm_arc_val **v = buf(rt, t->n);
     ARC_TRY(v);
+    int r = dedupe_rows(rt, t, v, &out);
+    if (r) return r > 0 ? out : NULL;
     uint32_t m = 0, k = 0;
     /* ints 0..63 (colours, mostly): tup.index(e) == i exactly at the first item of each value (True == 1) */
     for (uint64_t seen = 0; k < t->n; k++) {

@@ -3,7 +3,8 @@
  *   - mostcommon/leastcommon on tuples of small ints replay the probes of up to 4 keys, or read the layout
  *     of more as ascending order, instead of building the set: held to the set arc_set_from builds, walked
  *     slot by slot as the reference does;
- *   - dedupe on ints 0..63 keeps first occurrences by a seen mask: held to tup.index(e) == i by ==;
+ *   - dedupe on ints 0..63 keeps first occurrences by a seen mask, and on a grid's rows compares their
+ *     bytes: both held to tup.index(e) == i by ==;
  *   - the wide part of a deferred set (bits.c) is sorted (a bitmap over a small box, else its runs merged):
  *     held to qsort + unique, boxes of 63, 64 and 65 columns among them;
  *   - a deferred set's box is computed once (one colour read in place): held to its coordinates' extremes;
@@ -98,6 +99,50 @@ static void test_dedupe_random(void **state) {
         }
         assert_int_equal(got->n, m);
     }
+}
+
+/* dedupe of a grid's rows by their bytes: held to tup.index(e) == i by ==, on grids whose rows come from a
+ * few distinct ones (some differing only in their last column), now and then a cell that is True or no
+ * colour (the general path); the kept view of the result holds its rows' colours. */
+static void test_dedupe_rows_random(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0xc5);
+    int viewed = 0;
+    for (int it = 0; it < 2000; it++) {
+        tdm_arc_rt_reset(ta_rt);
+        int h = (int)tu_range(&r, 1, 30), w = (int)tu_range(&r, 1, 30), kinds = (int)tu_range(&r, 1, 5);
+        int64_t pool[5][30];
+        for (int p = 0; p < kinds; p++)
+            for (int j = 0; j < w; j++) pool[p][j] = p && tu_below(&r, 2) ? pool[p - 1][j] : tu_range(&r, 0, 9);
+        for (int p = 1; p < kinds; p++) pool[p][w - 1] = (pool[p - 1][w - 1] + p) % 10; /* rows differ at the end */
+        tdm_arc_val *t = arc_tuple(ta_rt, (uint32_t)h);
+        assert_non_null(t);
+        for (int i = 0; i < h; i++) {
+            tdm_arc_val *row = arc_tuple(ta_rt, (uint32_t)w);
+            assert_non_null(row);
+            const int64_t *src = pool[tu_below(&r, (uint64_t)kinds)];
+            for (int j = 0; j < w; j++) row->u.items[j] = arc_int(ta_rt, src[j]);
+            if (tu_below(&r, 40) == 0) row->u.items[tu_below(&r, (uint64_t)w)] = tu_below(&r, 2) ? arc_bool(1) : arc_int(ta_rt, 12);
+            t->u.items[i] = row;
+        }
+        tdm_arc_val *a[1] = {t}, *got = arc_p_dedupe(ta_rt, a);
+        assert_non_null(got);
+        uint32_t m = 0;
+        for (int k = 0; k < h; k++) {
+            int p = 0;
+            while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
+            if (p == k) assert_ptr_equal(got->u.items[m++], t->u.items[k]);
+        }
+        assert_int_equal(got->n, m);
+        arc_gview v;
+        if (arc_grid_view_kept(ta_rt, got, &v) == 1) {
+            viewed++;
+            assert_int_equal(v.h, (int)m), assert_int_equal(v.w, w);
+            for (uint32_t i = 0; i < m; i++)
+                for (int j = 0; j < w; j++) assert_int_equal(v.c[i * w + j], got->u.items[i]->u.items[j]->u.i);
+        }
+    }
+    assert_true(viewed > 1000); /* the rows' path ran */
 }
 
 static int u64_cmp(const void *a, const void *b) {
@@ -329,6 +374,7 @@ static void test_batch_slabs(void **state) {
 int main(void) {
     tu_init_seed("test_arc_fast");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_common_random), cmocka_unit_test(test_dedupe_random),
+                                       cmocka_unit_test(test_dedupe_rows_random),
                                        cmocka_unit_test(test_wide_sort),
                                        cmocka_unit_test(test_box_cache), cmocka_unit_test(test_batch_slabs),
                                                                               cmocka_unit_test(test_grid_round_trip)};
