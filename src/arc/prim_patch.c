@@ -594,20 +594,36 @@ static int shoot_lines(arc_bits *b, const uint32_t *m, int lo, int hi, int64_t c
             r0 = i < r0 ? i : r0, r0 = e < r0 ? e : r0, r1 = i > r1 ? i : r1, r1 = e > r1 ? e : r1;
         }
     /* A run's keys ascend along +j, and rows ascend: the keys come out sorted (the set made from b sorts
-       none: arc_bits_set). Columns and diagonals hold one position a row each: row by row, the lines in
-       column order, as long as that is few steps; else each line as a run, and the keys are sorted later. */
+       none: arc_bits_set). Columns and diagonals hold one position a row each: one line as a run from its
+       top row; more row by row, the lines in column order, as long as that is few steps; else each line
+       as a run, and the keys are sorted later. */
+    if (di && nl == 1) { /* one line: a run, walked with rows ascending so that its keys ascend */
+        int64_t k = di > 0 ? 0 : ln[0] - 1;
+        return arc_bits_put_run(b, c, li[0] + k * di, lj[0] + k * dj, 1, di * dj, (uint32_t)ln[0]);
+    }
     if (di && nl && (r1 - r0 + 1) * nl <= 1024) {
         uint64_t total = 0;
         for (int64_t l = 0; l < nl; l++) total += (uint64_t)ln[l];
         if (arc_bits_reserve(b, (uint32_t)total)) return -1;
         uint32_t *mk = arc_bits_block(b, (int)c);
-        for (int64_t i = r0; i <= r1; i++)
+        /* line l holds row i when i - top[l] is 0..ln[l] - 1, at column at[l] + i * s */
+        int64_t s = di * dj, top[NG], at[NG];
+        for (int64_t l = 0; l < nl; l++) {
+            int64_t e = li[l] + (ln[l] - 1) * di;
+            top[l] = e < li[l] ? e : li[l], at[l] = lj[l] - li[l] * s, ln[l]--;
+        }
+        uint64_t *o = b->out + b->nout;
+        for (int64_t i = r0; i <= r1; i++) {
+            uint64_t row = arc_bits_key(c, i, 0) - ARC_KEY_BIAS; /* + j + ARC_KEY_BIAS: (c, i, j)'s key */
+            int in = (uint64_t)(i + ARC_BITS_OFF) < 32;        /* the row is in the masks */
             for (int64_t l = 0; l < nl; l++) {
-                int64_t k = (i - li[l]) * di, j = lj[l] + k * dj;
-                if (k < 0 || k >= ln[l]) continue;
-                if (arc_bits_fits(i, j)) mk[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
-                else b->out[b->nout++] = arc_bits_key(c, i, j);
+                int64_t j = at[l] + i * s;
+                if ((uint64_t)(i - top[l]) > (uint64_t)ln[l]) continue;
+                if (in && (uint64_t)(j + ARC_BITS_OFF) < 32) mk[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+                else *o++ = row + (uint64_t)(j + ARC_KEY_BIAS);
             }
+        }
+        b->nout = (uint32_t)(o - b->out);
         return 0;
     }
     for (int64_t l = 0; l < nl; l++)
