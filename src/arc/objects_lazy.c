@@ -91,7 +91,7 @@ static inline void box_widen(uint8_t *b, uint32_t v) {
 /* prepare()'s pass over the runs: each run's object, row and columns, and per object its size, box and
  * colour. A run's parent is a smaller run, or itself at a root (labelling links the larger root under the
  * smaller one), so in run order the parent's object is known: no find, and no branch (a root's entry is
- * written first, then read back). uni (a constant): the runs are of one colour (univalued), so an object's
+ * read before it is written, and not used). uni (a constant): the runs are of one colour (univalued), so an object's
  * colour is any run's. */
 static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uint32_t *size, const int uni) {
     int16_t *runobj = x->runobj;
@@ -101,10 +101,9 @@ static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uin
         const uint8_t *cr = x->col + i * x->w;
         uint32_t st = x->start[i], en = x->end[i], ch = uni ? 0 : x->chg[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            int p = par[run];
-            runobj[run] = (int16_t)next, runobj[run] = runobj[p];
-            next += p == run;
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
+            int p = par[run], o = runobj[p], r = p == run ? next : o; /* o: a root's own entry, not yet written */
+            runobj[run] = (int16_t)r, next += p == run;
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
             uint32_t at = (uint32_t)i | (uint32_t)j0 << 8 | (uint32_t)j1 << 16;
             memcpy(x->run[run], &at, sizeof at); /* row, first and last columns: one store */
             size[r] += (uint32_t)(j1 - j0 + 1);
@@ -146,7 +145,10 @@ static int prepare(objs_ctx *x) {
     memset(x->box, 0, (size_t)k * sizeof *x->box); /* no cell yet: ~min i and ~min j 0, as if 255 */
     if (x->univalued) runs_measured(x, size, 1);
     else runs_measured(x, size, 0);
-    for (int r = 0; r < k; r++) x->box[r][0] = (uint8_t)~x->box[r][0], x->box[r][1] = (uint8_t)~x->box[r][1];
+    for (int r = 0; r < k; r++) { /* min i and min j back from their complements */
+        uint32_t b;
+        memcpy(&b, x->box[r], sizeof b), b ^= 0xffffu, memcpy(x->box[r], &b, sizeof b);
+    }
     for (int r = 0; r < k; r++) /* not hashed: lazy_hash makes the hashes when first asked */
         arc_lazy_set_init(&x->objs[r], &x->z, (uint32_t)r, size[r]);
     x->prepared = 1;
