@@ -686,6 +686,9 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback);
  * comp value k names), both owned by the set's runtime. 0, or -1 when outer is not such a set or memory ran
  * out (rt's error set then). The batched executor decodes its object lanes with it (exec_lane.c). */
 int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs);
+/* For an object of objects() whose layout is still lazy: 1 with its rows (cols 0) or columns (cols 1) as
+ * lo..hi, which are one run since an object is connected; 0 for any other value. */
+int arc_objs_span(const tdm_arc_val *s, int cols, int64_t *lo, int64_t *hi);
 /* objects()'s components of an h x w grid of colours 0..9 in a 30 x 30 slot (cells[i * 30 + j]; flags
  * ARC_OBJ_*), by objects()'s own labelling (objects_label.c): per cell inside the grid, the id (< 900) of its
  * component, one id per component, -1 for the background; slots outside the grid are not written. */

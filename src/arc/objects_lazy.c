@@ -314,6 +314,15 @@ static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
     return 1;
 }
 
+static int lazy_layout(arc_lazy *z, tdm_arc_val *s);
+
+int arc_objs_span(const tdm_arc_val *s, int cols, int64_t *lo, int64_t *hi) {
+    if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->layout != lazy_layout || s->u.set.part == OUTER) return 0;
+    const uint8_t *b = ((objs_ctx *)s->u.set.lazy)->box[s->u.set.part];
+    *lo = b[cols], *hi = b[2 + cols];
+    return 1;
+}
+
 static int lazy_holds_pos(arc_lazy *z, tdm_arc_val *s, int64_t i, int64_t j) {
     objs_ctx *x = (objs_ctx *)z;
     cell_objects(x);

@@ -285,6 +285,9 @@ static int touch_rows(const rows2 *r, int64_t di, int64_t dj) {
 
 static tdm_arc_val *matching(tdm_arc_rt *rt, tdm_arc_val **a, int cols, const char *who) {
     int ea, eb;
+    int64_t alo, ahi, blo, bhi;
+    if (arc_defer(rt) && arc_objs_span(a[0], cols, &alo, &ahi) && arc_objs_span(a[1], cols, &blo, &bhi))
+        return arc_bool(alo <= bhi && blo <= ahi); /* two objects: their spans overlap */
     if (arc_defer(rt) && (ea = rows_kept(rt, a[0])) >= 0 && (eb = rows_kept(rt, a[1])) >= 0) { /* both kept: a pair's */
         struct arc_rows *x = &rt->rows[ea], *y = &rt->rows[eb];
         if (!cols) return arc_bool((x->used & y->used) != 0);
