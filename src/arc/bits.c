@@ -11,6 +11,8 @@
  * as reads. tests/unit/test_arc_bits.c holds every such layout to the eager one, slot by slot. */
 #include "arc_internal.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -365,16 +367,38 @@ static int bset_layout(arc_lazy *z, tdm_arc_val *s) {
     return arc_set_take_recipe(z->rt, s, x->eager(z->rt, x->arg));
 }
 
+/* Each mask element's part of a frozenset's hash (arc_fset_hash_add of its hash) as prefix xors per mask
+ * row: elem_pxor[k][i][j] = the xor over bits 0..j-1 of row i (k: colour k of cells, ARC_COLOURS_N for
+ * positions), so that a run of bits adds its part in two reads. Made once per process. */
+static uint64_t elem_pxor[ARC_COLOURS_N + 1][32][33];
+static pthread_once_t elem_pxor_once = PTHREAD_ONCE_INIT;
+static atomic_int elem_pxor_ready; /* set when made: a load, where pthread_once is a call */
+
+static void elem_pxor_make(void) {
+    for (int k = 0; k <= ARC_COLOURS_N; k++)
+        for (int i = 0; i < 32; i++)
+            for (int j = 0; j < 32; j++) {
+                tdm_arc_val *e = arc_bits_elem(k < ARC_COLOURS_N ? ARC_BITS_CELLS : ARC_BITS_POS, k % ARC_COLOURS_N, i, j);
+                elem_pxor[k][i][j + 1] = arc_fset_hash_add(elem_pxor[k][i][j], arc_hash(e));
+            }
+    atomic_store_explicit(&elem_pxor_ready, 1, memory_order_release);
+}
+
 static int64_t bset_hash(arc_lazy *z, tdm_arc_val *s) {
     const arc_bits *b = &((arc_bset *)z)->b;
     uint64_t acc = 0;
-    int lo, hi;
-    arc_bits_span(b, &lo, &hi);
+    if (!atomic_load_explicit(&elem_pxor_ready, memory_order_acquire)) pthread_once(&elem_pxor_once, elem_pxor_make);
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         const uint32_t *m = b->m + 32 * c;
-        for (int i = lo; i < hi; i++)
-            for (uint32_t r = m[i]; r; r &= r - 1) acc = arc_fset_hash_add(acc, arc_bits_elem(b->kind, c, i, __builtin_ctz(r))->hash);
+        const uint64_t(*px)[33] = elem_pxor[b->kind == ARC_BITS_POS ? ARC_COLOURS_N : c];
+        for (uint32_t used = arc_rows_nonzero(m); used; used &= used - 1)
+            for (uint32_t i = (uint32_t)__builtin_ctz(used), r = m[i]; r;) { /* run by run: bits j0..j1 - 1 */
+                int j0 = __builtin_ctz(r);
+                uint32_t t = r + (1u << j0); /* the run cleared and bit j1 set (0 when the run ends at bit 31) */
+                int j1 = t ? __builtin_ctz(t) : 32;
+                acc ^= px[i][j1] ^ px[i][j0], r &= t;
+            }
     }
     for (uint32_t k = 0; k < b->nout; k++) { /* the wide part: the tuples' hashes as arc_hash computes them */
         uint64_t key = b->out[k];
