@@ -91,7 +91,7 @@ static inline void box_widen(uint8_t *b, uint32_t v) {
 /* prepare()'s pass over the runs: each run's object, row and columns, and per object its size, box and
  * colour. A run's parent is a smaller run, or itself at a root (labelling links the larger root under the
  * smaller one), so in run order the parent's object is known: no find, and no branch (a root's entry is
- * read before it is written, and not used). uni (a constant): the runs are of one colour (univalued), so an object's
+ * written first, then read back). uni (a constant): the runs are of one colour (univalued), so an object's
  * colour is any run's. */
 static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uint32_t *size, const int uni) {
     int16_t *runobj = x->runobj;
@@ -101,9 +101,10 @@ static inline __attribute__((always_inline)) void runs_measured(objs_ctx *x, uin
         const uint8_t *cr = x->col + i * x->w;
         uint32_t st = x->start[i], en = x->end[i], ch = uni ? 0 : x->chg[i];
         for (int run = x->rbase[i]; st; st &= st - 1, run++) {
-            int p = par[run], o = runobj[p], r = p == run ? next : o; /* o: a root's own entry, not yet written */
-            runobj[run] = (int16_t)r, next += p == run;
-            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0);
+            int p = par[run];
+            runobj[run] = (int16_t)next, runobj[run] = runobj[p];
+            next += p == run;
+            int j0 = __builtin_ctz(st), j1 = j0 + __builtin_ctz(en >> j0), r = runobj[run];
             uint32_t at = (uint32_t)i | (uint32_t)j0 << 8 | (uint32_t)j1 << 16;
             memcpy(x->run[run], &at, sizeof at); /* row, first and last columns: one store */
             size[r] += (uint32_t)(j1 - j0 + 1);
