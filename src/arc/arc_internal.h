@@ -26,9 +26,9 @@ typedef struct {
  * through arc_set_slots (or a function of fset.c that calls it), which lays the set out first, so no
  * primitive can see a set without its layout. */
 typedef struct arc_lazy arc_lazy;
+typedef struct arc_lazy_ops arc_lazy_ops;
 struct arc_bits;
-struct arc_lazy {
-    tdm_arc_rt *rt; /* the runtime that owns the set and receives its table */
+struct arc_lazy_ops {
     /* Builds part's table in CPython's layout into s (tab, mask, fill): 0, or -1 with rt's error set. */
     int (*layout)(arc_lazy *z, tdm_arc_val *s);
     /* CPython's hash of the set's value (layout-independent). */
@@ -52,6 +52,11 @@ struct arc_lazy {
     /* The positions of s as arc_bits_rows gives them (row masks, *used the rows not empty): 1, or 0 when
        they are not known this way. NULL: never (arc_bits_rows goes through bits). */
     int (*rows)(arc_lazy *z, tdm_arc_val *s, uint32_t rows[32], uint32_t *used);
+};
+/* A lazy set's maker: its runtime, and its kind's hooks (one table per kind, shared by its sets). */
+struct arc_lazy {
+    tdm_arc_rt *rt; /* the runtime that owns the set and receives its table */
+    const arc_lazy_ops *op;
 };
 
 /* Closure kinds of function values; ARC_FN_PRIM is a primitive itself. */
@@ -411,7 +416,7 @@ static inline int arc_set_is_lazy(const tdm_arc_val *s) { return arc_is_set(s) &
  * lists none that way (read it with arc_elems), -1 out of memory. */
 static inline int arc_set_members(tdm_arc_val *s, tdm_arc_val ***v) {
     arc_lazy *z = arc_set_is_lazy(s) ? s->u.set.lazy : NULL;
-    return z && z->members ? z->members(z, s, v) : 0;
+    return z && z->op->members ? z->op->members(z, s, v) : 0;
 }
 /* The order-free forms below call functions on a set's members in the list's order, not CPython's; when
  * that order could show (a raise, a closure kept), they give up and the caller takes its ordered path,
@@ -458,7 +463,7 @@ int arc_call_members(tdm_arc_rt *rt, tdm_arc_val *f, tdm_arc_val *c, tdm_arc_val
 int arc_images_in_order(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
                         tdm_arc_val **out);
 static inline int arc_set_uniform_colour(tdm_arc_val *s, int64_t *c) {
-    return arc_set_is_lazy(s) && s->u.set.lazy->uniform && s->u.set.lazy->uniform(s->u.set.lazy, s, c);
+    return arc_set_is_lazy(s) && s->u.set.lazy->op->uniform && s->u.set.lazy->op->uniform(s->u.set.lazy, s, c);
 }
 /* *s = a lazy set of n elements, part `part` of maker z (hash unset), written whole. */
 static inline void arc_lazy_set_init(tdm_arc_val *s, arc_lazy *z, uint32_t part, uint32_t n) {

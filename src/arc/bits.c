@@ -187,7 +187,7 @@ int arc_bits_add(arc_bits *b, tdm_arc_val *s) {
     if (!arc_is_set(s)) return 0;
     if (!s->n) return 1;
     arc_lazy *z = s->u.set.lazy;
-    if (z) return z->bits ? z->bits(z, s, b) : 0;
+    if (z) return z->op->bits ? z->op->bits(z, s, b) : 0;
     arc_slot *tab = s->u.set.tab;
     for (uint32_t k = 0; k <= s->u.set.mask; k++) {
         tdm_arc_val *key = tab[k].key;
@@ -276,8 +276,8 @@ int arc_bits_rows(tdm_arc_val *s, uint32_t rows[32], uint32_t *used) {
     uint32_t m[32 * ARC_COLOURS_N];
     arc_bits b = {.kind = ARC_BITS_NONE, .m = m};
     const arc_bits *src = arc_bits_of(s);
-    if (!src && s->u.set.lazy && s->u.set.lazy->rows) { /* an object of objects(): its rows are kept */
-        int r = s->u.set.lazy->rows(s->u.set.lazy, s, rows, used);
+    if (!src && s->u.set.lazy && s->u.set.lazy->op->rows) { /* an object of objects(): its rows are kept */
+        int r = s->u.set.lazy->op->rows(s->u.set.lazy, s, rows, used);
         if (r) return r;
     }
     if (!src && s->u.set.lazy) { /* a lazy set answers through its bits hook */
@@ -478,8 +478,10 @@ static int bset_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
     return or_bits(dst, &((arc_bset *)z)->b);
 }
 
+static const arc_lazy_ops bset_ops; /* the hooks, defined after them */
+
 const arc_bits *arc_bits_of(const tdm_arc_val *s) {
-    if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->layout != bset_layout) return NULL;
+    if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->op != &bset_ops) return NULL;
     return &((arc_bset *)s->u.set.lazy)->b;
 }
 
@@ -487,7 +489,7 @@ void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]) { bset_box((arc_bset *)s->u
 
 void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]) {
     if (arc_bits_of(s)) arc_bits_box_of(s, box);
-    else if (!(arc_is_set(s) && s->u.set.lazy && s->u.set.lazy->bbox && s->u.set.lazy->bbox(s->u.set.lazy, s, box)))
+    else if (!(arc_is_set(s) && s->u.set.lazy && s->u.set.lazy->op->bbox && s->u.set.lazy->op->bbox(s->u.set.lazy, s, box)))
         arc_bits_box(b, box); /* not an object of objects(), which keeps its box */
 }
 
@@ -607,8 +609,8 @@ fallback:
     return m;
 }
 
-/* A deferred set's hooks, copied whole into each (its runtime set after). */
-static const arc_lazy bset_hooks = {.layout = bset_layout, .hash = bset_hash, .contains = bset_contains,
+/* A deferred set's hooks. */
+static const arc_lazy_ops bset_ops = {.layout = bset_layout, .hash = bset_hash, .contains = bset_contains,
                                     .uniform = bset_uniform, .bbox = bset_bbox, .bits = bset_bits,
                                     .members = bset_members};
 
@@ -618,7 +620,7 @@ tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const i
     if (!x) return NULL;
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     /* every field written (box only when boxed), not the struct cleared first */
-    x->z = bset_hooks, x->z.rt = rt;
+    x->z.rt = rt, x->z.op = &bset_ops;
     x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL;
     for (int k = 0; k < 3; k++) x->arg[k] = k < nargs ? args[k] : NULL;
     if (box) memcpy(x->box, box, sizeof x->box);

@@ -108,7 +108,7 @@ static arc_slot empty_tab[MINSIZE]; /* what a set whose layout failed shows its 
 int arc_set_force(tdm_arc_val *s) {
     arc_lazy *z = s->u.set.lazy;
     if (!z) return 0;
-    if (z->layout(z, s) == 0 && !s->u.set.lazy) return 0;
+    if (z->op->layout(z, s) == 0 && !s->u.set.lazy) return 0;
     /* no memory (the runtime's error says so and fails the run): an empty set, never a missing table */
     s->u.set.tab = empty_tab, s->u.set.mask = MINSIZE - 1, s->u.set.fill = 0, s->u.set.lazy = NULL, s->n = 0;
     return -1;
@@ -163,7 +163,7 @@ static arc_slot *lookup(tdm_arc_val *s, tdm_arc_val *key, int64_t hash) {
 
 int arc_set_contains(tdm_arc_val *s, tdm_arc_val *key) {
     if (s->u.set.lazy) {
-        int in = s->u.set.lazy->contains(s->u.set.lazy, s, key);
+        int in = s->u.set.lazy->op->contains(s->u.set.lazy, s, key);
         if (in >= 0) return in;
         arc_set_force(s);
     }

@@ -161,6 +161,9 @@ static int img_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
     return arc_bits_add_elems(dst, x->v, x->n);
 }
 
+static const arc_lazy_ops img_ops = {.layout = img_layout, .hash = img_hash, .contains = img_contains, .members = img_members,
+                                       .bits = img_bits};
+
 /* The images made: the distinct ones listed, and the lazy set (an empty set when there are none). */
 static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val **m, tdm_arc_val **img, uint32_t nm,
                               int distinct) {
@@ -186,8 +189,7 @@ static tdm_arc_val *image_set(tdm_arc_rt *rt, tdm_arc_val *parent, tdm_arc_val *
     arc_image *x = arc_alloc(rt, sizeof *x);
     if (!x) return NULL;
     memset(x, 0, sizeof *x);
-    x->z.rt = rt, x->z.layout = img_layout, x->z.hash = img_hash, x->z.contains = img_contains, x->z.members = img_members;
-    x->z.bits = img_bits;
+    x->z.rt = rt, x->z.op = &img_ops;
     x->parent = parent, x->m = m, x->img = img, x->nm = nm, x->v = v, x->n = n;
     x->dups = !distinct && n < nm, x->filter = distinct;
     return arc_set_lazy(rt, &x->z, 0, n);
@@ -234,7 +236,7 @@ tdm_arc_val *arc_filter_members(tdm_arc_rt *rt, tdm_arc_val *c, int (*keep)(tdm_
 
 /* s's filter image, or NULL when s is not a deferred filter's set. */
 static arc_image *filter_of(tdm_arc_val *s) {
-    if (!arc_set_is_lazy(s) || s->u.set.lazy->layout != img_layout) return NULL;
+    if (!arc_set_is_lazy(s) || s->u.set.lazy->op != &img_ops) return NULL;
     arc_image *x = (arc_image *)s->u.set.lazy;
     return x->filter ? x : NULL;
 }

@@ -315,10 +315,10 @@ static int lazy_bbox(arc_lazy *z, tdm_arc_val *s, int64_t box[4]) {
     return 1;
 }
 
-static int lazy_layout(arc_lazy *z, tdm_arc_val *s);
+static const arc_lazy_ops objs_ops; /* objects()' hooks, defined after them */
 
 int arc_objs_span(const tdm_arc_val *s, int cols, int64_t *lo, int64_t *hi) {
-    if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->layout != lazy_layout || s->u.set.part == OUTER) return 0;
+    if (!arc_is_set(s) || !s->u.set.lazy || s->u.set.lazy->op != &objs_ops || s->u.set.part == OUTER) return 0;
     const uint8_t *b = ((objs_ctx *)s->u.set.lazy)->box[s->u.set.part];
     *lo = b[cols], *hi = b[2 + cols];
     return 1;
@@ -492,13 +492,17 @@ static int lazy_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
 }
 
 int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs) {
-    if (!arc_set_is_lazy(outer) || outer->u.set.lazy->layout != lazy_layout || outer->u.set.part != OUTER) return -1;
+    if (!arc_set_is_lazy(outer) || outer->u.set.lazy->op != &objs_ops || outer->u.set.part != OUTER) return -1;
     objs_ctx *x = (objs_ctx *)outer->u.set.lazy;
     if (prepare(x)) return -1;
     cell_objects(x);
     *comp = x->comp, *objs = x->objs;
     return 0;
 }
+
+static const arc_lazy_ops objs_ops = {.layout = lazy_layout, .hash = lazy_hash, .contains = lazy_contains, .uniform = lazy_uniform,
+                                       .bbox = lazy_bbox, .holds_pos = lazy_holds_pos, .bits = lazy_bits, .members = lazy_members,
+                                       .rows = lazy_rows};
 
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     *fallback = 1;
@@ -509,8 +513,7 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     *fallback = 0;
     if (r) return NULL; /* out of memory */
     if (x->has_bg) arc_pick_keep(rt, a[0], 0, x->bg); /* cover(I, ...) and the like ask for it again */
-    x->z.rt = rt, x->z.layout = lazy_layout, x->z.hash = lazy_hash, x->z.contains = lazy_contains, x->z.uniform = lazy_uniform, x->z.bbox = lazy_bbox, x->z.holds_pos = lazy_holds_pos;
-    x->z.bits = lazy_bits, x->z.members = lazy_members, x->z.rows = lazy_rows;
+    x->z.rt = rt, x->z.op = &objs_ops;
     x->prepared = x->rids_ready = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);

@@ -13,7 +13,7 @@ int arc_patch_kind(tdm_arc_rt *rt, tdm_arc_val *patch, const char *who) {
     int64_t box[4];
     const arc_bits *b = arc_bits_of(patch);
     if (b) return !patch->n ? 2 : b->kind == ARC_BITS_CELLS ? 1 : 0; /* a deferred set knows its kind */
-    if (patch->n && arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, box))
+    if (patch->n && arc_set_is_lazy(patch) && patch->u.set.lazy->op->bbox && patch->u.set.lazy->op->bbox(patch->u.set.lazy, patch, box))
         return 1; /* a lazy set of cells: an Object, whichever cell comes first */
     tdm_arc_val *e = arc_first(patch);
     if (!e) return 2;
@@ -252,11 +252,11 @@ int arc_patch_box(tdm_arc_rt *rt, tdm_arc_val *patch, uint32_t *n, int64_t *u, i
         if ((*n = patch->n)) arc_bits_box_of(patch, b), *u = b[0], *l = b[1], *d = b[2], *r = b[3];
         return 0;
     }
-    if (arc_set_is_lazy(patch) && patch->u.set.lazy->bbox && patch->u.set.lazy->bbox(patch->u.set.lazy, patch, b)) {
+    if (arc_set_is_lazy(patch) && patch->u.set.lazy->op->bbox && patch->u.set.lazy->op->bbox(patch->u.set.lazy, patch, b)) {
         *n = patch->n, *u = b[0], *l = b[1], *d = b[2], *r = b[3];
         return 0;
     }
-    if (arc_set_is_lazy(patch) && patch->n && patch->u.set.lazy->bits) { /* a filter's result, say */
+    if (arc_set_is_lazy(patch) && patch->n && patch->u.set.lazy->op->bits) { /* a filter's result, say */
         arc_bits x;
         int fit = arc_bits_get_wide(rt, patch, &x);
         if (fit < 0) return -1;

@@ -139,10 +139,10 @@ static tdm_arc_val *toindices_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return ar
 static int position_bits(tdm_arc_rt *rt, tdm_arc_val *patch, arc_bits *out, int kind, int c) {
     arc_bits b;
     arc_lazy *z = arc_is_set(patch) && patch->n ? patch->u.set.lazy : NULL;
-    if (z && z->rows && !arc_bits_of(patch)) { /* an object of objects(): its kept rows, straight into block c */
+    if (z && z->op->rows && !arc_bits_of(patch)) { /* an object of objects(): its kept rows, straight into block c */
         uint32_t used;
         if (arc_bits_init_wide(rt, out)) return -1;
-        int r = z->rows(z, patch, arc_bits_block(out, c), &used);
+        int r = z->op->rows(z, patch, arc_bits_block(out, c), &used);
         if (r) return r < 0 ? -1 : (out->kind = kind, out->rows = used, 2);
     }
     int r = arc_bits_get_wide(rt, patch, &b);
@@ -380,7 +380,7 @@ static tdm_arc_val *backdrop_eager(tdm_arc_rt *rt, tdm_arc_val **a) { return bac
 /* Is position key in toindices(obj), obj a lazy object (arc_set_minus_where's test). */
 static int holds_pos(void *obj, tdm_arc_val *key) {
     tdm_arc_val *o = obj;
-    return o->u.set.lazy->holds_pos(o->u.set.lazy, o, key->u.items[0]->u.i, key->u.items[1]->u.i);
+    return o->u.set.lazy->op->holds_pos(o->u.set.lazy, o, key->u.items[0]->u.i, key->u.items[1]->u.i);
 }
 
 /* Is position key in the row masks ctx (arc_bits_rows' layout). */
@@ -397,7 +397,7 @@ static tdm_arc_val *delta_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     /* minus(backdrop, toindices(p)) depends on which positions the second holds and how many, not on its
        layout: a lazy object answers that without one, and so do the row masks of a patch that fits them
        (a deferred set: a shifted or normalized object, say) */
-    if (arc_set_is_lazy(a[0]) && a[0]->u.set.lazy->holds_pos) {
+    if (arc_set_is_lazy(a[0]) && a[0]->u.set.lazy->op->holds_pos) {
         tdm_arc_val *b = backdrop(rt, a[0]);
         ARC_TRY(b);
         return arc_set_minus_where(rt, b, a[0]->n, holds_pos, a[0]);

@@ -90,6 +90,8 @@ static int elements(tdm_arc_rt *rt, tdm_arc_val *c, tdm_arc_val ***v, uint32_t *
     return 1;
 }
 
+static const arc_lazy_ops prod_ops = {.layout = prod_layout, .hash = prod_hash, .contains = prod_contains, .members = prod_members};
+
 tdm_arc_val *arc_p_product(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val **ma, **mb;
     uint32_t na, nb;
@@ -102,8 +104,7 @@ tdm_arc_val *arc_p_product(tdm_arc_rt *rt, tdm_arc_val **a) {
     arc_prod *p = arc_alloc(rt, sizeof *p);
     ARC_TRY(p);
     memset(p, 0, sizeof *p);
-    p->z.rt = rt, p->z.layout = prod_layout, p->z.hash = prod_hash, p->z.contains = prod_contains;
-    p->z.members = prod_members;
+    p->z.rt = rt, p->z.op = &prod_ops;
     p->arg[0] = a[0], p->arg[1] = a[1], p->ma = ma, p->mb = mb, p->na = na, p->nb = nb;
     return arc_set_lazy(rt, &p->z, 0, na * nb);
 }
@@ -187,6 +188,9 @@ static tdm_arc_val **grow_lines(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t *cap) 
     return t;
 }
 
+static const arc_lazy_ops lines_ops = {.layout = lines_layout, .hash = lines_hash, .contains = lines_contains,
+                                        .members = lines_members};
+
 tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     tdm_arc_val **ma, **mb;
     uint32_t na, nb;
@@ -227,8 +231,7 @@ tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     arc_lines *z = arc_alloc(rt, sizeof *z);
     if (!z) return NULL;
     memset(z, 0, sizeof *z);
-    z->z.rt = rt, z->z.layout = lines_layout, z->z.hash = lines_hash, z->z.contains = lines_contains;
-    z->z.members = lines_members;
+    z->z.rt = rt, z->z.op = &lines_ops;
     z->arg[0] = a[0], z->arg[1] = a[1], z->arg[2] = a[2], z->lines = lines;
     return arc_set_lazy(rt, &z->z, 0, n);
 }

@@ -330,7 +330,7 @@ int64_t arc_hash(tdm_arc_val *v) {
     }
     case TDM_ARC_FSET: {
         if (v->u.set.lazy) { /* the hash ignores the layout: the maker knows it without one */
-            h = v->u.set.lazy->hash(v->u.set.lazy, v);
+            h = v->u.set.lazy->op->hash(v->u.set.lazy, v);
             break;
         }
         uint64_t acc = 0;
