@@ -36,7 +36,8 @@ tdm_arc_val *arc_p_asindices(tdm_arc_rt *rt, tdm_arc_val **a) {
         b.kind = ARC_BITS_POS;
         uint32_t *m = arc_bits_block(&b, 0), row = ((1u << w) - 1) << ARC_BITS_OFF;
         for (uint32_t i = 0; i < h; i++) m[i + ARC_BITS_OFF] = row;
-        return arc_bits_set(rt, &b, asindices_eager, a, 1);
+        int64_t box[4] = {0, 0, h - 1, w - 1};
+        return arc_bits_set_counted(rt, &b, h * w, box, asindices_eager, a, 1);
     }
     return asindices_eager(rt, a);
 }
@@ -105,6 +106,10 @@ tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
         arc_bits b;
         int r = ofcolor_bits(rt, a[0], a[1], &b);
         ARC_TRYI(r);
+        /* the colour's cells counted already (the grid's counts kept from palette, mostcolor, ...) */
+        const uint32_t *count = rt->counts_of == a[0] && arc_is_int(a[1]) && a[1]->u.i >= 0 && a[1]->u.i < ARC_COLOURS_N ? rt->counts : NULL;
+        if (r && count) return count[a[1]->u.i] ? arc_bits_set_counted(rt, &b, count[a[1]->u.i], NULL, ofcolor_eager, a, 2)
+                                                : arc_bits_set(rt, &b, ofcolor_eager, a, 2);
         if (r) return arc_bits_set(rt, &b, ofcolor_eager, a, 2);
     }
     return ofcolor_eager(rt, a);
