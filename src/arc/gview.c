@@ -90,14 +90,7 @@ static inline int lazy_view(const tdm_arc_val *g, arc_gview *v) {
     return 1;
 }
 
-int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
-    if (lazy_view(g, v)) return 1;
-    if (!arc_defer(rt)) return 0; /* the eager runtime (the tests' reference) reads grids cell by cell */
-    arc_gview *k = kept(rt, g);
-    if (k) {
-        *v = *k;
-        return v->c != NULL;
-    }
+int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     arc_gview x = {NULL, 0, 0};
     const tdm_arc_val *r0 = arc_is_tuple(g) && g->n && g->n <= ARC_SLOT ? g->u.items[0] : NULL;
     int h = r0 ? (int)g->n : 0, w = r0 && arc_is_tuple(r0) && r0->n <= ARC_SLOT ? (int)r0->n : 0;
