@@ -56,8 +56,9 @@ static inline __attribute__((always_inline)) int rank(uint32_t s, int j, const i
 
 /* Labels the runs of x's h padded rows: starts, ends, run bases and the union-find; sets nruns, ncomp.
  * avx (a constant): the row compares as eq_mask_avx2, and rank by popcnt. */
-static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_t (*pr)[PADW], const int avx) {
-    int h = x->h, w = x->w, uni = x->univalued, diag = x->diagonal;
+static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_t (*pr)[PADW], const int avx,
+                                                             const int uni, const int diag) {
+    int h = x->h, w = x->w;
     uint32_t full = (1u << w) - 1u, pfg = 0, ps = 0, nr = 0, merged = 0;
     int16_t *par = x->rpar;
     for (int i = 0; i < h; i++) {
@@ -106,8 +107,19 @@ static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_
     x->nruns = nr, x->ncomp = nr - merged;
 }
 
+/* label_body with uni and diag constants: a form per pair of flags (the row loop then tests neither). */
+static inline __attribute__((always_inline)) void label_flags(objs_ctx *x, uint8_t (*pr)[PADW], const int avx) {
+    if (x->univalued) {
+        if (x->diagonal) label_body(x, pr, avx, 1, 1);
+        else label_body(x, pr, avx, 1, 0);
+    } else {
+        if (x->diagonal) label_body(x, pr, avx, 0, 1);
+        else label_body(x, pr, avx, 0, 0);
+    }
+}
+
 #if defined(LABEL_AVX2)
-__attribute__((target("avx2,popcnt"))) static void label_avx2(objs_ctx *x, uint8_t (*pr)[PADW]) { label_body(x, pr, 1); }
+__attribute__((target("avx2,popcnt"))) static void label_avx2(objs_ctx *x, uint8_t (*pr)[PADW]) { label_flags(x, pr, 1); }
 #endif
 
 /* label_body, with 32-byte compares where the CPU has AVX2. */
@@ -118,7 +130,7 @@ static void label(objs_ctx *x, uint8_t (*pr)[PADW]) {
         return;
     }
 #endif
-    label_body(x, pr, 0);
+    label_flags(x, pr, 0);
 }
 
 /* dst[0..31] = the w colours at src, then sentinels (src may be read 32 bytes on). */
