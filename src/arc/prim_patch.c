@@ -611,11 +611,11 @@ static int shoot_lines(arc_bits *b, const uint32_t *m, int lo, int hi, int64_t c
         for (int64_t l = 0; l < nl; l++) total += (uint64_t)ln[l];
         if (arc_bits_reserve(b, (uint32_t)total)) return -1;
         uint32_t *mk = arc_bits_block(b, (int)c);
-        /* line l holds row i when i - top[l] is 0..ln[l] - 1, at column at[l] + i * s */
-        int64_t s = di * dj, top[NG], at[NG];
+        /* line l holds row i when i - top[l] is 0..ln[l] - 1 (span[l]), at column at[l] + i * s */
+        int64_t s = di * dj, top[NG], at[NG], span[NG];
         for (int64_t l = 0; l < nl; l++) {
             int64_t e = li[l] + (ln[l] - 1) * di;
-            top[l] = e < li[l] ? e : li[l], at[l] = lj[l] - li[l] * s, ln[l]--;
+            top[l] = e < li[l] ? e : li[l], at[l] = lj[l] - li[l] * s, span[l] = ln[l] - 1;
         }
         uint64_t *o = b->out + b->nout;
         for (int64_t i = r0; i <= r1; i++) {
@@ -623,7 +623,7 @@ static int shoot_lines(arc_bits *b, const uint32_t *m, int lo, int hi, int64_t c
             int in = (uint64_t)(i + ARC_BITS_OFF) < 32;        /* the row is in the masks */
             for (int64_t l = 0; l < nl; l++) {
                 int64_t j = at[l] + i * s;
-                if ((uint64_t)(i - top[l]) > (uint64_t)ln[l]) continue;
+                if ((uint64_t)(i - top[l]) > (uint64_t)span[l]) continue;
                 if (in && (uint64_t)(j + ARC_BITS_OFF) < 32) mk[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
                 else *o++ = row + (uint64_t)(j + ARC_KEY_BIAS);
             }
