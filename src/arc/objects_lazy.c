@@ -364,9 +364,11 @@ static int lazy_bits(arc_lazy *z, tdm_arc_val *s, arc_bits *dst) {
             m[i + ARC_BITS_OFF] |= row << ARC_BITS_OFF;
             continue;
         }
-        for (; row; row &= row - 1) { /* several colours: cell by cell */
-            int j = __builtin_ctz(row);
-            arc_bits_block(dst, x->col[i * x->w + j])[i + ARC_BITS_OFF] |= 1u << (j + ARC_BITS_OFF);
+        const uint8_t *cr = x->col + i * x->w; /* a 32-byte read stays in x (fields follow col) */
+        while (row) { /* several colours: the row's cells of each, by one compare of the row */
+            int c = cr[__builtin_ctz(row)];
+            uint32_t mine = row & arc_colour_mask32(cr, c);
+            arc_bits_block(dst, c)[i + ARC_BITS_OFF] |= mine << ARC_BITS_OFF, row &= ~mine;
         }
     }
     return 1;
