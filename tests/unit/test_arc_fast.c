@@ -74,6 +74,20 @@ static void test_common_random(void **state) {
     assert_true(ascending > 500 && other > 500); /* both paths ran */
 }
 
+/* dedupe(t), held to tup.index(e) == i by ==: the same items (True stays True), in order. Returns it. */
+static tdm_arc_val *dedupe_held(tdm_arc_val *t) {
+    tdm_arc_val *a[1] = {t}, *got = arc_p_dedupe(ta_rt, a);
+    assert_non_null(got);
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < t->n; k++) {
+        uint32_t p = 0;
+        while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
+        if (p == k) assert_ptr_equal(got->u.items[m++], t->u.items[k]);
+    }
+    assert_int_equal(got->n, m);
+    return got;
+}
+
 /* dedupe on ints 0..63 by a seen mask: held to tup.index(e) == i by ==, items of other kinds mixed in. */
 static void test_dedupe_random(void **state) {
     (void)state;
@@ -89,15 +103,7 @@ static void test_dedupe_random(void **state) {
             if (mode == 2 && tu_below(&r, 8) == 0) t->u.items[k] = arc_int(ta_rt, tu_range(&r, 60, 70));
             if (mode == 3 && tu_below(&r, 8) == 0) t->u.items[k] = arc_ipair(ta_rt, v, 1);
         }
-        tdm_arc_val *a[1] = {t}, *got = arc_p_dedupe(ta_rt, a);
-        assert_non_null(got);
-        uint32_t m = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t p = 0;
-            while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
-            if (p == k) assert_ptr_equal(got->u.items[m++], t->u.items[k]);
-        }
-        assert_int_equal(got->n, m);
+        dedupe_held(t);
     }
 }
 
@@ -125,15 +131,8 @@ static void test_dedupe_rows_random(void **state) {
             if (tu_below(&r, 40) == 0) row->u.items[tu_below(&r, (uint64_t)w)] = tu_below(&r, 2) ? arc_bool(1) : arc_int(ta_rt, 12);
             t->u.items[i] = row;
         }
-        tdm_arc_val *a[1] = {t}, *got = arc_p_dedupe(ta_rt, a);
-        assert_non_null(got);
-        uint32_t m = 0;
-        for (int k = 0; k < h; k++) {
-            int p = 0;
-            while (!arc_eq(t->u.items[p], t->u.items[k])) p++;
-            if (p == k) assert_ptr_equal(got->u.items[m++], t->u.items[k]);
-        }
-        assert_int_equal(got->n, m);
+        tdm_arc_val *got = dedupe_held(t);
+        uint32_t m = got->n;
         arc_gview v;
         if (arc_grid_view_kept(ta_rt, got, &v) == 1) {
             viewed++;
