@@ -550,6 +550,9 @@ int arc_inputs_take(tdm_arc_rt *rt, const tdm_arc_inputs *in, const tdm_arc_grid
 /* A new h x w grid (1..30 each) whose cells are the interned colours of bytes c (from arc_grid_view_bytes,
  * written), laid out as tdm_arc_grid_new lays one out, with c kept as its view: NULL out of memory. */
 tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
+/* A primitive's result from its bytes c: a grid of bytes when its line allows one (bytes, arc_take_grid),
+ * else arc_grid_of_bytes. NULL out of memory. */
+tdm_arc_val *arc_grid_result(tdm_arc_rt *rt, const uint8_t *c, int h, int w, int bytes);
 /* The same grid without c kept as its view (for a grid whose cells are written next). */
 tdm_arc_val *arc_grid_cells(tdm_arc_rt *rt, const uint8_t *c, int h, int w);
 /* A grid of h rows of w cells in one block of rt's arena, its cells in *items (row-major, not written):
@@ -858,19 +861,26 @@ tdm_arc_val *arc_merge_eager(tdm_arc_rt *rt, tdm_arc_val **a);
 tdm_arc_val *arc_merge(tdm_arc_rt *rt, tdm_arc_val **a, int lazy);
 /* 1 when sets of rt may defer their layouts (rt->eager off). */
 static inline int arc_defer(const tdm_arc_rt *rt) { return !rt->eager; }
+/* A grid of bytes' view, its own bytes: 1 with *v, 0 for any other value. */
+static inline int arc_grid_lazy_view(const tdm_arc_val *g, arc_gview *v) {
+    if (!arc_grid_is_lazy(g)) return 0;
+    v->c = g->u.grid.c, v->h = (int)g->n, v->w = g->u.grid.w;
+    return 1;
+}
+/* g's entry among the kept views (its c NULL: g is known to be no grid of colours), or NULL. */
+static inline const arc_gview *arc_grid_view_entry(const tdm_arc_rt *rt, const tdm_arc_val *g) {
+    for (int k = 0; k < ARC_GVIEWS; k++)
+        if (rt->gview_of[k] == g) return &rt->gview[k];
+    return NULL;
+}
 /* arc_grid_view's answers without a call (a grid of bytes, a kept view: most of them); the rest made. */
 static inline int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
-    if (arc_grid_is_lazy(g)) {
-        v->c = g->u.grid.c, v->h = (int)g->n, v->w = g->u.grid.w;
-        return 1;
-    }
+    if (arc_grid_lazy_view(g, v)) return 1;
     if (!arc_defer(rt)) return 0; /* the eager runtime (the tests' reference) reads grids cell by cell */
-    for (int k = 0; k < ARC_GVIEWS; k++)
-        if (rt->gview_of[k] == g) {
-            *v = rt->gview[k];
-            return v->c != NULL;
-        }
-    return arc_grid_view_make(rt, g, v);
+    const arc_gview *k = arc_grid_view_entry(rt, g);
+    if (!k) return arc_grid_view_make(rt, g, v);
+    *v = *k;
+    return v->c != NULL;
 }
 
 /* ---- calls ----------------------------------------------------------------------------------------- */

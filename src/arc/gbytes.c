@@ -11,13 +11,6 @@
 
 #include <string.h>
 
-/* The result c (h x w, from arc_grid_view_bytes): a grid of bytes when the line allows one, else its rows
- * with c kept as its view. 1 with *out, or -1 out of memory. */
-static int result(tdm_arc_rt *rt, int bytes, uint8_t *c, int h, int w, tdm_arc_val **out) {
-    *out = bytes ? arc_grid_lazy(rt, c, h, w) : arc_grid_of_bytes(rt, c, h, w);
-    return *out ? 1 : -1;
-}
-
 /* The views of args a[0..n) when each has one (1), else 0 with every grid of bytes among them made into
  * rows (the tuple form reads them next); -1 out of memory. */
 static int views(tdm_arc_rt *rt, tdm_arc_val **a, int n, arc_gview *v) {
@@ -55,7 +48,7 @@ static int move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, int bytes, tdm_arc_va
         default: for (int j = 0; j < ow; j++) o[j] = s[j * w + w - 1 - i]; break; /* rot270 */
         }
     }
-    return result(rt, bytes, c, oh, ow, out);
+    return (*out = arc_grid_result(rt, c, oh, ow, bytes)) ? 1 : -1;
 }
 
 static int concat(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, int bytes, tdm_arc_val **out) {
@@ -77,7 +70,7 @@ static int concat(tdm_arc_rt *rt, tdm_arc_val **a, int vertical, int bytes, tdm_
             memcpy(c + i * w + v[0].w, v[1].c + i * v[1].w, (size_t)v[1].w);
         }
     }
-    return result(rt, bytes, c, h, w, out);
+    return (*out = arc_grid_result(rt, c, h, w, bytes)) ? 1 : -1;
 }
 
 static int upscale(tdm_arc_rt *rt, tdm_arc_val **a, int bytes, tdm_arc_val **out) {
@@ -95,7 +88,7 @@ static int upscale(tdm_arc_rt *rt, tdm_arc_val **a, int bytes, tdm_arc_val **out
         for (int j = 0; j < w; j++) o[j] = v.c[i * v.w + j / (int)f];
         for (int k = 1; k < f; k++) memcpy(o + k * w, o, (size_t)w);
     }
-    return result(rt, bytes, c, h, w, out);
+    return (*out = arc_grid_result(rt, c, h, w, bytes)) ? 1 : -1;
 }
 
 int arc_gbytes_run(tdm_arc_rt *rt, tdm_arc_val **a, int op, tdm_arc_val **out) {

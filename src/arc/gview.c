@@ -62,13 +62,6 @@ static int cell_bytes(uint8_t *out, tdm_arc_val *const *cells, size_t n) {
     return !bad;
 }
 
-/* The kept view of g, or NULL. */
-static arc_gview *kept(tdm_arc_rt *rt, const tdm_arc_val *g) {
-    for (int k = 0; k < ARC_GVIEWS; k++)
-        if (rt->gview_of[k] == g) return &rt->gview[k];
-    return NULL;
-}
-
 /* Entry 0 holds the input grid's view (most solvers read the input again after making other grids); the
  * others take turns. */
 static void keep(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview *v, int input) {
@@ -81,13 +74,6 @@ uint8_t *arc_grid_view_bytes(tdm_arc_rt *rt, int h, int w) {
     uint8_t *c = arc_alloc(rt, n + 32);
     if (c) memset(c + n, 0xff, 32);
     return c;
-}
-
-/* A grid of bytes' view: its own bytes. */
-static inline int lazy_view(const tdm_arc_val *g, arc_gview *v) {
-    if (!arc_grid_is_lazy(g)) return 0;
-    v->c = g->u.grid.c, v->h = (int)g->n, v->w = g->u.grid.w;
-    return 1;
 }
 
 int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
@@ -135,8 +121,8 @@ int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) 
 }
 
 int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
-    if (lazy_view(g, v)) return 1;
-    arc_gview *k = arc_defer(rt) ? kept(rt, g) : NULL;
+    if (arc_grid_lazy_view(g, v)) return 1;
+    const arc_gview *k = arc_defer(rt) ? arc_grid_view_entry(rt, g) : NULL;
     if (!k || !k->c) return 0;
     *v = *k;
     return 1;

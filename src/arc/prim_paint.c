@@ -344,7 +344,7 @@ static int recolour_bytes(tdm_arc_rt *rt, tdm_arc_val **a, int swap, int bytes, 
     }
 #endif
     for (; k < n; k++) c[k] = v.c[k] == from ? (uint8_t)to : swap && v.c[k] == to ? (uint8_t)from : v.c[k];
-    return (*out = bytes ? arc_grid_lazy(rt, c, v.h, v.w) : arc_grid_of_bytes(rt, c, v.h, v.w)) ? 1 : -1;
+    return (*out = arc_grid_result(rt, c, v.h, v.w, bytes)) ? 1 : -1;
 }
 
 /* replace (swap 0) and switch (swap 1): cell-by-cell maps over the tuple structure */

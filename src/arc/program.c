@@ -262,7 +262,7 @@ static void mark_grid(prog *pr) {
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];
         int t = ins->target, ok = grid_bytes(ins, -1);
-        if (ok && ins->callee.kind == ARG_PRIM && (ins->callee.idx == ARC_P_hmirror || ins->callee.idx == ARC_P_vconcat))
+        if (ok && (ins->callee.idx == ARC_P_hmirror || ins->callee.idx == ARC_P_vconcat)) /* ok: a primitive */
             ok = bytes_arg(pr, i);
         for (int j = i + 1; j < pr->n && ok; j++) {
             const prog_instr *u = &pr->ins[j];
@@ -484,14 +484,9 @@ int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const t
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];
         tdm_arc_val *args[4] = {f[ins->at[1]], f[ins->at[2]], f[ins->at[3]], f[ins->at[4]]};
-        tdm_arc_val *r;
-        if (ins->grid) {
-            rt->grid_args = args; /* the callee may take it (arc_take_grid) */
-            r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
-            rt->grid_args = NULL;
-        } else {
-            r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
-        }
+        if (ins->grid) rt->grid_args = args; /* the callee may take it (arc_take_grid) */
+        tdm_arc_val *r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
+        rt->grid_args = NULL;
         if (!r) return arc_prog_fail(rt, ins->line, ins->text);
         f[ins->target] = r;
     }

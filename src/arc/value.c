@@ -774,6 +774,10 @@ tdm_arc_val *arc_grid_of_bytes(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
     return g;
 }
 
+tdm_arc_val *arc_grid_result(tdm_arc_rt *rt, const uint8_t *c, int h, int w, int bytes) {
+    return bytes ? arc_grid_lazy(rt, c, h, w) : arc_grid_of_bytes(rt, c, h, w);
+}
+
 tdm_arc_val *arc_grid_lazy(tdm_arc_rt *rt, const uint8_t *c, int h, int w) {
     tdm_arc_val *g = arc_alloc(rt, sizeof *g);
     if (g) *g = (tdm_arc_val){.kind = TDM_ARC_TUPLE, .fkind = ARC_TUP_GRID, .n = (uint32_t)h, .u.grid = {.c = c, .w = w}};
