@@ -90,7 +90,11 @@ int arc_bits_put_run(arc_bits *b, int64_t c, int64_t i, int64_t j, int64_t di, i
     /* the keys of a run step by a constant: its ends are valid keys, so no field leaves its range */
     uint64_t key = arc_bits_key(c, i, j), step = (uint64_t)(di * ((int64_t)1 << 24) + dj), *o = b->out + b->nout;
     for (int64_t k = 0; k < lo; k++) *o++ = key + (uint64_t)k * step;
-    for (int64_t k = lo; k < hi; k++) m[i + k * di + ARC_BITS_OFF] |= 1u << (j + k * dj + ARC_BITS_OFF);
+    if (di == 0 && hi > lo) { /* along a row: the stretch is one span of bits, set at once */
+        int64_t a = j + (dj > 0 ? lo : hi - 1) * dj + ARC_BITS_OFF, z = j + (dj > 0 ? hi - 1 : lo) * dj + ARC_BITS_OFF;
+        m[i + ARC_BITS_OFF] |= (uint32_t)((2ull << z) - (1ull << a));
+    } else
+        for (int64_t k = lo; k < hi; k++) m[i + k * di + ARC_BITS_OFF] |= 1u << (j + k * dj + ARC_BITS_OFF);
     for (int64_t k = hi; k < n; k++) *o++ = key + (uint64_t)k * step;
     b->nout = (uint32_t)(o - b->out);
     return 0;

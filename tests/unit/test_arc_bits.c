@@ -1130,6 +1130,38 @@ static void test_filter_sets(void **state) {
  * height, 30 rows in a third of them (the masks' last grid row), held to the eager runtime. In half the
  * rounds the first patch is the colour's cells in the top k rows and the second one row's moved onto row
  * k - 1, so that the two meet only in the union's last row. */
+/* arc_bits_put_run (the lines of connect and shoot) against arc_bits_put of each point in order: seeded
+ * random runs in all nine directions (a row's run sets its mask bits at once), from inside, across and
+ * outside the masks, in blocks of several colours: the same masks and the same keys in the same order. */
+static void test_put_run(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0x9e7a);
+    tdm_arc_rt *rt;
+    assert_int_equal(tdm_arc_rt_new(&rt), TDM_OK);
+    int spans = 0;
+    for (int rep = 0; rep < 20000; rep++) {
+        tdm_arc_rt_reset(rt);
+        arc_bits a, b;
+        assert_int_equal(arc_bits_init_wide(rt, &a), 0);
+        assert_int_equal(arc_bits_init_wide(rt, &b), 0);
+        for (int line = 0; line < 3; line++) {
+            int64_t c = (int64_t)tu_below(&r, 10), i = tu_range(&r, -40, 70), j = tu_range(&r, -40, 70);
+            int64_t di = tu_range(&r, -1, 1), dj = tu_range(&r, -1, 1);
+            uint32_t n = 1 + (uint32_t)tu_below(&r, 60);
+            spans += di == 0 && dj != 0 && arc_bits_fits(i, j);
+            assert_int_equal(arc_bits_put_run(&a, c, i, j, di, dj, n), 0);
+            for (uint32_t k = 0; k < n; k++) assert_int_equal(arc_bits_put(&b, c, i + k * di, j + k * dj), 0);
+        }
+        for (int c = 0; c < 10; c++) /* a run wholly off the masks may leave its block written but empty */
+            for (int i = 0; i < 32; i++)
+                assert_int_equal(a.blocks >> c & 1 ? a.m[32 * c + i] : 0, b.blocks >> c & 1 ? b.m[32 * c + i] : 0);
+        assert_int_equal(a.nout, b.nout);
+        if (a.nout) assert_memory_equal(a.out, b.out, a.nout * sizeof *a.out);
+    }
+    assert_true(spans > 1000);
+    tdm_arc_rt_free(rt);
+}
+
 static void test_paint_rows(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(0x9a17);
@@ -1191,6 +1223,7 @@ int main(void) {
                                        cmocka_unit_test(test_kept_many), cmocka_unit_test(test_colour_counts),
                                        cmocka_unit_test(test_prim_calls_depth), cmocka_unit_test(test_late_layout_depth),
                                        cmocka_unit_test(test_cell_measures), cmocka_unit_test(test_paint_rows),
-                                       cmocka_unit_test(test_delta_rows), cmocka_unit_test(test_filter_sets)};
+                                       cmocka_unit_test(test_delta_rows), cmocka_unit_test(test_filter_sets),
+                                       cmocka_unit_test(test_put_run)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
