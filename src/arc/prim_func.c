@@ -144,8 +144,21 @@ static __attribute__((noinline)) tdm_arc_val *call_frame(tdm_arc_rt *rt, tdm_arc
     return call(rt, fn, argc, args, 0);
 }
 
+/* call(..., 1) in a frame of its own, for what arc_call_ex's lazy primitive path does not take. */
+static __attribute__((noinline)) tdm_arc_val *call_frame_lazy(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+    return call(rt, fn, argc, args, 1);
+}
+
 tdm_arc_val *arc_call_ex(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
-    return lazy ? call(rt, fn, argc, args, 1) : callp(rt, fn, argc, args);
+    if (!lazy) return callp(rt, fn, argc, args);
+    /* a primitive lazily, as call() makes it: args offered to it (arc_take_lazy) for this call only */
+    if (arc_is_func(fn) && fn->fkind == ARC_FN_PRIM && argc == fn->arity && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
+        rt->depth++, rt->lazy_args = args;
+        tdm_arc_val *r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+        rt->lazy_args = NULL, rt->depth--;
+        return r && rt->failed && rt->status == TDM_E_NOMEM ? NULL : r;
+    }
+    return call_frame_lazy(rt, fn, argc, args);
 }
 
 void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on) {
@@ -197,15 +210,16 @@ static int column(col_walk *w, tdm_arc_val *f, uint32_t n, tdm_arc_val **x, tdm_
 static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int sa, tdm_arc_val **b, int sb,
                    tdm_arc_val **out, int d, int lazy) {
     tdm_arc_rt *rt = w->rt;
-    int direct = !lazy && arc_is_func(g) && g->fkind == ARC_FN_PRIM && g->arity == 2 && d < ARC_MAX_DEPTH;
+    int direct = arc_is_func(g) && g->fkind == ARC_FN_PRIM && g->arity == 2 && d < ARC_MAX_DEPTH;
     arc_prim_fn fn = direct ? arc_prim_table_fn(g->u.fn.prim) : NULL;
-    if (direct && g->u.fn.prim == ARC_P_manhattan && !sa != !sb) { /* lbind(manhattan, patch): its rows once */
+    if (direct && !lazy && g->u.fn.prim == ARC_P_manhattan && !sa != !sb) { /* lbind(manhattan, patch): its rows once */
         int r = arc_manhattan_column(rt, sa ? b[0] : a[0], !sa, n, sa ? a : b, out, d + 1);
         if (r <= 0) return r != 0;
     }
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val *args[2] = {a[k * (uint32_t)sa], b[k * (uint32_t)sb]};
-        if (direct) rt->depth = d + 1, out[k] = fn(rt, args);
+        if (direct && lazy) rt->depth = d + 1, rt->lazy_args = args, out[k] = fn(rt, args), rt->lazy_args = NULL;
+        else if (direct) rt->depth = d + 1, out[k] = fn(rt, args);
         else rt->depth = d, out[k] = tail(rt, g, 2, args, lazy);
         if (!out[k] || rt->failed) return 1;
     }
@@ -240,7 +254,8 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
                 continue;
             }
         }
-        if (lazy) rt->depth = d, r = arc_call_ex(rt, f, 1, &v, 1);
+        /* lazy: as call() makes it, the argument offered to the primitive (arc_take_lazy) for this call only */
+        if (lazy) rt->depth = d + 1, rt->lazy_args = &v, r = fn(rt, &v), rt->lazy_args = NULL;
         else rt->depth = d + 1, r = fn(rt, &v);
         if (!r || rt->failed) return 1;
         if (look) seen[h] = v, got[h] = r;

@@ -137,6 +137,7 @@ static void same(tdm_arc_val *res[2]) {
     }
     assert_int_equal(rts[0]->serial, rts[1]->serial); /* as many closures made */
     assert_int_equal(rts[0]->depth, 0);
+    assert_null(rts[0]->lazy_args); /* offered to one lazy call only, never left for a later one */
     outcomes[res[0] != NULL]++;
 }
 
@@ -283,16 +284,17 @@ static void test_closures_made(void **state) {
 }
 
 /* Near the recursion limit: apply of a tree (a fork, a closure both its sides reach, a bind of shift or of
- * apply, which calls size itself) under k composes of identity (the column walks k nodes deep), and the same
- * apply itself called k composes deep; the outcome (value, or the error and its message) is
- * the eager runtime's for every k, and the limit falls inside the range. */
+ * apply, which calls size itself) under k composes of identity (the column walks k nodes deep), the same
+ * apply itself called k composes deep, and mapply of the tree as the last call k composes deep (mapply's
+ * column makes its last calls lazily); the outcome (value, or the error and its message) is the eager
+ * runtime's for every k, and the limit falls inside the range. */
 static void test_depths(void **state) {
     (void)state;
     assert_int_equal(tdm_arc_rt_new(&rts[0]), TDM_OK);
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
     int cells[] = {1, 0, 2, 2, 0, 0, 3, 0, 4}, fork_kind;
-    for (int deep_apply = 0; deep_apply < 2; deep_apply++)
+    for (int deep_apply = 0; deep_apply < 3; deep_apply++) /* 2: mapply */
         for (fork_kind = 0; fork_kind < 4; fork_kind++) {
             outcomes[0] = outcomes[1] = 0;
             for (int k = 978; k <= 994; k++) {
@@ -320,7 +322,12 @@ static void test_depths(void **state) {
                     } else { /* lbind(apply, size): a primitive that calls a function, bound */
                         a[0] = arc_prim_val(ARC_P_apply), a[1] = arc_prim_val(ARC_P_size), X = arc_p_lbind(rt, a);
                     }
-                    if (deep_apply) {
+                    if (deep_apply == 2) { /* compose(compose(...(X, identity)...), identity): X the last call, k deep */
+                        tdm_arc_val *b[2] = {X, arc_prim_val(ARC_P_identity)};
+                        for (int d = 0; d < k; d++) b[0] = arc_p_compose(rt, b);
+                        a[0] = b[0], a[1] = objs;
+                        res[s] = arc_p_mapply(rt, a);
+                    } else if (deep_apply) {
                         a[0] = arc_prim_val(ARC_P_apply), a[1] = X;
                         res[s] = arc_call1(rt, ta_under_composes(rt, arc_p_lbind(rt, a), k), objs);
                     } else {
