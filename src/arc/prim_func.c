@@ -14,19 +14,34 @@
 #define ARC_MAX_DEPTH 990
 
 static tdm_arc_val *call_frame(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
+static tdm_arc_val *call_frame_lazy(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 
-/* fn(args) as call() makes it, a primitive of that arity called here without call()'s frame (most calls:
- * the inner and outer primitives of closures, the lines of a program): the same checks, depth and
- * out-of-memory rule; anything else (a closure, a wrong arity, the recursion limit, statistics) through
- * call_frame. */
-static inline __attribute__((always_inline)) tdm_arc_val *callp(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+/* Primitive fn on args; lazy: args offered to it (arc_take_lazy) for this call only: not taken, no later
+ * call may find them. */
+static inline __attribute__((always_inline)) tdm_arc_val *offered(tdm_arc_rt *rt, arc_prim_fn fn, tdm_arc_val **args,
+                                                                  int lazy) {
+    if (lazy) rt->lazy_args = args;
+    tdm_arc_val *r = fn(rt, args);
+    if (lazy) rt->lazy_args = NULL;
+    return r;
+}
+
+/* fn(args) as call() makes it (lazy: its lazy form), a primitive of that arity called here without
+ * call()'s frame (most calls: the inner and outer primitives of closures, the lines of a program): the
+ * same checks, depth and out-of-memory rule; anything else (a closure, a wrong arity, the recursion limit,
+ * statistics) through call_frame or call_frame_lazy. */
+static inline __attribute__((always_inline)) tdm_arc_val *callp_as(tdm_arc_rt *rt, tdm_arc_val *fn, int argc,
+                                                                   tdm_arc_val **args, const int lazy) {
     if (arc_is_func(fn) && fn->fkind == ARC_FN_PRIM && argc == fn->arity && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
         rt->depth++;
-        tdm_arc_val *r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+        tdm_arc_val *r = offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
         rt->depth--;
         return r && rt->failed && rt->status == TDM_E_NOMEM ? NULL : r;
     }
-    return call_frame(rt, fn, argc, args);
+    return lazy ? call_frame_lazy(rt, fn, argc, args) : call_frame(rt, fn, argc, args);
+}
+static inline __attribute__((always_inline)) tdm_arc_val *callp(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
+    return callp_as(rt, fn, argc, args, 0);
 }
 
 /* A closure's last call, lazy as the closure's own (a constant below). */
@@ -72,18 +87,16 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
     tdm_arc_val *r = NULL, **cap = fn->u.fn.cap, *t, *u, *buf[4];
     switch (fn->fkind) {
     case ARC_FN_PRIM:
-        if (lazy) rt->lazy_args = args; /* the primitive may take it (arc_take_lazy) */
         if (rt->stats) {
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+            r = offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             rt->stats[fn->u.fn.prim].calls++;
             rt->stats[fn->u.fn.prim].ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
         } else {
-            r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
+            r = offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
         }
-        if (lazy) rt->lazy_args = NULL; /* not taken: no later call may find these args */
         break;
     case ARC_FN_COMPOSE:
         if ((t = inner1(rt, cap[1], args[0]))) r = call1(rt, cap[0], t, lazy);
@@ -144,21 +157,13 @@ static __attribute__((noinline)) tdm_arc_val *call_frame(tdm_arc_rt *rt, tdm_arc
     return call(rt, fn, argc, args, 0);
 }
 
-/* call(..., 1) in a frame of its own, for what arc_call_ex's lazy primitive path does not take. */
+/* call(..., 1) in a frame of its own, for what callp_as's lazy form does not take. */
 static __attribute__((noinline)) tdm_arc_val *call_frame_lazy(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args) {
     return call(rt, fn, argc, args, 1);
 }
 
 tdm_arc_val *arc_call_ex(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args, int lazy) {
-    if (!lazy) return callp(rt, fn, argc, args);
-    /* a primitive lazily, as call() makes it: args offered to it (arc_take_lazy) for this call only */
-    if (arc_is_func(fn) && fn->fkind == ARC_FN_PRIM && argc == fn->arity && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
-        rt->depth++, rt->lazy_args = args;
-        tdm_arc_val *r = arc_prim_table_fn(fn->u.fn.prim)(rt, args);
-        rt->lazy_args = NULL, rt->depth--;
-        return r && rt->failed && rt->status == TDM_E_NOMEM ? NULL : r;
-    }
-    return call_frame_lazy(rt, fn, argc, args);
+    return lazy ? callp_as(rt, fn, argc, args, 1) : callp_as(rt, fn, argc, args, 0);
 }
 
 void tdm_arc_rt_stats_enable(tdm_arc_rt *rt, int on) {
@@ -218,8 +223,7 @@ static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int
     }
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val *args[2] = {a[k * (uint32_t)sa], b[k * (uint32_t)sb]};
-        if (direct && lazy) rt->depth = d + 1, rt->lazy_args = args, out[k] = fn(rt, args), rt->lazy_args = NULL;
-        else if (direct) rt->depth = d + 1, out[k] = fn(rt, args);
+        if (direct) rt->depth = d + 1, out[k] = offered(rt, fn, args, lazy);
         else rt->depth = d, out[k] = tail(rt, g, 2, args, lazy);
         if (!out[k] || rt->failed) return 1;
     }
@@ -254,9 +258,7 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
                 continue;
             }
         }
-        /* lazy: as call() makes it, the argument offered to the primitive (arc_take_lazy) for this call only */
-        if (lazy) rt->depth = d + 1, rt->lazy_args = &v, r = fn(rt, &v), rt->lazy_args = NULL;
-        else rt->depth = d + 1, r = fn(rt, &v);
+        rt->depth = d + 1, r = offered(rt, fn, &v, lazy);
         if (!r || rt->failed) return 1;
         if (look) seen[h] = v, got[h] = r;
         out[k] = r;

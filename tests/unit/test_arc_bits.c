@@ -1125,11 +1125,6 @@ static void test_filter_sets(void **state) {
     rt_pair_free(rt);
 }
 
-/* paint, underpaint, fill, underfill and cover of a deferred union of two recoloured patches (cells of
- * two colours, often on one position: then paint must write them in the listed order) over grids of every
- * height, 30 rows in a third of them (the masks' last grid row), held to the eager runtime. In half the
- * rounds the first patch is the colour's cells in the top k rows and the second one row's moved onto row
- * k - 1, so that the two meet only in the union's last row. */
 /* arc_bits_put_run (the lines of connect and shoot) against arc_bits_put of each point in order: seeded
  * random runs in all nine directions (a row's run sets its mask bits at once), from inside, across and
  * outside the masks, in blocks of several colours: the same masks and the same keys in the same order. */
@@ -1162,6 +1157,11 @@ static void test_put_run(void **state) {
     tdm_arc_rt_free(rt);
 }
 
+/* paint, underpaint, fill, underfill and cover of a deferred union of two recoloured patches (cells of
+ * two colours, often on one position: then paint must write them in the listed order) over grids of every
+ * height, 30 rows in a third of them (the masks' last grid row), held to the eager runtime. In half the
+ * rounds the first patch is the colour's cells in the top k rows and the second one row's moved onto row
+ * k - 1, so that the two meet only in the union's last row. */
 static void test_paint_rows(void **state) {
     (void)state;
     tu_rng r = tu_rng_for(0x9a17);
