@@ -415,39 +415,69 @@ tdm_arc_val *arc_p_argmin(tdm_arc_rt *rt, tdm_arc_val **a) { return argext(rt, a
  * 60% fill): 7 up to 4 keys, 31 up to 18, then 127 (64 keys at most here). */
 static uint32_t small_set_mask(uint32_t d) { return d <= 4 ? 7 : d <= 18 ? 31 : 127; }
 
-/* common() for items that are all interned ints 0..15 (a row of colours, most often), told by address four
- * at a time: 1 with *best, 0 when an item is anything else or two keys would share a home slot of the
- * 8-slot table (then the order they were added in decides: common's general path). Keys sit in their home
- * slots otherwise: by v & 7 for up to 4 keys, ascending for more (16 keys fit a 32-slot table). */
-static int common_colours(tdm_arc_val *const *items, uint32_t n, int most, tdm_arc_val **best) {
-    const uintptr_t zero = (uintptr_t)&arc_small_ints[-ARC_INT_LO], size = 16 * sizeof(tdm_arc_val);
-    uint32_t cnt[16] = {0}, seen = 0, k = 0;
-#if defined(ARC_VEC_ADDR)
-    __m128i in = _mm_set1_epi32(-1);
-    for (; k + 4 <= n; k += 4) {
-        uint32_t q[4];
-        _mm_storeu_si128((__m128i *)q, arc_addr_index4(items + k, zero, (uint32_t)size, &in));
-        for (int l = 0; l < 4; l++) cnt[q[l] & 15]++, seen |= 1u << (q[l] & 15); /* out of range: 0 below */
-    }
-    if (_mm_movemask_epi8(in) != 0xffff) return 0;
+/* A count byte per int 0..15, laid out like arc_small_ints[0..15] (a value's 48 bytes): the entry at an
+ * interned int's offset from arc_small_ints[0] adds 1 to byte v (common_colours, no division). */
+static const uint8_t onehot[16][sizeof(tdm_arc_val)] __attribute__((aligned(16))) = {
+    {[0] = 1}, {[1] = 1}, {[2] = 1},   {[3] = 1},   {[4] = 1},   {[5] = 1},   {[6] = 1},   {[7] = 1},
+    {[8] = 1}, {[9] = 1}, {[10] = 1}, {[11] = 1}, {[12] = 1}, {[13] = 1}, {[14] = 1}, {[15] = 1}};
+
+#if defined(__SSE2__)
+/* Every byte of x replaced by the largest (most) or smallest of them. */
+static inline __m128i bytes_extreme(__m128i x, int most) {
+#define ARC_EXT(y) (x = most ? _mm_max_epu8(x, (y)) : _mm_min_epu8(x, (y)))
+    ARC_EXT(_mm_shuffle_epi32(x, 0x4e));                                     /* 64-bit halves */
+    ARC_EXT(_mm_shuffle_epi32(x, 0xb1));                                     /* 32-bit words */
+    ARC_EXT(_mm_shufflehi_epi16(_mm_shufflelo_epi16(x, 0xb1), 0xb1));         /* 16-bit words */
+    ARC_EXT(_mm_or_si128(_mm_srli_epi16(x, 8), _mm_slli_epi16(x, 8)));      /* bytes */
+#undef ARC_EXT
+    return x;
+}
 #endif
-    for (; k < n; k++) {
-        uintptr_t off = (uintptr_t)items[k] - zero; /* unsigned: below zero wraps */
-        if (off >= size) return 0;
-        uint32_t v = (uint32_t)(off / sizeof(tdm_arc_val));
-        cnt[v]++, seen |= 1u << v;
+
+/* common() for up to 255 items that are all interned ints 0..15 (a row of colours, most often), counted a
+ * byte per int: 1 with *best, 0 when an item is anything else, there are more items, or two keys would
+ * share a home slot of the 8-slot table (then the order they were added in decides: common's general path).
+ * Keys sit in their home slots otherwise: by v & 7 for up to 4 keys, ascending for more (16 keys fit a
+ * 32-slot table); the first key of that order with the winning count is the answer. */
+static int common_colours(tdm_arc_val *const *items, uint32_t n, int most, tdm_arc_val **best) {
+    const uintptr_t zero = (uintptr_t)&arc_small_ints[-ARC_INT_LO], size = sizeof onehot;
+    if (n > 255) return 0;
+    uint32_t seen = 0, win = 0; /* the keys present; those with the winning count */
+#if defined(__SSE2__)
+    if (!arc_bits_portable) {
+        __m128i acc = _mm_setzero_si128();
+        for (uint32_t k = 0; k < n; k++) {
+            uintptr_t off = (uintptr_t)items[k] - zero; /* unsigned: below zero wraps */
+            if (off >= size) return 0;
+            acc = _mm_add_epi8(acc, _mm_load_si128((const __m128i *)((const char *)onehot + off)));
+        }
+        __m128i absent = _mm_cmpeq_epi8(acc, _mm_setzero_si128());
+        seen = (uint32_t)_mm_movemask_epi8(absent) ^ 0xffff;
+        if (!most) acc = _mm_or_si128(acc, absent); /* 255: never below a count of a present key */
+        win = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(acc, bytes_extreme(acc, most))) & seen;
+    } else
+#endif
+    {
+        uint32_t cnt[16] = {0}, bc = most ? 0 : UINT32_MAX;
+        for (uint32_t k = 0; k < n; k++) {
+            uintptr_t off = (uintptr_t)items[k] - zero;
+            if (off >= size) return 0;
+            uint32_t v = (uint32_t)(off / sizeof(tdm_arc_val));
+            cnt[v]++, seen |= 1u << v;
+        }
+        for (uint32_t o = seen; o; o &= o - 1) {
+            uint32_t c = cnt[__builtin_ctz(o)];
+            if (most ? c > bc : c < bc) bc = c, win = 0;
+            win |= (uint32_t)(c == bc) << __builtin_ctz(o);
+        }
     }
-    uint32_t order = seen; /* ascending; up to 4 keys: by home slot, low keys before high ones of a slot */
     uint32_t past4 = seen & (seen - 1);
     past4 &= past4 - 1, past4 &= past4 - 1, past4 &= past4 - 1; /* the keys after the lowest four */
+    int bv = __builtin_ctz(win);                              /* ascending order */
     if (!past4) {
         if (seen & seen >> 8 & 0xff) return 0; /* v and v + 8 share slot v */
-        order = (seen & 0xff) | seen >> 8;    /* slot s holds s or s + 8, whichever is present */
-    }
-    int bv = -1;
-    for (uint32_t o = order; o; o &= o - 1) {
-        int s = __builtin_ctz(o), v = seen >> s & 1 ? s : s + 8; /* order has bits 0..15; above 7 only when ascending */
-        if (bv < 0 || (most ? cnt[v] > cnt[bv] : cnt[v] < cnt[bv])) bv = v;
+        int s = __builtin_ctz((win & 0xff) | win >> 8); /* slot s holds s or s + 8, whichever is present */
+        bv = seen >> s & 1 ? s : s + 8;
     }
     *best = &arc_small_ints[bv - ARC_INT_LO];
     return 1;

@@ -1,8 +1,9 @@
 /* test_arc_fast.c: the shortcuts of the second round on solver calls (issue 5) against the general forms
  * they skip, on seeded random inputs:
  *   - mostcommon/leastcommon on tuples of small ints replay the probes of up to 4 keys, or read the layout
- *     of more as ascending order, instead of building the set: held to the set arc_set_from builds, walked
- *     slot by slot as the reference does;
+ *     of more as ascending order, instead of building the set (colours counted a byte each, in SSE2 and
+ *     portably by turns, up to 255 items): held to the set arc_set_from builds, walked slot by slot as the
+ *     reference does;
  *   - dedupe on ints 0..63 keeps first occurrences by a seen mask, and on a grid's rows compares their
  *     bytes: both held to tup.index(e) == i by ==;
  *   - the wide part of a deferred set (bits.c) is sorted (a bitmap over a small box, else its runs merged):
@@ -43,7 +44,9 @@ static void test_common_random(void **state) {
     int ascending = 0, other = 0;
     for (int it = 0; it < 4000; it++) {
         tdm_arc_rt_reset(ta_rt);
-        uint32_t n = (uint32_t)tu_range(&r, 1, 40);
+        arc_bits_portable = it & 1; /* by turns: the byte counts in SSE2 and the portable counts */
+        /* now and then past the 255 items the byte counts hold (the general path then) */
+        uint32_t n = (uint32_t)(tu_below(&r, 20) ? tu_range(&r, 1, 40) : tu_range(&r, 250, 260));
         /* value ranges: colours, ints up to 63 (past the first table: probes), a few distinct large ones,
            True/False among them, and now and then an int outside 0..63 (the general path) */
         int mode = (int)tu_below(&r, 5), distinct = (int)tu_range(&r, 1, 24);
@@ -71,6 +74,19 @@ static void test_common_random(void **state) {
             assert_ptr_equal(got, common_ref(ta_rt, t, most)); /* the same element: True stays True */
         }
     }
+    for (int it = 0; it < 8; it++) { /* a count of 254 to 257 for one key: the byte counts' edge */
+        tdm_arc_rt_reset(ta_rt);
+        arc_bits_portable = it & 1;
+        uint32_t n = 255 + (uint32_t)(it >> 1);
+        tdm_arc_val *t = arc_tuple(ta_rt, n);
+        assert_non_null(t);
+        for (uint32_t k = 0; k < n; k++) t->u.items[k] = arc_int(ta_rt, k + 1 < n ? 3 : 11);
+        for (int most = 0; most < 2; most++) {
+            tdm_arc_val *a[1] = {t};
+            assert_ptr_equal(most ? arc_p_mostcommon(ta_rt, a) : arc_p_leastcommon(ta_rt, a), common_ref(ta_rt, t, most));
+        }
+    }
+    arc_bits_portable = 0;
     assert_true(ascending > 500 && other > 500); /* both paths ran */
 }
 
