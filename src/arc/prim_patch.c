@@ -94,10 +94,9 @@ static tdm_arc_val *ofcolor_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!r) return scan(rt, a[0], a[1], "ofcolor");
     tdm_arc_val *s = arc_set_new(rt);
     ARC_TRY(s);
-    const uint8_t c = (uint8_t)a[1]->u.i;
-    for (int i = 0; i < v.h; i++)
-        for (int j = 0; j < v.w; j++)
-            if (v.c[i * v.w + j] == c && arc_set_add(rt, s, arc_ipair(rt, i, j))) return NULL;
+    for (int i = 0; i < v.h; i++) /* the row's cells of the colour, by one compare of the row */
+        for (uint32_t m = arc_gview_row_mask(&v, i, (int)a[1]->u.i); m; m &= m - 1)
+            if (arc_set_add(rt, s, arc_ipair(rt, i, __builtin_ctz(m)))) return NULL;
     return s;
 }
 
