@@ -329,7 +329,7 @@ int arc_bits_point(const tdm_arc_val *s, int *row, uint32_t *bits) {
 void arc_bits_positions(const arc_bits *b, uint32_t rows[32]) {
     int lo, hi;
     arc_bits_span(b, &lo, &hi);
-    memset(rows, 0, 32 * sizeof *rows);
+    arc_zero128(rows);
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         const uint32_t *m = b->m + 32 * __builtin_ctz(bl);
         for (int i = lo; i < hi; i++) rows[i] |= m[i];

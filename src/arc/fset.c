@@ -12,10 +12,12 @@
 #define LINEAR_PROBES 9
 #define PERTURB_SHIFT 5
 #define MINSIZE 8
+_Static_assert(MINSIZE * sizeof(arc_slot) == 128, "arc_zero128 clears a fresh table");
 
 static arc_slot *new_table(tdm_arc_rt *rt, size_t size) {
     arc_slot *t = arc_alloc(rt, size * sizeof *t);
-    if (t) memset(t, 0, size * sizeof *t);
+    if (t && size == MINSIZE) arc_zero128(t);
+    else if (t) memset(t, 0, size * sizeof *t);
     return t;
 }
 
@@ -304,9 +306,8 @@ tdm_arc_val *arc_set_of1(tdm_arc_rt *rt, tdm_arc_val *e) {
     struct { tdm_arc_val s; arc_slot tab[MINSIZE]; } *b = arc_alloc(rt, sizeof *b);
     if (!b) return NULL;
     int64_t h = arc_hash_fast(e);
-    memset(b, 0, sizeof *b);
-    b->s.kind = TDM_ARC_FSET, b->s.n = 1;
-    b->s.u.set.tab = b->tab, b->s.u.set.mask = MINSIZE - 1, b->s.u.set.fill = 1;
+    b->s = (tdm_arc_val){.kind = TDM_ARC_FSET, .n = 1, .u.set = {.tab = b->tab, .mask = MINSIZE - 1, .fill = 1}};
+    arc_zero128(b->tab);
     b->tab[(uint64_t)h & (MINSIZE - 1)] = (arc_slot){.hash = h, .key = e};
     return &b->s;
 }

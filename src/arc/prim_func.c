@@ -244,7 +244,8 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
     tdm_arc_val *got[16];
     arc_at at = arc_at_now(rt); /* what the calls make is newer (arc_fresh_sets: given again as a twin) */
     unsigned h = 0;
-    if (look) memset(seen, 0, sizeof seen);
+    _Static_assert(sizeof seen == 128, "arc_zero128 clears seen");
+    if (look) arc_zero128(seen);
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val *v = x[k], *r;
         if (picks && arc_is_tuple(v) && v->n && !arc_tuple_is_lazy(v)) {
