@@ -753,9 +753,9 @@ static inline void arc_bits_span(const arc_bits *b, int *lo, int *hi) {
     *lo = b->rows ? __builtin_ctz(b->rows) : 0;
     *hi = b->rows ? 32 - __builtin_clz(b->rows) : 32;
 }
-/* Block c of b, zeroed on its first use. */
 /* Clears the 128 bytes at p (a block of 32 row masks, an 8-slot table) with eight 16-byte stores, written
- * out: gcc makes a loop of them, or a memset of 128 bytes, a loop of 8-byte stores. */
+ * out: gcc makes a loop of them, or a memset of 128 bytes, a loop of stores (src/arc's string-operation
+ * strategy, CMakeLists.txt). */
 static inline void arc_zero128(void *p) {
 #if defined(__SSE2__)
     __m128i *q = (__m128i *)p, z = _mm_setzero_si128();
@@ -765,6 +765,7 @@ static inline void arc_zero128(void *p) {
     memset(p, 0, 128);
 #endif
 }
+/* Block c of b, zeroed on its first use. */
 static inline uint32_t *arc_bits_block(arc_bits *b, int c) {
     uint32_t *m = b->m + 32 * c;
     if (!(b->blocks >> c & 1)) {
