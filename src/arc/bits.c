@@ -618,10 +618,10 @@ static const arc_lazy_ops bset_ops = {.layout = bset_layout, .hash = bset_hash, 
                                     .uniform = bset_uniform, .bbox = bset_bbox, .bits = bset_bits,
                                     .members = bset_members};
 
-tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
-                                tdm_arc_val **args, int nargs) {
-    arc_bset *x = arc_alloc(rt, sizeof *x); /* the set's value with it: one allocation */
-    if (!x) return NULL;
+/* arc_bits_set_known's set in x (its value with it: one allocation). */
+static inline __attribute__((always_inline)) tdm_arc_val *bset_make(arc_bset *x, tdm_arc_rt *rt, arc_bits *b, uint32_t n,
+                                                                    const int64_t box[4], arc_prim_fn eager,
+                                                                    tdm_arc_val **args, int nargs) {
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     /* every field written (box only when boxed), not the struct cleared first */
     x->z.rt = rt, x->z.op = &bset_ops;
@@ -630,6 +630,19 @@ tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const i
     if (box) memcpy(x->box, box, sizeof x->box);
     arc_lazy_set_init(&x->set, &x->z, 0, n);
     return &x->set;
+}
+
+/* arc_bits_set_known when the arena's chunk is full: apart, so that the common path makes no call. */
+static __attribute__((noinline)) tdm_arc_val *bset_make_slow(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4],
+                                                            arc_prim_fn eager, tdm_arc_val **args, int nargs) {
+    arc_bset *x = arc_alloc(rt, sizeof *x);
+    return x ? bset_make(x, rt, b, n, box, eager, args, nargs) : NULL;
+}
+
+tdm_arc_val *arc_bits_set_known(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const int64_t box[4], arc_prim_fn eager,
+                                tdm_arc_val **args, int nargs) {
+    arc_bset *x = arc_alloc_bump(rt, sizeof *x);
+    return x ? bset_make(x, rt, b, n, box, eager, args, nargs) : bset_make_slow(rt, b, n, box, eager, args, nargs);
 }
 
 /* The elements in b's masks (0 unless count), with b->rows set and the blocks that ended up empty (a
