@@ -814,6 +814,10 @@ int arc_bits_get_wide(tdm_arc_rt *rt, tdm_arc_val *s, arc_bits *b);
  * without the calls, when d is a unit direction and s is non-empty and in the masks: 1 with *b (a wide
  * accumulator), 0 when not such, -1 out of memory (prim_patch.c). */
 int arc_shoot_union(tdm_arc_rt *rt, tdm_arc_val *s, tdm_arc_val *d, int cells, arc_bits *b);
+/* The contents of mapply(f, s) for f dneighbors (which 1), ineighbors (2) or neighbors (3) without the
+ * calls, when s is a non-empty set of positions in the masks and every neighbour of them fits the masks too:
+ * 1 with *b (masks only), 0 when not such, -1 out of memory (prim_patch.c). */
+int arc_neighbours_union(tdm_arc_rt *rt, tdm_arc_val *s, int which, arc_bits *b);
 /* Whether (ai, aj) and (bi, bj) lie on one row, column or diagonal (else connect gives the empty set). */
 static inline int arc_on_line(int64_t ai, int64_t aj, int64_t bi, int64_t bj) {
     return ai == bi || aj == bj || bi - ai == bj - aj || bi - ai == aj - bj;

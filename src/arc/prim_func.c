@@ -551,9 +551,39 @@ static tdm_arc_val *mapply_shoots(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     return arc_bits_set(rt, &b, cells ? cell_shoots_recipe : shoots_recipe, args, 2);
 }
 
+/* The layout of mapply(f, s) for f one of the neighbourhood primitives, a = {s, f}: the calls made in s's
+ * order as apply makes them (on a position none can raise), then as mapply_recipe. */
+static tdm_arc_val *neighbours_recipe(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_list l;
+    ARC_TRYI(arc_elems(rt, a[0], &l, "apply"));
+    tdm_arc_val *out = arc_tuple(rt, l.n), *m[2] = {a[0], out};
+    ARC_TRY(out);
+    arc_prim_fn f = arc_prim_table_fn(a[1]->u.fn.prim);
+    for (uint32_t k = 0; k < l.n; k++) ARC_TRY(out->u.items[k] = f(rt, &l.v[k]));
+    return mapply_recipe(rt, m);
+}
+
+/* mapply(dneighbors, s), mapply(ineighbors, s) and mapply(neighbors, s) over positions: the neighbourhoods'
+ * union (arc_neighbours_union) with no call made, when the calls could not fail (as mapply_shoots). NULL
+ * with *done 0: not such. */
+static tdm_arc_val *mapply_neighbours(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
+    tdm_arc_val *f = a[0];
+    int which = is_prim(f, ARC_P_dneighbors) ? 1 : is_prim(f, ARC_P_ineighbors) ? 2 : is_prim(f, ARC_P_neighbors) ? 3 : 0;
+    arc_bits b;
+    *done = 0;
+    if (!which || !arc_defer(rt) || rt->stats || rt->depth + 3 >= ARC_MAX_DEPTH) return NULL;
+    int r = arc_neighbours_union(rt, a[1], which, &b);
+    if (r <= 0) return *done = r < 0, NULL;
+    *done = 1;
+    tdm_arc_val *args[2] = {a[1], f};
+    return arc_bits_set(rt, &b, neighbours_recipe, args, 2);
+}
+
 tdm_arc_val *arc_p_mapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     int done, lazy = arc_take_lazy(rt, a);
     tdm_arc_val *r = mapply_shoots(rt, a, &done);
+    if (r || done) return r;
+    r = mapply_neighbours(rt, a, &done);
     if (r || done) return r;
     r = mapply_members(rt, a, &done);
     if (r || done) return r;

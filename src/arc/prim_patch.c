@@ -501,6 +501,29 @@ static tdm_arc_val *neighbourhood(tdm_arc_rt *rt, tdm_arc_val **a, int first, in
     return eager(rt, a);
 }
 
+int arc_neighbours_union(tdm_arc_rt *rt, tdm_arc_val *s, int which, arc_bits *b) {
+    arc_bits src;
+    if (!arc_is_set(s) || !s->n) return 0;
+    int r = arc_bits_get(rt, s, &src), lo, hi;
+    if (r <= 0 || src.kind != ARC_BITS_POS) return r < 0 ? -1 : 0;
+    arc_bits_span(&src, &lo, &hi);
+    const uint32_t *m = src.m, edge = 1u | 1u << 31; /* j = -2 and j = 29: a neighbour would leave the masks */
+    if (m[0] || m[31]) return 0;                       /* i = -2 and i = 29, the same */
+    uint32_t any = 0;
+    for (int i = lo; i < hi; i++) any |= m[i];
+    if (any & edge) return 0;
+    if (arc_bits_init(rt, b)) return -1;
+    b->kind = ARC_BITS_POS;
+    uint32_t *o = arc_bits_block(b, 0);
+    for (int i = lo > 1 ? lo : 1; i < (hi < 31 ? hi : 31); i++) {
+        uint32_t x = m[i], side = x << 1 | x >> 1;
+        uint32_t across = (which & 1 ? x : 0) | (which & 2 ? side : 0); /* the rows above and below */
+        o[i - 1] |= across, o[i + 1] |= across;
+        if (which & 1) o[i] |= side;
+    }
+    return 1;
+}
+
 tdm_arc_val *arc_p_dneighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 4, dneighbors_eager); }
 tdm_arc_val *arc_p_ineighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 4, 4, ineighbors_eager); }
 tdm_arc_val *arc_p_neighbors(tdm_arc_rt *rt, tdm_arc_val **a) { return neighbourhood(rt, a, 0, 8, neighbors_eager); }

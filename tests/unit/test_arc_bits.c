@@ -30,7 +30,7 @@ typedef struct {
 
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
-static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen,
+static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen,
     frontiers_seen, recolours_seen;
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
@@ -204,7 +204,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 98 };
+enum { NOPS = 99 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -608,6 +608,15 @@ static int step(tu_rng *r, int g) {
             break;
         }
         case 97: f = arc_p_asobject, a[0] = G; break;
+        case 98: { /* the neighbourhoods of a patch's positions (shifted: often to the masks' edges), of a
+                      colour's, or of its cells (TypeError), merged (mapply_neighbours: no call) */
+            static const int nb[3] = {ARC_P_dneighbors, ARC_P_ineighbors, ARC_P_neighbors};
+            tdm_arc_val *ofc[2] = {G, C}, *sh[2] = {arc_p_toindices(rt, &P), arc_ipair(rt, di, dj)};
+            f = arc_p_mapply, a[0] = arc_prim_val(nb[fn % 3]);
+            a[1] = fn < 3 ? arc_p_ofcolor(rt, ofc) : fn < 6 && sh[0] ? arc_p_shift(rt, sh) : P;
+            if (!a[1]) rt->failed = 0, rt->err[0] = '\0', a[1] = P;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -616,6 +625,7 @@ static int step(tu_rng *r, int g) {
         if (op >= 86 && op <= 87 && !s && res[0] && arc_is_set(res[0]) && res[0]->n > 43) shoots_seen++;
         if (op == 32 && !s && res[0] && arc_is_set(res[0]) && res[0]->n > 43) cell_shoots_seen++;
         if ((op == 91 || op == 92) && !s && res[0]) frontiers_seen += arc_set_is_lazy(res[0]);
+        if (op == 98 && !s && res[0]) neighbours_seen += arc_set_is_lazy(res[0]) && res[0]->n > 0;
     }
     if (type == -3 && res[0] && res[1]) { /* a set of closures: never == across runtimes (identity) */
         assert_int_equal(rts[0]->serial, rts[1]->serial);
@@ -691,7 +701,7 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
     deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = lines_seen =
-        frontiers_seen = recolours_seen = 0;
+        neighbours_seen = frontiers_seen = recolours_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
@@ -699,12 +709,12 @@ static void test_deferred_vs_eager(void **state) {
     arc_bits_portable = 0;
     print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
                   "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured), %d sets of "
-                  "connect's lines, %d frontiers, %d recoloured grids' bytes\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
-                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, frontiers_seen, recolours_seen);
+                  "connect's lines, %d unions of neighbourhoods, %d frontiers, %d recoloured grids' bytes\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
+                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, frontiers_seen, recolours_seen);
     /* the chains did go through the deferred forms */
     assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300 && eq_seen[0] > 1000 &&
                 eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50 && lines_seen > 50 &&
-                frontiers_seen > 50 && recolours_seen > 50);
+                neighbours_seen > 20 && frontiers_seen > 50 && recolours_seen > 50);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
