@@ -875,6 +875,13 @@ tdm_arc_val *arc_bits_set_counted(tdm_arc_rt *rt, arc_bits *b, uint32_t n, const
                                   tdm_arc_val **args, int nargs);
 /* The contents of s if s is such a deferred set (borrowed), else NULL. */
 const arc_bits *arc_bits_of(const tdm_arc_val *s);
+/* Marks s, a set just made by arc_bits_set (or _known, _counted), as one whose recipe adds its elements to
+ * a new set in row-major order (i, then j) and nothing else: ofcolor's, an object of partition's. */
+void arc_bits_row_major(tdm_arc_val *s);
+/* The first and last elements in the table order of such a set of 1 to 4 elements, all in the masks,
+ * with no layout made (CPython's probes replayed in the first 8-slot table): 1 with *first and *last, 0
+ * when s is not such a set. */
+int arc_bits_small_ends(tdm_arc_val *s, tdm_arc_val **first, tdm_arc_val **last);
 /* a == b for frozensets of equal size when one is deferred and the other's contents fit: 1 or 0; -1 when
  * that cannot be told this way (the caller compares element by element). */
 int arc_bits_equal(tdm_arc_val *a, tdm_arc_val *b);

@@ -25,6 +25,7 @@ typedef struct {
     tdm_arc_val *arg[3];
     arc_bits b;
     int boxed;       /* box holds b's box (arc_bits_box_of): vline, hline, shape, ... ask one set again */
+    int row_major;   /* the recipe adds the elements to a new set in row-major order (arc_bits_row_major) */
     int64_t box[4];
     tdm_arc_val **mem; /* its elements, the interned values, once listed (bset_members) */
     tdm_arc_val set;   /* the set itself, made in the same allocation */
@@ -491,6 +492,32 @@ const arc_bits *arc_bits_of(const tdm_arc_val *s) {
 
 void arc_bits_box_of(tdm_arc_val *s, int64_t box[4]) { bset_box((arc_bset *)s->u.set.lazy, box); }
 
+void arc_bits_row_major(tdm_arc_val *s) { ((arc_bset *)s->u.set.lazy)->row_major = 1; }
+
+int arc_bits_small_ends(tdm_arc_val *s, tdm_arc_val **first, tdm_arc_val **last) {
+    const arc_bits *b = arc_bits_of(s);
+    if (!b || s->n > 4 || b->nout || (b->blocks & (b->blocks - 1)) || !((const arc_bset *)s->u.set.lazy)->row_major) return 0;
+    tdm_arc_val *v[4];
+    uint32_t n = 0;
+    int c = __builtin_ctz(b->blocks | 1u << 31); /* one colour, or positions: its rows in order, each row's bits */
+    const uint32_t *m = b->m + 32 * c;
+    for (uint32_t used = b->rows; used; used &= used - 1)
+        for (uint32_t i = (uint32_t)__builtin_ctz(used), r = m[i]; r && n < 4; r &= r - 1)
+            v[n++] = arc_bits_elem(b->kind, c, (int)i, __builtin_ctz(r));
+    if (n != s->n || !n) return 0;
+    /* add_entry's probes in an 8-slot table (no linear run fits in it; 4 keys leave it unresized): the
+       lowest and the highest slot taken */
+    uint32_t taken = 0, lo = 8, hi = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t h = (uint64_t)arc_hash_fast(v[k]), perturb = h, i = h & 7;
+        while (taken >> i & 1) perturb >>= 5, i = (i * 5 + 1 + perturb) & 7;
+        taken |= 1u << i;
+        if (i < lo) lo = (uint32_t)i, *first = v[k];
+        if (i >= hi) hi = (uint32_t)i, *last = v[k];
+    }
+    return 1;
+}
+
 void arc_bits_box_for(tdm_arc_val *s, const arc_bits *b, int64_t box[4]) {
     if (arc_bits_of(s)) arc_bits_box_of(s, box);
     else if (!(arc_is_set(s) && s->u.set.lazy && s->u.set.lazy->op->bbox && s->u.set.lazy->op->bbox(s->u.set.lazy, s, box)))
@@ -625,7 +652,7 @@ static inline __attribute__((always_inline)) tdm_arc_val *bset_make(arc_bset *x,
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     /* every field written (box only when boxed), not the struct cleared first */
     x->z.rt = rt, x->z.op = &bset_ops;
-    x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL;
+    x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL, x->row_major = 0;
     for (int k = 0; k < 3; k++) x->arg[k] = k < nargs ? args[k] : NULL;
     if (box) memcpy(x->box, box, sizeof x->box);
     arc_lazy_set_init(&x->set, &x->z, 0, n);

@@ -595,6 +595,8 @@ tdm_arc_val *arc_p_last(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (arc_is_tuple(c)) return c->n ? c->u.items[c->n - 1] : arc_fail(rt, "last: max() arg is an empty sequence");
     if (!arc_is_set(c)) return arc_fail(rt, "last: '%s' object is not iterable", arc_type_name(c));
     if (c->n == 1) return arc_first(c); /* first and last of one are one (arc_first reads a lazy set's member) */
+    tdm_arc_val *f, *l; /* a small set of a grid's cells or positions: its slot order without a table */
+    if (arc_set_is_lazy(c) && c->n <= 4 && arc_bits_small_ends(c, &f, &l)) return l;
     arc_slot *tab = arc_set_slots(c);
     for (int64_t s = c->u.set.mask; s >= 0; s--) {
         tdm_arc_val *key = tab[s].key;

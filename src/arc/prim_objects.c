@@ -263,9 +263,11 @@ static tdm_arc_val *colour_object_bits(tdm_arc_rt *rt, tdm_arc_val **a, int h, c
         uint32_t r = rows[(size_t)i * stride];
         m[i + ARC_BITS_OFF] = r << ARC_BITS_OFF, used |= (uint32_t)(r != 0) << (i + ARC_BITS_OFF);
     }
-    if (!n) return arc_bits_set(rt, &b, colour_object, a, 2);
-    b.rows = used;
-    return arc_bits_set_known(rt, &b, n, NULL, colour_object, a, 2);
+    tdm_arc_val *s;
+    if (!n) s = arc_bits_set(rt, &b, colour_object, a, 2);
+    else b.rows = used, s = arc_bits_set_known(rt, &b, n, NULL, colour_object, a, 2);
+    if (s) arc_bits_row_major(s); /* the grid's cells of the colour, row by row */
+    return s;
 }
 
 /* by_colour of a grid with view gv, for the n colours cols (0..9, in the order of the set they come from):

@@ -107,9 +107,12 @@ tdm_arc_val *arc_p_ofcolor(tdm_arc_rt *rt, tdm_arc_val **a) {
         ARC_TRYI(r);
         /* the colour's cells counted already (the grid's counts kept from palette, mostcolor, ...) */
         const uint32_t *count = rt->counts_of == a[0] && arc_is_int(a[1]) && a[1]->u.i >= 0 && a[1]->u.i < ARC_COLOURS_N ? rt->counts : NULL;
-        if (r && count) return count[a[1]->u.i] ? arc_bits_set_counted(rt, &b, count[a[1]->u.i], NULL, ofcolor_eager, a, 2)
-                                                : arc_bits_set(rt, &b, ofcolor_eager, a, 2);
-        if (r) return arc_bits_set(rt, &b, ofcolor_eager, a, 2);
+        if (r) {
+            tdm_arc_val *s = count && count[a[1]->u.i] ? arc_bits_set_counted(rt, &b, count[a[1]->u.i], NULL, ofcolor_eager, a, 2)
+                                                       : arc_bits_set(rt, &b, ofcolor_eager, a, 2);
+            if (s) arc_bits_row_major(s); /* the positions of the colour's cells, row by row */
+            return s;
+        }
     }
     return ofcolor_eager(rt, a);
 }

@@ -503,6 +503,8 @@ tdm_arc_val *arc_first(tdm_arc_val *c) {
     tdm_arc_val **v; /* a lazy set of one that lists its member (a filter that kept one object): every
                         layout's first slot holds it, so none is made */
     if (arc_set_is_lazy(c) && c->n == 1 && arc_set_members(c, &v) > 0) return v[0];
+    tdm_arc_val *f, *l; /* a small set of a grid's cells or positions: its slot order without a table */
+    if (arc_set_is_lazy(c) && c->n <= 4 && arc_bits_small_ends(c, &f, &l)) return f;
     arc_slot *tab = arc_set_slots(c);
     for (uint32_t s = 0; s <= c->u.set.mask; s++) {
         tdm_arc_val *key = tab[s].key;

@@ -30,7 +30,7 @@ typedef struct {
 
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
-static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen,
+static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, small_seen,
     frontiers_seen, recolours_seen;
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
@@ -204,7 +204,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 99 };
+enum { NOPS = 100 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -617,6 +617,22 @@ static int step(tu_rng *r, int g) {
             if (!a[1]) rt->failed = 0, rt->err[0] = '\0', a[1] = P;
             break;
         }
+        case 99: { /* first or last of a colour's few positions, or of each object of a partition (table
+                      order replayed: arc_bits_small_ends), the grid's or a primitive's */
+            tdm_arc_val *cr[3] = {G, arc_ipair(rt, 0, 0), arc_ipair(rt, 2, 1 + c % 3)}, *cg = arc_p_crop(rt, cr);
+            if (!cg) rt->failed = 0, rt->err[0] = '\0', cg = G;
+            tdm_arc_val *ofc[2] = {cg, fn > 4 ? arc_p_mostcolor(rt, &cg) : C}, *pa[1] = {fn > 4 ? cg : G}; /* a corner of G: few cells */
+            if (!ofc[1]) rt->failed = 0, rt->err[0] = '\0', ofc[1] = C;
+            if (fn % 3 == 0) {
+                f = fn % 2 ? arc_p_first : arc_p_last, a[0] = arc_p_ofcolor(rt, ofc), type = -1;
+                if (!s && a[0] && arc_set_is_lazy(a[0]) && a[0]->n >= 2 && a[0]->n <= 4) small_seen++;
+            } else {
+                f = arc_p_apply, a[0] = arc_prim_val(fn % 2 ? ARC_P_first : ARC_P_last);
+                a[1] = fn % 3 == 1 ? arc_p_partition(rt, pa) : arc_p_fgpartition(rt, pa);
+            }
+            if (!a[0] || (f == arc_p_apply && !a[1])) rt->failed = 0, rt->err[0] = '\0', f = arc_p_first, a[0] = P, type = -1;
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -701,7 +717,7 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
     deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = lines_seen =
-        neighbours_seen = frontiers_seen = recolours_seen = 0;
+        neighbours_seen = small_seen = frontiers_seen = recolours_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
@@ -709,12 +725,12 @@ static void test_deferred_vs_eager(void **state) {
     arc_bits_portable = 0;
     print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
                   "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured), %d sets of "
-                  "connect's lines, %d unions of neighbourhoods, %d frontiers, %d recoloured grids' bytes\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
-                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, frontiers_seen, recolours_seen);
+                  "connect's lines, %d unions of neighbourhoods, %d ends of few positions, %d frontiers, %d recoloured grids' bytes\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
+                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, small_seen, frontiers_seen, recolours_seen);
     /* the chains did go through the deferred forms */
     assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300 && eq_seen[0] > 1000 &&
                 eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50 && lines_seen > 50 &&
-                neighbours_seen > 20 && frontiers_seen > 50 && recolours_seen > 50);
+                neighbours_seen > 20 && small_seen > 20 && frontiers_seen > 50 && recolours_seen > 50);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }
