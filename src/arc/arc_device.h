@@ -45,10 +45,10 @@ static inline ARC_HD void arc_py_slice(int64_t n, int64_t a, int64_t b, int64_t 
  * Writes it[0..n). */
 static inline ARC_HD void arc_colour_set_order(const int *ins, int n, int *it) {
     if (n >= 5) {
-        int k = 0;
-        for (int c = 0; c < ARC_COLOURS; c++)
-            for (int x = 0; x < n; x++)
-                if (ins[x] == c) it[k++] = c;
+        unsigned present = 0;
+        for (int x = 0; x < n; x++) present |= 1u << ins[x];
+        for (int c = 0, k = 0; c < ARC_COLOURS; c++)
+            if (present >> c & 1) it[k++] = c;
         return;
     }
     int slot[8];

@@ -61,10 +61,13 @@ int arc_view_palette_order(tdm_arc_rt *rt, const tdm_arc_val *g, const arc_gview
     uint32_t first[ARC_COLOURS_N], cols = 0;
     const uint32_t *count = arc_grid_view_counts(rt, g, v);
     for (int k = 0; k < ARC_COLOURS_N; k++) cols |= (uint32_t)(count[k] != 0) << k;
-    if (colours_order_free(cols)) /* any order gives the table: ascending, with no first cells sought */
-        for (int k = 0; k < ARC_COLOURS_N; k++) first[k] = count[k] ? (uint32_t)k : UINT32_MAX;
-    else
-        arc_colour_firsts(v->c, (uint32_t)(v->h * v->w), count, first);
+    if (colours_order_free(cols)) { /* any order gives the table: ascending, with no first cells sought */
+        int n = 0;
+        for (int k = 0; k < ARC_COLOURS_N; k++)
+            if (cols >> k & 1) order[n++] = k;
+        return n;
+    }
+    arc_colour_firsts(v->c, (uint32_t)(v->h * v->w), count, first);
     return arc_colours_by_first(count, first, order);
 }
 
