@@ -273,7 +273,13 @@ tdm_arc_val *arc_p_repeat(tdm_arc_rt *rt, tdm_arc_val **a) {
     ARC_TRYI(arc_elems_limit(rt, "repeat", (uint64_t)n));
     tdm_arc_val *t = arc_tuple(rt, (uint32_t)n);
     ARC_TRY(t);
-    for (int64_t k = 0; k < n; k++) t->u.items[k] = a[0];
+    int64_t k = 0;
+#if defined(__SSE2__) /* four items a turn, in two 16-byte stores (a row or a grid of one value) */
+    const __m128i two = _mm_set1_epi64x((long long)(uintptr_t)a[0]);
+    for (; k + 4 <= n; k += 4)
+        _mm_storeu_si128((__m128i *)(t->u.items + k), two), _mm_storeu_si128((__m128i *)(t->u.items + k + 2), two);
+#endif
+    for (; k < n; k++) t->u.items[k] = a[0];
     return t;
 }
 

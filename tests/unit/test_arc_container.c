@@ -29,6 +29,8 @@ static void test_container(void **state) {
     TA_CHECK("(frozenset({(1, 1)}), frozenset({(5, 5)}), frozenset({(0, 1), (0, 0)}), frozenset({(4, 4), (3, 3), (2, 2)}))", "order", "{{(1, 1)}, {(0, 0), (0, 1)}, {(5, 5)}, {(2, 2), (3, 3), (4, 4)}}", "size");
     TA_CHECK("ERROR", "order", "(1, (2,))", "identity");
     TA_CHECK("(7, 7, 7)", "repeat", "7", "3");
+    TA_CHECK("((1, 2), (1, 2), (1, 2), (1, 2), (1, 2), (1, 2), (1, 2))", "repeat", "(1, 2)", "7"); /* four a turn, then three */
+    TA_CHECK("(0, 0, 0, 0, 0, 0, 0, 0)", "repeat", "0", "8");
     TA_CHECK("()", "repeat", "(1, 2)", "0");
     TA_CHECK("()", "repeat", "1", "-2");
     TA_CHECK("(1, 2, 3)", "merge", "((1, 2), (3,), ())");
