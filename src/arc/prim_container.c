@@ -611,11 +611,25 @@ tdm_arc_val *arc_p_last(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_fail(rt, "last: max() arg is an empty sequence");
 }
 
-tdm_arc_val *arc_p_insert(tdm_arc_rt *rt, tdm_arc_val **a) {
+static tdm_arc_val *insert_eager(tdm_arc_rt *rt, tdm_arc_val **a) {
     if (!arc_is_set(a[1])) return arc_fail(rt, "insert: '%s' object has no attribute 'union'", arc_type_name(a[1]));
     tdm_arc_val *one = arc_set_from(rt, a, 1);
     ARC_TRY(one);
     return arc_set_union(rt, a[1], one);
+}
+
+/* A position (or cell) into a set of them (a centre into its neighbours, say): the union, laid out when
+ * read (insert_eager then), so that a deferred set is not laid out to gain one element. */
+tdm_arc_val *arc_p_insert(tdm_arc_rt *rt, tdm_arc_val **a) {
+    if (arc_defer(rt) && arc_is_set(a[1]) && a[1]->n) {
+        arc_bits b;
+        ARC_TRYI(arc_bits_init_wide(rt, &b));
+        int r = arc_bits_add(&b, a[1]);
+        if (r > 0) r = arc_bits_add_elems(&b, a, 1);
+        ARC_TRYI(r);
+        if (r) return arc_bits_set(rt, &b, insert_eager, a, 2);
+    }
+    return insert_eager(rt, a);
 }
 
 tdm_arc_val *arc_p_other(tdm_arc_rt *rt, tdm_arc_val **a) {

@@ -204,7 +204,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 100 };
+enum { NOPS = 101 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -631,6 +631,14 @@ static int step(tu_rng *r, int g) {
                 a[1] = fn % 3 == 1 ? arc_p_partition(rt, pa) : arc_p_fgpartition(rt, pa);
             }
             if (!a[0] || (f == arc_p_apply && !a[1])) rt->failed = 0, rt->err[0] = '\0', f = arc_p_first, a[0] = P, type = -1;
+            break;
+        }
+        case 100: { /* a point into a patch or a neighbourhood (e9614598): a position, often off the masks, a
+                       cell, or a value that is neither (an int: then the eager union) */
+            tdm_arc_val *pos = arc_ipair(rt, pt[0], pt[1]), *nb[1] = {pos};
+            f = arc_p_insert, a[0] = fn < 5 ? pos : fn < 7 ? arc_pair(rt, C, pos) : fn == 7 ? C : arc_p_first(rt, &P);
+            a[1] = fn % 2 ? arc_p_dneighbors(rt, nb) : P;
+            if (!a[0] || !a[1]) rt->failed = 0, rt->err[0] = '\0', a[0] = pos, a[1] = P;
             break;
         }
         default: f = arc_p_first, a[0] = P, type = -1; break;
