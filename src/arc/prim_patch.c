@@ -719,7 +719,7 @@ tdm_arc_val *arc_p_delta(tdm_arc_rt *rt, tdm_arc_val **a) {
             uint32_t rows[32];
             arc_bits_positions(&p, rows);
             ARC_TRYI(pos_begin(rt, &b));
-            arc_bits_box(&p, box);
+            arc_bits_box_for(a[0], &p, box); /* kept by a deferred set or an object of objects() */
             put_rect(&b, box[0], box[1], box[2], box[3]);
             for (int i = 0; i < 32; i++) b.m[i] &= ~rows[i];
             return arc_bits_set(rt, &b, delta_eager, a, 1);
