@@ -759,6 +759,15 @@ static inline void arc_bits_span(const arc_bits *b, int *lo, int *hi) {
     *lo = b->rows ? __builtin_ctz(b->rows) : 0;
     *hi = b->rows ? 32 - __builtin_clz(b->rows) : 32;
 }
+/* The slot a key of hash h takes in a fresh CPython set's 8-slot table, where bit s of *taken marks slot s
+ * held, and marks it (set_add_entry's probes: no linear run fits in 8 slots, so each collision perturbs).
+ * Up to 4 keys stay in that table (the fifth grows it). */
+static inline int arc_slot8(uint32_t *taken, uint64_t h) {
+    uint64_t perturb = h, i = h & 7;
+    while (*taken >> i & 1) perturb >>= 5, i = (i * 5 + 1 + perturb) & 7;
+    *taken |= 1u << i;
+    return (int)i;
+}
 /* Clears the 128 bytes at p (a block of 32 row masks, an 8-slot table) with eight 16-byte stores, written
  * out: gcc makes a loop of them, or a memset of 128 bytes, a loop of stores (src/arc's string-operation
  * strategy, CMakeLists.txt). */

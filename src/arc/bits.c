@@ -505,15 +505,13 @@ int arc_bits_small_ends(tdm_arc_val *s, tdm_arc_val **first, tdm_arc_val **last)
         for (uint32_t i = (uint32_t)__builtin_ctz(used), r = m[i]; r && n < 4; r &= r - 1)
             v[n++] = arc_bits_elem(b->kind, c, (int)i, __builtin_ctz(r));
     if (n != s->n || !n) return 0;
-    /* add_entry's probes in an 8-slot table (no linear run fits in it; 4 keys leave it unresized): the
-       lowest and the highest slot taken */
-    uint32_t taken = 0, lo = 8, hi = 0;
+    /* added in that order: the lowest and the highest slot taken */
+    uint32_t taken = 0;
+    int lo = 8, hi = -1;
     for (uint32_t k = 0; k < n; k++) {
-        uint64_t h = (uint64_t)arc_hash_fast(v[k]), perturb = h, i = h & 7;
-        while (taken >> i & 1) perturb >>= 5, i = (i * 5 + 1 + perturb) & 7;
-        taken |= 1u << i;
-        if (i < lo) lo = (uint32_t)i, *first = v[k];
-        if (i >= hi) hi = (uint32_t)i, *last = v[k];
+        int i = arc_slot8(&taken, (uint64_t)arc_hash_fast(v[k]));
+        if (i < lo) lo = i, *first = v[k];
+        if (i > hi) hi = i, *last = v[k];
     }
     return 1;
 }

@@ -507,15 +507,11 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
         }
     }
     if (is_small && distinct <= 4) {
-        /* up to 4 keys stay in the first 8 slots: CPython's probes replayed on ints (hash = value; no linear
-           run fits in 8 slots, so each miss perturbs) */
+        /* up to 4 keys stay in the first 8 slots: CPython's probes replayed on ints (hash = value) */
         int8_t slot[8];
+        uint32_t taken = 0;
         memset(slot, -1, sizeof slot);
-        for (uint32_t k = 0; k < distinct; k++) {
-            uint32_t v = seq[k], i = v & 7, perturb = v;
-            while (slot[i] >= 0) perturb >>= 5, i = (i * 5 + 1 + perturb) & 7;
-            slot[i] = (int8_t)v;
-        }
+        for (uint32_t k = 0; k < distinct; k++) slot[arc_slot8(&taken, seq[k])] = (int8_t)seq[k];
         for (int i = 0; i < 8; i++) {
             int v = slot[i];
             if (v >= 0 && (!best || (most ? small[v] > bestc : small[v] < bestc))) best = first[v], bestc = small[v];
