@@ -50,13 +50,20 @@ static inline tdm_arc_val *tail(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_a
 }
 static inline tdm_arc_val *call1(tdm_arc_rt *rt, tdm_arc_val *fn, tdm_arc_val *x, int lazy) { return tail(rt, fn, 1, &x, lazy); }
 
+/* Whether calls that would begin `frames` frames below this one may be left unmade for a result known
+ * without them: they could not fail (the recursion limit not reached), and neither statistics nor the eager
+ * runtime (the tests' reference), which make every call, is on. */
+static inline int calls_skippable(const tdm_arc_rt *rt, int frames) {
+    return arc_defer(rt) && !rt->stats && rt->depth + frames < ARC_MAX_DEPTH;
+}
+
 /* fn(x) for fn the primitive first or last and x a listed, non-empty tuple: what the call gives, without
  * making it (fork(f, first, last) and compose(g, first) over pairs are a solver's commonest closures).
  * NULL when not such a call, when the call would count (statistics) or fail (recursion depth), and in an
  * eager runtime (the tests' reference makes every call). */
 static inline tdm_arc_val *pick(const tdm_arc_rt *rt, const tdm_arc_val *fn, const tdm_arc_val *x) {
     if (!arc_is_func(fn) || fn->fkind != ARC_FN_PRIM || !arc_is_tuple(x) || !x->n || arc_tuple_is_lazy(x) ||
-        rt->stats || rt->depth >= ARC_MAX_DEPTH || !arc_defer(rt))
+        !calls_skippable(rt, 0))
         return NULL;
     return fn->u.fn.prim == ARC_P_first ? x->u.items[0] : fn->u.fn.prim == ARC_P_last ? x->u.items[x->n - 1] : NULL;
 }
@@ -543,7 +550,7 @@ static tdm_arc_val *mapply_shoots(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     arc_bits b;
     *done = 0;
     /* the calls go three frames deep (test_prim_calls_depth holds both forms to a runtime that makes them) */
-    if (!d || !arc_defer(rt) || rt->stats || rt->depth + 3 >= ARC_MAX_DEPTH) return NULL;
+    if (!d || !calls_skippable(rt, 3)) return NULL;
     int r = arc_shoot_union(rt, a[1], d, cells, &b);
     if (r <= 0) return *done = r < 0, NULL;
     *done = 1;
@@ -571,7 +578,7 @@ static tdm_arc_val *mapply_neighbours(tdm_arc_rt *rt, tdm_arc_val **a, int *done
     int which = is_prim(f, ARC_P_dneighbors) ? 1 : is_prim(f, ARC_P_ineighbors) ? 2 : is_prim(f, ARC_P_neighbors) ? 3 : 0;
     arc_bits b;
     *done = 0;
-    if (!which || !arc_defer(rt) || rt->stats || rt->depth + 3 >= ARC_MAX_DEPTH) return NULL;
+    if (!which || !calls_skippable(rt, 3)) return NULL;
     int r = arc_neighbours_union(rt, a[1], which, &b);
     if (r <= 0) return *done = r < 0, NULL;
     *done = 1;
@@ -635,7 +642,7 @@ tdm_arc_val *arc_p_prapply(tdm_arc_rt *rt, tdm_arc_val **a) {
     /* connect over two sets of positions: the distinct lines, deferred (product.c), when the calls could not
        fail: each would begin a frame deeper, within the limit exactly when this one is below it
        (test_prim_calls_depth fails with no test here), and neither statistics nor the eager runtime is on */
-    if (is_prim(a[0], ARC_P_connect) && arc_defer(rt) && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
+    if (is_prim(a[0], ARC_P_connect) && calls_skippable(rt, 0)) {
         int done;
         tdm_arc_val *r = arc_connect_pairs(rt, a, &done);
         if (r || done) return r;
