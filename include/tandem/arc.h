@@ -102,7 +102,9 @@ int tdm_arc_call(tdm_arc_rt *rt, const tdm_arc_val *fn, int argc, const tdm_arc_
 typedef struct tdm_arc_programs tdm_arc_programs;
 
 /* Parses src[0..len). name is used in messages (the file name). Errors: TDM_E_PARSE with
- * "name:line:col: what 'token'", TDM_E_NOMEM, TDM_E_INVAL. Release with tdm_arc_programs_free. */
+ * "name:line:col: what 'token'", TDM_E_NOMEM, TDM_E_INVAL. Release with tdm_arc_programs_free. The first
+ * parse in a process also makes the lookup tables that objects(), partition and frozenset hashes read
+ * (about 1 ms, once), so that no solver call pays for them. */
 int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_arc_programs **out);
 void tdm_arc_programs_free(tdm_arc_programs *p);
 size_t tdm_arc_programs_count(const tdm_arc_programs *p);

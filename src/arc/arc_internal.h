@@ -688,6 +688,12 @@ tdm_arc_val *arc_reversed(tdm_arc_rt *rt, tdm_arc_val *t); /* t[::-1] */
 /* The order of N((i, j)) (dneighbors, or neighbors when diagonal) as offsets, for 0 <= i, j < 30; NULL if
  * it could not be computed. */
 const int8_t (*arc_neigh_order(int diagonal, int i, int j))[2];
+/* Makes the per-process lookup tables that primitives otherwise make on first use (neighbourhood orders,
+ * cells' and mask elements' hash parts), each once: tdm_arc_programs_parse calls it, so that no solver
+ * call pays for them. Thread-safe. */
+void arc_tables_make(void);
+void arc_cell_mix_make(void);
+void arc_elem_pxor_make(void);
 /* asindices(h x w)'s iteration order as row-major indices, for 1 <= h, w <= 30 (NULL otherwise). */
 const uint16_t *arc_asindices_order(int64_t h, int64_t w);
 /* Its inverse: each row-major index's place in that order. */

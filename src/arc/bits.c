@@ -389,10 +389,14 @@ static void elem_pxor_make(void) {
     atomic_store_explicit(&elem_pxor_ready, 1, memory_order_release);
 }
 
+void arc_elem_pxor_make(void) {
+    if (!atomic_load_explicit(&elem_pxor_ready, memory_order_acquire)) pthread_once(&elem_pxor_once, elem_pxor_make);
+}
+
 static int64_t bset_hash(arc_lazy *z, tdm_arc_val *s) {
     const arc_bits *b = &((arc_bset *)z)->b;
     uint64_t acc = 0;
-    if (!atomic_load_explicit(&elem_pxor_ready, memory_order_acquire)) pthread_once(&elem_pxor_once, elem_pxor_make);
+    arc_elem_pxor_make();
     for (uint32_t bl = b->blocks; bl; bl &= bl - 1) {
         int c = __builtin_ctz(bl);
         const uint32_t *m = b->m + 32 * c;

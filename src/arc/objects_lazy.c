@@ -56,6 +56,8 @@ static void cell_mix_init(void) {
     cell_mix_ok = 1;
 }
 
+void arc_cell_mix_make(void) { pthread_once(&cell_mix_once, cell_mix_init); }
+
 /* out[j] for j in 0..31: the run holding column j of a row whose runs start at s and whose cells in
  * objects are fg, numbered from base; none where fg has no bit j. */
 static void row_run_ids(uint32_t s, uint32_t fg, int base, int none, int16_t *out) {
@@ -129,7 +131,7 @@ static int prepare(objs_ctx *x) {
     if (x->prepared) return 0;
     tdm_arc_rt *rt = x->z.rt;
     int h = x->h, w = x->w, n = h * w, nr = (int)x->nruns, k = (int)x->ncomp;
-    pthread_once(&cell_mix_once, cell_mix_init);
+    arc_cell_mix_make();
     x->rid = arc_alloc(rt, (size_t)(n + 32) * sizeof *x->rid); /* rows are written 32 entries at a time */
     x->runobj = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->runobj);
     x->run = arc_alloc(rt, (size_t)(nr + 1) * sizeof *x->run);

@@ -67,6 +67,12 @@ const int8_t (*arc_neigh_order(int diagonal, int i, int j))[2] {
     return norder[diagonal != 0][i][j];
 }
 
+void arc_tables_make(void) {
+    pthread_once(&norder_once, norder_init);
+    arc_cell_mix_make();
+    arc_elem_pxor_make();
+}
+
 static void norder_init(void) {
     tdm_arc_rt *rt;
     if (tdm_arc_rt_new(&rt)) return;

@@ -430,6 +430,7 @@ int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_ar
         tdm_arc_programs_free(ps_out);
         return rc;
     }
+    arc_tables_make(); /* once per process: no call pays for them */
     *out = ps_out;
     return TDM_OK;
 }
