@@ -928,6 +928,10 @@ static inline int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview 
     return v->c != NULL;
 }
 
+/* apply(mostcommon, g) (most 1) or apply(leastcommon, g) over g's bytes v: the tuple of each row's answer,
+ * as common() would give it from the row's ints. NULL out of memory. */
+tdm_arc_val *arc_rows_common(tdm_arc_rt *rt, const arc_gview *v, int most);
+
 /* ---- calls ----------------------------------------------------------------------------------------- */
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 /* The same; lazy 1: the caller reads only the result's contents, or lists its items first, so the result

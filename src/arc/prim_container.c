@@ -440,15 +440,48 @@ static inline __m128i bytes_extreme(__m128i x, int most) {
 }
 #endif
 
+/* The answer of common() from the keys 0..15 present (seen) and those with the winning count (win): keys sit
+ * in their home slots, by v & 7 for up to 4 keys, ascending for more (16 keys fit a 32-slot table); the
+ * first key of that order with the winning count is the answer. -1 when two keys would share a home slot
+ * of the 8-slot table (then the order they were added in decides: common's general path). */
+static int colours_pick(uint32_t seen, uint32_t win) {
+    uint32_t past4 = seen & (seen - 1);
+    past4 &= past4 - 1, past4 &= past4 - 1, past4 &= past4 - 1; /* the keys after the lowest four */
+    if (past4) return __builtin_ctz(win); /* ascending order */
+    if (seen & seen >> 8 & 0xff) return -1; /* v and v + 8 share slot v */
+    int s = __builtin_ctz((win & 0xff) | win >> 8); /* slot s holds s or s + 8, whichever is present */
+    return seen >> s & 1 ? s : s + 8;
+}
+
+#if defined(__SSE2__)
+/* seen and win (colours_pick) from counts a byte per key. */
+static inline void colours_won(__m128i acc, int most, uint32_t *seen, uint32_t *win) {
+    __m128i absent = _mm_cmpeq_epi8(acc, _mm_setzero_si128());
+    *seen = (uint32_t)_mm_movemask_epi8(absent) ^ 0xffff;
+    if (!most) acc = _mm_or_si128(acc, absent); /* 255: never below a count of a present key */
+    *win = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(acc, bytes_extreme(acc, most))) & *seen;
+}
+#endif
+
+/* seen and win (colours_pick) from counts per key (the portable form). */
+static void colours_won_counts(const uint32_t cnt[16], int most, uint32_t *seen, uint32_t *win) {
+    uint32_t bc = most ? 0 : UINT32_MAX;
+    *seen = *win = 0;
+    for (int v = 0; v < 16; v++) *seen |= (uint32_t)(cnt[v] > 0) << v;
+    for (uint32_t o = *seen; o; o &= o - 1) {
+        uint32_t c = cnt[__builtin_ctz(o)];
+        if (most ? c > bc : c < bc) bc = c, *win = 0;
+        *win |= (uint32_t)(c == bc) << __builtin_ctz(o);
+    }
+}
+
 /* common() for up to 255 items that are all interned ints 0..15 (a row of colours, most often), counted a
- * byte per int: 1 with *best, 0 when an item is anything else, there are more items, or two keys would
- * share a home slot of the 8-slot table (then the order they were added in decides: common's general path).
- * Keys sit in their home slots otherwise: by v & 7 for up to 4 keys, ascending for more (16 keys fit a
- * 32-slot table); the first key of that order with the winning count is the answer. */
+ * byte per int: 1 with *best, 0 when an item is anything else, there are more items, or colours_pick
+ * cannot tell. */
 static int common_colours(tdm_arc_val *const *items, uint32_t n, int most, tdm_arc_val **best) {
     const uintptr_t zero = (uintptr_t)&arc_small_ints[-ARC_INT_LO], size = sizeof onehot;
     if (n > 255) return 0;
-    uint32_t seen = 0, win = 0; /* the keys present; those with the winning count */
+    uint32_t seen, win; /* the keys present; those with the winning count */
 #if defined(__SSE2__)
     if (!arc_bits_portable) {
         __m128i acc = _mm_setzero_si128();
@@ -457,34 +490,20 @@ static int common_colours(tdm_arc_val *const *items, uint32_t n, int most, tdm_a
             if (off >= size) return 0;
             acc = _mm_add_epi8(acc, _mm_load_si128((const __m128i *)((const char *)onehot + off)));
         }
-        __m128i absent = _mm_cmpeq_epi8(acc, _mm_setzero_si128());
-        seen = (uint32_t)_mm_movemask_epi8(absent) ^ 0xffff;
-        if (!most) acc = _mm_or_si128(acc, absent); /* 255: never below a count of a present key */
-        win = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(acc, bytes_extreme(acc, most))) & seen;
+        colours_won(acc, most, &seen, &win);
     } else
 #endif
     {
-        uint32_t cnt[16] = {0}, bc = most ? 0 : UINT32_MAX;
+        uint32_t cnt[16] = {0};
         for (uint32_t k = 0; k < n; k++) {
             uintptr_t off = (uintptr_t)items[k] - zero;
             if (off >= size) return 0;
-            uint32_t v = (uint32_t)(off / sizeof(tdm_arc_val));
-            cnt[v]++, seen |= 1u << v;
+            cnt[off / sizeof(tdm_arc_val)]++;
         }
-        for (uint32_t o = seen; o; o &= o - 1) {
-            uint32_t c = cnt[__builtin_ctz(o)];
-            if (most ? c > bc : c < bc) bc = c, win = 0;
-            win |= (uint32_t)(c == bc) << __builtin_ctz(o);
-        }
+        colours_won_counts(cnt, most, &seen, &win);
     }
-    uint32_t past4 = seen & (seen - 1);
-    past4 &= past4 - 1, past4 &= past4 - 1, past4 &= past4 - 1; /* the keys after the lowest four */
-    int bv = __builtin_ctz(win);                              /* ascending order */
-    if (!past4) {
-        if (seen & seen >> 8 & 0xff) return 0; /* v and v + 8 share slot v */
-        int s = __builtin_ctz((win & 0xff) | win >> 8); /* slot s holds s or s + 8, whichever is present */
-        bv = seen >> s & 1 ? s : s + 8;
-    }
+    int bv = colours_pick(seen, win);
+    if (bv < 0) return 0;
     *best = &arc_small_ints[bv - ARC_INT_LO];
     return 1;
 }
@@ -541,6 +560,48 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
 }
 
 tdm_arc_val *arc_p_mostcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 1, "mostcommon"); }
+
+/* seen and win (colours_pick) of a row of w colours 0..9. */
+static inline void row_won(const uint8_t *c, int w, int most, uint32_t *seen, uint32_t *win) {
+#if defined(__SSE2__)
+    if (!arc_bits_portable) {
+        __m128i a0 = _mm_setzero_si128(), a1 = a0; /* two sums: the adds do not wait on each other */
+        int j = 0;
+#define ARC_ONE(x) _mm_load_si128((const __m128i *)onehot[x])
+        for (; j + 4 <= w; j += 4)
+            a0 = _mm_add_epi8(a0, _mm_add_epi8(ARC_ONE(c[j]), ARC_ONE(c[j + 1]))),
+            a1 = _mm_add_epi8(a1, _mm_add_epi8(ARC_ONE(c[j + 2]), ARC_ONE(c[j + 3])));
+        for (; j < w; j++) a0 = _mm_add_epi8(a0, ARC_ONE(c[j]));
+#undef ARC_ONE
+        colours_won(_mm_add_epi8(a0, a1), most, seen, win);
+        return;
+    }
+#endif
+    uint32_t cnt[16] = {0};
+    for (int j = 0; j < w; j++) cnt[c[j]]++;
+    colours_won_counts(cnt, most, seen, win);
+}
+
+tdm_arc_val *arc_rows_common(tdm_arc_rt *rt, const arc_gview *v, int most) {
+    tdm_arc_val *t = arc_tuple(rt, (uint32_t)v->h);
+    ARC_TRY(t);
+    for (int i = 0; i < v->h; i++) {
+        const uint8_t *c = v->c + (size_t)i * (size_t)v->w;
+        uint32_t seen, win;
+        row_won(c, v->w, most, &seen, &win);
+        int bv = colours_pick(seen, win);
+        if (bv < 0) { /* k and k + 8 both present, 4 keys at most: CPython's probes, the keys in first-seen order */
+            int slot[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+            uint32_t taken = 0, added = 0;
+            for (int j = 0; j < v->w; j++)
+                if (!(added >> c[j] & 1)) added |= 1u << c[j], slot[arc_slot8(&taken, c[j])] = c[j];
+            for (int s = 0; s < 8 && bv < 0; s++)
+                if (slot[s] >= 0 && win >> slot[s] & 1) bv = slot[s];
+        }
+        t->u.items[i] = &arc_small_ints[bv - ARC_INT_LO];
+    }
+    return t;
+}
 tdm_arc_val *arc_p_leastcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 0, "leastcommon"); }
 
 tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_of1(rt, a[0]); }

@@ -445,8 +445,28 @@ tdm_arc_val *arc_p_power(tdm_arc_rt *rt, tdm_arc_val **a) {
 
 /* ---- mapping ------------------------------------------------------------------------------------------ */
 
+static int is_prim(const tdm_arc_val *f, int id) { return arc_is_func(f) && f->fkind == ARC_FN_PRIM && f->u.fn.prim == id; }
+
+/* apply(mostcommon | leastcommon, g) for g a grid of colours: each row counted from g's bytes, no call per
+ * row (statistics and the eager runtime make the calls). NULL when not such a call, -1 in *r out of memory. */
+static tdm_arc_val *rows_common(tdm_arc_rt *rt, tdm_arc_val **a, int *r) {
+    int most = is_prim(a[0], ARC_P_mostcommon);
+    arc_gview v;
+    *r = 0;
+    if ((!most && !is_prim(a[0], ARC_P_leastcommon)) || !arc_is_tuple(a[1]) || !calls_skippable(rt, 1) ||
+        (*r = arc_grid_view(rt, a[1], &v)) <= 0)
+        return NULL;
+    tdm_arc_val *t = arc_rows_common(rt, &v, most);
+    if (!t) *r = -1;
+    return t;
+}
+
 tdm_arc_val *arc_p_apply(tdm_arc_rt *rt, tdm_arc_val **a) {
-    int deferred;
+    int deferred, r;
+    tdm_arc_val *rows = rows_common(rt, a, &r);
+    ARC_TRYI(r);
+    if (rows) return rows;
+    if (arc_grid_is_lazy(a[1])) ARC_TRYI(arc_grid_force(rt, a[1])); /* the interpreter let one come for rows_common */
     tdm_arc_val *d = arc_map_members(rt, a[0], a[1], &deferred); /* over objects(): no layout (image.c) */
     if (d || deferred) return d;
     arc_list l;
@@ -530,7 +550,6 @@ static tdm_arc_val *lines_recipe(tdm_arc_rt *rt, tdm_arc_val **a, int cells) {
 static tdm_arc_val *shoots_recipe(tdm_arc_rt *rt, tdm_arc_val **a) { return lines_recipe(rt, a, 0); }
 static tdm_arc_val *cell_shoots_recipe(tdm_arc_rt *rt, tdm_arc_val **a) { return lines_recipe(rt, a, 1); }
 
-static int is_prim(const tdm_arc_val *f, int id) { return arc_is_func(f) && f->fkind == ARC_FN_PRIM && f->u.fn.prim == id; }
 
 /* d when f is rbind(shoot, d), else NULL. */
 static tdm_arc_val *shoot_dir(const tdm_arc_val *f) {

@@ -239,6 +239,9 @@ static int grid_bytes(const prog_instr *ins, int arg) {
         return arg <= 1;
     case ARC_P_canvas:
         return arg < 0;
+    case ARC_P_apply: /* apply(mostcommon | leastcommon, g) counts g's rows from its bytes (prim_func.c) */
+        return arg == 1 && ins->args[0].kind == ARG_PRIM &&
+               (ins->args[0].idx == ARC_P_mostcommon || ins->args[0].idx == ARC_P_leastcommon);
     }
     return 0;
 }

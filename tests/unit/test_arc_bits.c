@@ -31,7 +31,18 @@ typedef struct {
 static tdm_arc_rt *rts[2];
 static entry pool[POOL];
 static int npool, deferred_seen, wide_seen, laid_out, objs_seen, views_seen, eq_seen[2], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, small_seen,
-    frontiers_seen, recolours_seen;
+    frontiers_seen, recolours_seen, rows_seen, slot_rows_seen;
+
+/* Rows of v with k and k + 8 both among at most 4 colours (their order in a set is the order added). */
+static int slot_sharing_rows(const arc_gview *v) {
+    int n = 0;
+    for (int i = 0; i < v->h; i++) {
+        uint32_t m = 0;
+        for (int j = 0; j < v->w; j++) m |= 1u << v->c[i * v->w + j];
+        n += (m & m >> 8 & 3) && __builtin_popcount(m) <= 4;
+    }
+    return n;
+}
 
 /* The tables are the same layout; keys by == (a tuple may be built twice, once per runtime). */
 static void same_table(tdm_arc_val *lazy, tdm_arc_val *eager) { ta_same_table(lazy, eager, KEYS_EQ); }
@@ -204,7 +215,7 @@ static tdm_arc_val *func(tdm_arc_rt *rt, int which, tdm_arc_val *grid) {
     }
 }
 
-enum { NOPS = 101 };
+enum { NOPS = 102 };
 
 /* One random call on both runtimes. */
 static int step(tu_rng *r, int g) {
@@ -641,6 +652,16 @@ static int step(tu_rng *r, int g) {
             if (!a[0] || !a[1]) rt->failed = 0, rt->err[0] = '\0', a[0] = pos, a[1] = P;
             break;
         }
+        case 101: { /* each row's most or least common colour (e26a3af2), counted from the grid's bytes
+                       (rows_common), of a grid of bytes too */
+            arc_gview gv;
+            f = arc_p_apply, a[0] = arc_prim_val(fn % 2 ? ARC_P_mostcommon : ARC_P_leastcommon), a[1] = G, type = -1;
+            if (!s && arc_grid_view(rt, G, &gv) > 0) {
+                rows_seen++, slot_rows_seen += slot_sharing_rows(&gv);
+                if (fn > 4) a[1] = arc_grid_lazy(rt, gv.c, gv.h, gv.w);
+            }
+            break;
+        }
         default: f = arc_p_first, a[0] = P, type = -1; break;
         }
         res[s] = f(rt, a);
@@ -725,7 +746,7 @@ static void test_deferred_vs_eager(void **state) {
     assert_int_equal(tdm_arc_rt_new(&rts[1]), TDM_OK);
     rts[1]->eager = 1;
     deferred_seen = wide_seen = laid_out = objs_seen = views_seen = eq_seen[0] = eq_seen[1] = shoots_seen = cell_shoots_seen = lines_seen =
-        neighbours_seen = small_seen = frontiers_seen = recolours_seen = 0;
+        neighbours_seen = small_seen = frontiers_seen = recolours_seen = rows_seen = slot_rows_seen = 0;
     for (int round = 0; round < 3000; round++) {
         arc_bits_portable = round & 1; /* by turns: popcnt and AVX2 where the CPU has them, and the portable forms */
         check_round(&r);
@@ -733,12 +754,15 @@ static void test_deferred_vs_eager(void **state) {
     arc_bits_portable = 0;
     print_message("%d deferred results (%d wide, %d sets of objects), %d layouts held to the eager ones, %d grids' bytes "
                   "held to their cells, %d == of sets of one size (%d equal), %d unions of lines (%d recoloured), %d sets of "
-                  "connect's lines, %d unions of neighbourhoods, %d ends of few positions, %d frontiers, %d recoloured grids' bytes\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
-                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, small_seen, frontiers_seen, recolours_seen);
+                  "connect's lines, %d unions of neighbourhoods, %d ends of few positions, %d frontiers, %d recoloured grids' bytes, "
+                  "%d grids' rows counted as bytes (%d rows of k and k + 8)\n", deferred_seen, wide_seen, objs_seen, laid_out, views_seen,
+                  eq_seen[0] + eq_seen[1], eq_seen[1], shoots_seen, cell_shoots_seen, lines_seen, neighbours_seen, small_seen, frontiers_seen, recolours_seen,
+                  rows_seen, slot_rows_seen);
     /* the chains did go through the deferred forms */
     assert_true(deferred_seen > 1000 && wide_seen > 100 && objs_seen > 300 && views_seen > 300 && eq_seen[0] > 1000 &&
                 eq_seen[1] > 100 && shoots_seen > 50 && cell_shoots_seen > 50 && lines_seen > 50 &&
-                neighbours_seen > 20 && small_seen > 20 && frontiers_seen > 50 && recolours_seen > 50);
+                neighbours_seen > 20 && small_seen > 20 && frontiers_seen > 50 && recolours_seen > 50 && rows_seen > 50 &&
+                slot_rows_seen > 50);
     tdm_arc_rt_free(rts[0]);
     tdm_arc_rt_free(rts[1]);
 }

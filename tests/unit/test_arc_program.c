@@ -307,16 +307,34 @@ static void test_grid_lines(void **state) {
                       "    x8 = vconcat(x7, x6)\n"
                       "    x9 = rot90(x8)\n"
                       "    O = hconcat(x5, x9)\n"
+                      "    return O\n"
+                      "def solve_g(I):\n"                  /* apply(mostcommon | leastcommon, g) reads g's bytes */
+                      "    x1 = dmirror(I)\n"
+                      "    x2 = apply(mostcommon, x1)\n"
+                      "    x3 = rot90(I)\n"
+                      "    x4 = apply(leastcommon, x3)\n"
+                      "    x5 = vmirror(I)\n"              /* read by apply(first, .): not marked */
+                      "    x6 = apply(first, x5)\n"
+                      "    x7 = hmirror(I)\n"              /* I's rows, shared: not marked */
+                      "    x8 = apply(mostcommon, x7)\n"
+                      "    x9 = repeat(x2, ONE)\n"
+                      "    x10 = repeat(x4, ONE)\n"
+                      "    x11 = vconcat(x9, x10)\n"
+                      "    x12 = repeat(x6, ONE)\n"
+                      "    x13 = repeat(x8, ONE)\n"
+                      "    x14 = vconcat(x12, x13)\n"
+                      "    O = hconcat(x11, x14)\n"
                       "    return O\n";
     tdm_arc_programs *p = parse_ok(src);
-    enum { NPROG = 6 };
-    static const int lines[NPROG] = {10, 17, 9, 13, 13, 10}, marked[NPROG][17] = {
+    enum { NPROG = 7 };
+    static const int lines[NPROG] = {10, 17, 9, 13, 13, 10, 15}, marked[NPROG][17] = {
         {0, 0, 0, 1, 1, 1, 1, 1, 1, 1},
         {0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1},
         {0, 0, 0, 0, 0, 1, 0, 1, 1},
         {0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1},
         {1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1}, /* hmirror of rows (not of a grid of bytes): not marked */
-        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}};
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}};
     for (int k = 0; k < NPROG; k++)
         for (int i = 0; i < lines[k]; i++) {
             arc_step st;
@@ -326,21 +344,23 @@ static void test_grid_lines(void **state) {
                 fail();
             }
         }
-    tdm_arc_rt *eager;
+    tdm_arc_rt *eager, *counted;
     assert_int_equal(tdm_arc_rt_new(&eager), TDM_OK);
+    assert_int_equal(tdm_arc_rt_new(&counted), TDM_OK);
     eager->eager = 1;
+    tdm_arc_rt_stats_enable(counted, 1);
     tu_rng r = tu_rng_for(0x9a1d);
     int bytes_seen = 0, ran[NPROG] = {0};
     for (int round = 0; round < 300; round++) {
         int h = 1 + (int)tu_below(&r, 12), w = 1 + (int)tu_below(&r, 12), cells[144];
         for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, 10);
         for (size_t k = 0; k < NPROG; k++) {
-            tdm_arc_val *g[3];
-            const tdm_arc_val *out[3];
-            int rc[3];
-            tdm_arc_rt *rts[3] = {eager, ta_rt, ta_rt};
-            for (int s = 0; s < 3; s++) {
-                if (s < 2) tdm_arc_rt_reset(rts[s]);
+            tdm_arc_val *g[4];
+            const tdm_arc_val *out[4];
+            int rc[4];
+            tdm_arc_rt *rts[4] = {eager, ta_rt, ta_rt, counted}; /* counted: every call made, a grid of bytes too */
+            for (int s = 0; s < 4; s++) {
+                if (s != 2) tdm_arc_rt_reset(rts[s]);
                 assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g[s]), TDM_OK);
                 rc[s] = arc_program_run(rts[s], p, k, g[s], &out[s], s == 2);
                 assert_int_equal(rc[s], rc[0]);
@@ -349,6 +369,7 @@ static void test_grid_lines(void **state) {
             ran[k]++;
             assert_false(arc_grid_is_lazy(out[1])); /* forced for the API's callers */
             assert_true(arc_eq((tdm_arc_val *)out[1], (tdm_arc_val *)out[0]));
+            assert_true(arc_eq((tdm_arc_val *)out[3], (tdm_arc_val *)out[0]));
             bytes_seen += arc_grid_is_lazy(out[2]);
             /* read as bytes, as the batch runner reads a result */
             tdm_arc_result res;
@@ -364,11 +385,12 @@ static void test_grid_lines(void **state) {
             assert_true(arc_eq((tdm_arc_val *)out[2], (tdm_arc_val *)out[0]));
         }
     }
-    /* b fails only on grids without objects (first of an empty set); a, c and e (when its result is at
-       most 30 wide) return grids of bytes, d when it wrote no 10, f never */
+    /* b fails only on grids without objects (first of an empty set); a, c, e and g (when their results are
+       at most 30 wide) return grids of bytes, d when it wrote no 10, f never */
     for (int k = 0; k < NPROG; k++) assert_true(k == 1 ? ran[k] > 280 : ran[k] == 300);
     assert_true(bytes_seen > 700);
     tdm_arc_rt_free(eager);
+    tdm_arc_rt_free(counted);
     tdm_arc_programs_free(p);
 }
 
