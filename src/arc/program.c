@@ -25,6 +25,7 @@ typedef struct {
                   returned (grid_bytes): the call may return one (arc_internal.h) */
     prog_arg callee, args[4];
     int32_t at[5]; /* the callee's and the four arguments' places in the run's frame (an unused one: I's) */
+    arc_prim_fn prim; /* the callee when it is a primitive (of the arity given: the parse checked it) */
     char *text;    /* the line as written, for messages */
 } prog_instr;
 
@@ -294,6 +295,7 @@ static int frame_layout(prog *pr) {
     for (int i = 0; i < pr->n; i++) {
         prog_instr *ins = &pr->ins[i];
         ins->at[0] = frame_at(pr, &ins->callee);
+        ins->prim = ins->callee.kind == ARG_PRIM ? arc_prim_table_fn(ins->callee.idx) : NULL;
         for (int a = 0; a < 4; a++) ins->at[a + 1] = a < ins->nargs ? frame_at(pr, &ins->args[a]) : pr->nslots;
     }
     return 0;
@@ -485,12 +487,22 @@ int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const t
     if (!f) return tdm_error(TDM_E_NOMEM, "solve_%s: %s", pr->task, rt->err);
     f[pr->nslots] = (tdm_arc_val *)grid;
     memcpy(f + pr->nslots + 1, pr->fixed, (size_t)pr->nfixed * sizeof *f);
+    const int direct = !rt->stats; /* statistics time each call: arc_call_ex's way */
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];
-        tdm_arc_val *args[4] = {f[ins->at[1]], f[ins->at[2]], f[ins->at[3]], f[ins->at[4]]};
-        if (ins->grid) rt->grid_args = args; /* the callee may take it (arc_take_grid) */
-        tdm_arc_val *r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
-        rt->grid_args = NULL;
+        tdm_arc_val *args[4] = {f[ins->at[1]], f[ins->at[2]], f[ins->at[3]], f[ins->at[4]]}, *r;
+        if (ins->prim && direct) {
+            /* a primitive called here, one frame deep, as arc_call_ex calls one (its args offered for a
+               deferred concatenation or a grid of bytes when the line allows them), without its checks */
+            rt->lazy_args = ins->lazy ? args : NULL, rt->grid_args = ins->grid ? args : NULL, rt->depth = 1;
+            r = ins->prim(rt, args);
+            rt->lazy_args = rt->grid_args = NULL, rt->depth = 0;
+            if (r && rt->failed && rt->status == TDM_E_NOMEM) r = NULL; /* as arc_call_ex: a lazy layout failed */
+        } else {
+            if (ins->grid) rt->grid_args = args; /* the callee may take it (arc_take_grid) */
+            r = arc_call_ex(rt, f[ins->at[0]], ins->nargs, args, ins->lazy);
+            rt->grid_args = NULL;
+        }
         if (!r) return arc_prog_fail(rt, ins->line, ins->text);
         f[ins->target] = r;
     }
