@@ -440,6 +440,18 @@ static inline __m128i bytes_extreme(__m128i x, int most) {
 }
 #endif
 
+/* Of n <= 4 int keys 0..63 added to a fresh set in the order given (an int's hash is itself; up to 4 keys
+ * stay in the first 8 slots), the first in the table's order whose bit is set in win: CPython's probes
+ * replayed (arc_slot8). */
+static uint32_t first_in_slots(const uint32_t *keys, uint32_t n, uint64_t win) {
+    int slot[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    uint32_t taken = 0;
+    for (uint32_t k = 0; k < n; k++) slot[arc_slot8(&taken, keys[k])] = (int)keys[k];
+    for (int s = 0; s < 8; s++)
+        if (slot[s] >= 0 && win >> slot[s] & 1) return (uint32_t)slot[s];
+    return keys[0]; /* not reached: win holds one of the keys */
+}
+
 /* The answer of common() from the keys 0..15 present (seen) and those with the winning count (win): keys sit
  * in their home slots, by v & 7 for up to 4 keys, ascending for more (16 keys fit a 32-slot table); the
  * first key of that order with the winning count is the answer. -1 when two keys would share a home slot
@@ -525,17 +537,15 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
             top = v > top ? v : top;
         }
     }
-    if (is_small && distinct <= 4) {
-        /* up to 4 keys stay in the first 8 slots: CPython's probes replayed on ints (hash = value) */
-        int8_t slot[8];
-        uint32_t taken = 0;
-        memset(slot, -1, sizeof slot);
-        for (uint32_t k = 0; k < distinct; k++) slot[arc_slot8(&taken, seq[k])] = (int8_t)seq[k];
-        for (int i = 0; i < 8; i++) {
-            int v = slot[i];
-            if (v >= 0 && (!best || (most ? small[v] > bestc : small[v] < bestc))) best = first[v], bestc = small[v];
+    if (is_small && distinct <= 4) { /* the first key in table order with the winning count */
+        uint32_t bc = small[seq[0]];
+        uint64_t win = 0;
+        for (uint32_t k = 1; k < distinct; k++) {
+            uint32_t c = small[seq[k]];
+            if (most ? c > bc : c < bc) bc = c;
         }
-        return best;
+        for (uint32_t k = 0; k < distinct; k++) win |= (uint64_t)(small[seq[k]] == bc) << seq[k];
+        return first[first_in_slots(seq, distinct, win)];
     }
     if (is_small && top <= small_set_mask(distinct)) {
         /* an int's hash is itself: when every key's home slot is inside the final table none of them ever
@@ -560,6 +570,7 @@ static tdm_arc_val *common(tdm_arc_rt *rt, tdm_arc_val *t, int most, const char 
 }
 
 tdm_arc_val *arc_p_mostcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 1, "mostcommon"); }
+tdm_arc_val *arc_p_leastcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 0, "leastcommon"); }
 
 /* seen and win (colours_pick) of a row of w colours 0..9. */
 static inline void row_won(const uint8_t *c, int w, int most, uint32_t *seen, uint32_t *win) {
@@ -590,19 +601,16 @@ tdm_arc_val *arc_rows_common(tdm_arc_rt *rt, const arc_gview *v, int most) {
         uint32_t seen, win;
         row_won(c, v->w, most, &seen, &win);
         int bv = colours_pick(seen, win);
-        if (bv < 0) { /* k and k + 8 both present, 4 keys at most: CPython's probes, the keys in first-seen order */
-            int slot[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
-            uint32_t taken = 0, added = 0;
-            for (int j = 0; j < v->w; j++)
-                if (!(added >> c[j] & 1)) added |= 1u << c[j], slot[arc_slot8(&taken, c[j])] = c[j];
-            for (int s = 0; s < 8 && bv < 0; s++)
-                if (slot[s] >= 0 && win >> slot[s] & 1) bv = slot[s];
+        if (bv < 0) { /* k and k + 8 both present, 4 keys at most: the keys in the order they first occur */
+            uint32_t key[4], nk = 0, added = 0;
+            for (int j = 0; j < v->w && nk < 4; j++)
+                if (!(added >> c[j] & 1)) added |= 1u << c[j], key[nk++] = c[j];
+            bv = (int)first_in_slots(key, nk, win);
         }
         t->u.items[i] = &arc_small_ints[bv - ARC_INT_LO];
     }
     return t;
 }
-tdm_arc_val *arc_p_leastcommon(tdm_arc_rt *rt, tdm_arc_val **a) { return common(rt, a[0], 0, "leastcommon"); }
 
 tdm_arc_val *arc_p_initset(tdm_arc_rt *rt, tdm_arc_val **a) { return arc_set_of1(rt, a[0]); }
 
