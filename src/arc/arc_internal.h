@@ -933,6 +933,15 @@ static inline int arc_grid_view(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview 
 tdm_arc_val *arc_rows_common(tdm_arc_rt *rt, const arc_gview *v, int most);
 
 /* ---- calls ----------------------------------------------------------------------------------------- */
+/* Primitive fn on args; lazy: args offered to it (arc_take_lazy) for this call only: not taken, no later
+ * call may find them. The interpreter's lines and prim_func.c's calls make primitive calls this way. */
+static inline __attribute__((always_inline)) tdm_arc_val *arc_offered(tdm_arc_rt *rt, arc_prim_fn fn, tdm_arc_val **args,
+                                                                      int lazy) {
+    if (lazy) rt->lazy_args = args;
+    tdm_arc_val *r = fn(rt, args);
+    if (lazy) rt->lazy_args = NULL;
+    return r;
+}
 tdm_arc_val *arc_call(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 /* The same; lazy 1: the caller reads only the result's contents, or lists its items first, so the result
  * may be a deferred concatenation (cat.c). */

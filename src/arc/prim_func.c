@@ -16,16 +16,6 @@
 static tdm_arc_val *call_frame(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 static tdm_arc_val *call_frame_lazy(tdm_arc_rt *rt, tdm_arc_val *fn, int argc, tdm_arc_val **args);
 
-/* Primitive fn on args; lazy: args offered to it (arc_take_lazy) for this call only: not taken, no later
- * call may find them. */
-static inline __attribute__((always_inline)) tdm_arc_val *offered(tdm_arc_rt *rt, arc_prim_fn fn, tdm_arc_val **args,
-                                                                  int lazy) {
-    if (lazy) rt->lazy_args = args;
-    tdm_arc_val *r = fn(rt, args);
-    if (lazy) rt->lazy_args = NULL;
-    return r;
-}
-
 /* fn(args) as call() makes it (lazy: its lazy form), a primitive of that arity called here without
  * call()'s frame (most calls: the inner and outer primitives of closures, the lines of a program): the
  * same checks, depth and out-of-memory rule; anything else (a closure, a wrong arity, the recursion limit,
@@ -34,7 +24,7 @@ static inline __attribute__((always_inline)) tdm_arc_val *callp_as(tdm_arc_rt *r
                                                                    tdm_arc_val **args, const int lazy) {
     if (arc_is_func(fn) && fn->fkind == ARC_FN_PRIM && argc == fn->arity && !rt->stats && rt->depth < ARC_MAX_DEPTH) {
         rt->depth++;
-        tdm_arc_val *r = offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
+        tdm_arc_val *r = arc_offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
         rt->depth--;
         return r && rt->failed && rt->status == TDM_E_NOMEM ? NULL : r;
     }
@@ -97,12 +87,12 @@ static inline __attribute__((always_inline)) tdm_arc_val *call(tdm_arc_rt *rt, t
         if (rt->stats) {
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
-            r = offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
+            r = arc_offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
             clock_gettime(CLOCK_MONOTONIC, &t1);
             rt->stats[fn->u.fn.prim].calls++;
             rt->stats[fn->u.fn.prim].ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
         } else {
-            r = offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
+            r = arc_offered(rt, arc_prim_table_fn(fn->u.fn.prim), args, lazy);
         }
         break;
     case ARC_FN_COMPOSE:
@@ -230,7 +220,7 @@ static int column2(col_walk *w, tdm_arc_val *g, uint32_t n, tdm_arc_val **a, int
     }
     for (uint32_t k = 0; k < n; k++) {
         tdm_arc_val *args[2] = {a[k * (uint32_t)sa], b[k * (uint32_t)sb]};
-        if (direct) rt->depth = d + 1, out[k] = offered(rt, fn, args, lazy);
+        if (direct) rt->depth = d + 1, out[k] = arc_offered(rt, fn, args, lazy);
         else rt->depth = d, out[k] = tail(rt, g, 2, args, lazy);
         if (!out[k] || rt->failed) return 1;
     }
@@ -266,7 +256,7 @@ static inline __attribute__((always_inline)) int prim_loop(tdm_arc_rt *rt, tdm_a
                 continue;
             }
         }
-        rt->depth = d + 1, r = offered(rt, fn, &v, lazy);
+        rt->depth = d + 1, r = arc_offered(rt, fn, &v, lazy);
         if (!r || rt->failed) return 1;
         if (look) seen[h] = v, got[h] = r;
         out[k] = r;

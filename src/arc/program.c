@@ -494,9 +494,9 @@ int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const t
         if (ins->prim && direct) {
             /* a primitive called here, one frame deep, as arc_call_ex calls one (its args offered for a
                deferred concatenation or a grid of bytes when the line allows them), without its checks */
-            rt->lazy_args = ins->lazy ? args : NULL, rt->grid_args = ins->grid ? args : NULL, rt->depth = 1;
-            r = ins->prim(rt, args);
-            rt->lazy_args = rt->grid_args = NULL, rt->depth = 0;
+            rt->grid_args = ins->grid ? args : NULL, rt->depth = 1;
+            r = arc_offered(rt, ins->prim, args, ins->lazy);
+            rt->grid_args = NULL, rt->depth = 0;
             if (r && rt->failed && rt->status == TDM_E_NOMEM) r = NULL; /* as arc_call_ex: a lazy layout failed */
         } else {
             if (ins->grid) rt->grid_args = args; /* the callee may take it (arc_take_grid) */
