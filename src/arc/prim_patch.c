@@ -557,16 +557,28 @@ static int line(tdm_arc_rt *rt, int64_t ai, int64_t aj, int64_t bi, int64_t bj, 
     int diag = bi - ai == bj - aj;
     if (!arc_key_ok(ai, aj) || !arc_key_ok(bi, bj) || ei - si > 4096 || ej - sj > 4096 || !arc_on_line(ai, aj, bi, bj))
         return 0;
+    int64_t box[4] = {si, sj, ei, ej};
+    uint32_t n = (uint32_t)(ai == bi ? ej - sj + 1 : ei - si + 1);
     if (pos_begin(rt, &b)) return -1;
-    b.rt = rt; /* wide: the line may leave the masks */
+    if (arc_bits_fits(si, sj) && arc_bits_fits(ei, ej)) {
+        /* inside the masks (most lines): a row mask per row, and the rows known, with no count */
+        uint32_t *m = b.m, r0 = (uint32_t)(si + ARC_BITS_OFF), r1 = (uint32_t)(ei + ARC_BITS_OFF);
+        if (ai == bi) {
+            m[r0] = (uint32_t)((2ull << (ej + ARC_BITS_OFF)) - (1ull << (sj + ARC_BITS_OFF)));
+        } else {
+            int64_t j = (aj == bj || diag ? sj : ej) + ARC_BITS_OFF, dj = aj == bj ? 0 : diag ? 1 : -1;
+            for (uint32_t i = r0; i <= r1; i++, j += dj) m[i] = 1u << j;
+        }
+        b.rows = (uint32_t)((2ull << r1) - (1ull << r0));
+        return (*out = arc_bits_set_known(rt, &b, n, box, eager, a, 2)) ? 1 : -1;
+    }
+    b.rt = rt; /* wide: the line leaves the masks */
     /* the points in the order of i, then j (a horizontal line's j ascending), as the keys sort */
     int r = ai == bi   ? arc_bits_put_run(&b, 0, si, sj, 0, 1, (uint32_t)(ej - sj + 1))
             : aj == bj ? arc_bits_put_run(&b, 0, si, sj, 1, 0, (uint32_t)(ei - si + 1))
                        : arc_bits_put_run(&b, 0, si, diag ? sj : ej, 1, diag ? 1 : -1, (uint32_t)(ei - si + 1));
     if (r) return -1;
     /* its points are distinct and their keys ascend: counted, and its box known */
-    int64_t box[4] = {si, sj, ei, ej};
-    uint32_t n = (uint32_t)(ai == bi ? ej - sj + 1 : ei - si + 1);
     return (*out = arc_bits_set_counted(rt, &b, n, box, eager, a, 2)) ? 1 : -1;
 }
 
