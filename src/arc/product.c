@@ -7,7 +7,8 @@
  * pairs in any order to those readers, hashes and tests membership from a and b, and runs the eager
  * product only when something reads the order. prapply(connect, a, b) over two sets of positions (the
  * segments between cells of a colour: dbc1a6ce, 253bf280) is deferred the same way, its distinct lines
- * told apart by their ends. tests/unit/test_arc_bits.c holds both to the eager runtime. */
+ * told apart by their ends (of one set with itself, each pair once). tests/unit/test_arc_bits.c holds both to
+ * the eager runtime. */
 #include "arc_internal.h"
 
 #include <string.h>
@@ -191,6 +192,37 @@ static tdm_arc_val **grow_lines(tdm_arc_rt *rt, tdm_arc_val **v, uint32_t *cap) 
 static const arc_lazy_ops lines_ops = {.layout = lines_layout, .hash = lines_hash, .contains = lines_contains,
                                         .members = lines_members};
 
+/* The deferred set of the n distinct lines (a: connect and the two sets). */
+static tdm_arc_val *lines_set(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **lines, uint32_t n) {
+    arc_lines *z = arc_alloc(rt, sizeof *z);
+    if (!z) return NULL;
+    memset(z, 0, sizeof *z);
+    z->z.rt = rt, z->z.op = &lines_ops;
+    z->arg[0] = a[0], z->arg[1] = a[1], z->arg[2] = a[2], z->lines = lines;
+    return arc_set_lazy(rt, &z->z, 0, n);
+}
+
+/* prapply(connect, s, s): the na distinct positions m of s (packed in p) give one line per unordered pair
+ * on a line, {x} per x, and the empty set when some pair is on none. Pair {x, y} and {y, x} give the same
+ * line and two pairs of other ends never do, so each pair x < y is made once and no table is needed. NULL
+ * out of memory. */
+static tdm_arc_val *same_pairs(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **m, const uint32_t *p, uint32_t na) {
+    uint32_t n = 0, off = 0;
+    tdm_arc_val **lines = arc_alloc(rt, ((size_t)na * (na + 1) / 2 + 1) * sizeof *lines);
+    ARC_TRY(lines);
+    for (uint32_t x = 0; x < na; x++)
+        for (uint32_t y = x; y < na; y++) {
+            if (!packed_on_line(p[x], p[y])) {
+                off = 1;
+                continue;
+            }
+            tdm_arc_val *two[2] = {m[x], m[y]};
+            ARC_TRY(lines[n++] = arc_p_connect(rt, two));
+        }
+    if (off) ARC_TRY(lines[n++] = arc_set_empty(rt)); /* what connect gives the pairs on no line */
+    return lines_set(rt, a, lines, n);
+}
+
 tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     tdm_arc_val **ma, **mb;
     uint32_t na, nb;
@@ -205,6 +237,7 @@ tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
         if (!packed_pos(ma[k], &pa[k])) return NULL;
     for (uint32_t k = 0; k < nb; k++)
         if (!packed_pos(mb[k], &pb[k])) return NULL;
+    if (a[1] == a[2]) return *done = 1, same_pairs(rt, a, ma, pa, na); /* NULL: out of memory */
     /* the pairs on a line (most are not: they all give the one empty set), their ends least first, into a
        table of the distinct ones (doubled at half full) */
     uint32_t n = 0, off = 0, cap = 64, lcap = 64;
@@ -228,10 +261,5 @@ tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
             ARC_TRY(lines[n++] = arc_p_connect(rt, two));
             if (2 * (n - (off != 0)) > cap) ARC_TRY(tab = grow_keys(rt, tab, &cap)); /* the table holds all but {} */
         }
-    arc_lines *z = arc_alloc(rt, sizeof *z);
-    if (!z) return NULL;
-    memset(z, 0, sizeof *z);
-    z->z.rt = rt, z->z.op = &lines_ops;
-    z->arg[0] = a[0], z->arg[1] = a[1], z->arg[2] = a[2], z->lines = lines;
-    return arc_set_lazy(rt, &z->z, 0, n);
+    return lines_set(rt, a, lines, n);
 }
