@@ -534,10 +534,11 @@ int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);
 /* Keeps the view of grid g made from its h x w ints (tdm_arc_grid_new's): 1, or 0 when they are not all
  * colours 0..9 or the grid is empty or larger than 30 x 30, -1 out of memory. */
 int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const int *cells);
-/* g's cells into cells (room for all of them) from the input grid's view (tdm_arc_grid_new's, entry 0)
- * when g's rows all have g's width (>= 1) and each is a run of the input's cells: its rows, or slices of
- * them, which hmirror, tophalf, crop and the splits share (values never change). 1, or 0 when not so
- * (cells then partly written). */
+/* g's cells into cells (room for all of them and ARC_ROWS_SLACK more, which rows of up to 16 are written
+ * past) from the input grid's view (tdm_arc_grid_new's, entry 0) when g's rows all have g's width (>= 1)
+ * and each is a run of the input's cells: its rows, or slices of them, which hmirror, tophalf, crop and
+ * the splits share (values never change). 1, or 0 when not so (cells then partly written). */
+#define ARC_ROWS_SLACK 16
 int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells);
 /* The view of g when one is kept (none is made): 1 with *v, else 0. */
 int arc_grid_view_kept(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v);

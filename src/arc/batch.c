@@ -140,8 +140,10 @@ int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, a
         /* room for the cells the shape promises, then one pass that checks the grid and copies it */
         const tdm_arc_val *r0 = out->n ? out->u.items[0] : NULL;
         size_t cap = r0 && arc_is_tuple(r0) ? (size_t)out->n * r0->n : 0;
-        int *cells = slab ? slab_take(slab, cap ? cap : 1) : tdm_malloc((cap ? cap : 1) * sizeof *r->cells);
+        size_t room = cap + ARC_ROWS_SLACK; /* arc_grid_input_rows writes past the cells */
+        int *cells = slab ? slab_take(slab, room) : tdm_malloc(room * sizeof *r->cells);
         if (!cells) return -1;
+        if (slab) (*slab)->used -= ARC_ROWS_SLACK; /* the slack given back: the next result's cells take it */
         if (cap && arc_grid_input_rows(rt, out, cells)) { /* rows of the input, or slices of them: its bytes */
             r->h = (int)out->n, r->w = (int)out->u.items[0]->n, r->cells = cells;
             return 0;
@@ -150,7 +152,7 @@ int arc_result_fill(tdm_arc_rt *rt, const tdm_arc_val *out, tdm_arc_result *r, a
             r->h = h, r->w = w, r->cells = cells;
             return 0;
         }
-        if (slab) (*slab)->used -= cap ? cap : 1; /* the last taken: given back */
+        if (slab) (*slab)->used -= cap; /* the last taken: given back */
         else tdm_free(cells);
     }
     r->repr = repr_of(out);

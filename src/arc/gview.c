@@ -102,6 +102,18 @@ int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const
     return 1;
 }
 
+#if defined(ARC_VEC_ADDR)
+/* out[0..15] = c[0..15] as ints: a row of up to 16 cells in a fixed number of steps, not a call. */
+static inline void sixteen_ints(int *out, const uint8_t *c) {
+    const __m128i z = _mm_setzero_si128(), b = _mm_loadu_si128((const __m128i *)c);
+    __m128i lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo, z));
+    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(lo, z));
+    _mm_storeu_si128((__m128i *)(out + 8), _mm_unpacklo_epi16(hi, z));
+    _mm_storeu_si128((__m128i *)(out + 12), _mm_unpackhi_epi16(hi, z));
+}
+#endif
+
 int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) {
     const tdm_arc_val *in = rt->gview_of[0];
     const arc_gview *v = &rt->gview[0];
@@ -115,6 +127,12 @@ int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) 
         /* its first cell's offset from the input's first: below n - w + 1 (unsigned: before the first wraps) */
         uintptr_t at = arc_is_tuple(r) && !arc_tuple_is_lazy(r) && r->n == w ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
         if (at > n - w) return 0; /* cells partly written */
+#if defined(ARC_VEC_ADDR)
+        if (w <= 16) { /* 16 bytes read (the view's slack covers it), 16 ints written (the next row's after) */
+            sixteen_ints(cells + (size_t)i * w, v->c + at);
+            continue;
+        }
+#endif
         arc_bytes_to_ints(cells + (size_t)i * w, v->c + at, w);
     }
     return 1;
