@@ -132,6 +132,11 @@ struct tdm_arc_rt {
     size_t max_bytes; /* bytes may not pass it (ARC_RT_MAX_BYTES; tests set less) */
     char err[256];
     tdm_arc_prim_stats *stats; /* per primitive, when statistics are on (tdm_arc_rt_stats_enable) */
+    /* the last program's frame (owned, outside the arena: reset keeps it): its constants stay written for
+       the next call of the same program (arc_program_run), which writes every other slot before reading it */
+    tdm_arc_val **frame;
+    size_t frame_cap;
+    uint64_t frame_of; /* the program's uid; 0: none */
     int eager;       /* no deferred layouts (bits.c): every set is laid out when made (tests compare) */
     /* arc_read_grid's last grid and its dense copy (values never change; reset forgets it), and its
        colour masks once asked for (arc_grid_colour_rows) */

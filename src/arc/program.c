@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <string.h>
 
 enum { ARG_VAR, ARG_PRIM, ARG_CONST, ARG_INPUT };
@@ -38,6 +39,7 @@ typedef struct {
     int n, nslots, result;
     int nfixed;
     tdm_arc_val **fixed; /* owned */
+    uint64_t uid;        /* unique in the process (a runtime's kept frame names its program by it) */
 } prog;
 
 struct tdm_arc_programs {
@@ -291,6 +293,8 @@ static int32_t frame_at(prog *pr, const prog_arg *a) {
 
 /* Lays out pr's frame (pr->nslots set): 0, or -1 out of memory. */
 static int frame_layout(prog *pr) {
+    static _Atomic uint64_t uids;
+    pr->uid = atomic_fetch_add(&uids, 1) + 1;
     if (!(pr->fixed = tdm_malloc((size_t)(5 * pr->n) * sizeof *pr->fixed))) return -1;
     for (int i = 0; i < pr->n; i++) {
         prog_instr *ins = &pr->ins[i];
@@ -478,15 +482,30 @@ int arc_prog_fail(tdm_arc_rt *rt, int line, const char *text) {
     return tdm_error(st, "%s", rt->err);
 }
 
+/* rt's frame made pr's: room for its slots, the input and its constants, which are written (NULL out of
+ * memory). A run of the program it was made for takes it as it is. */
+static tdm_arc_val **frame_for(tdm_arc_rt *rt, const prog *pr) {
+    size_t n = (size_t)pr->nslots + 1 + (size_t)pr->nfixed;
+    rt->frame_of = 0;
+    if (n > rt->frame_cap) {
+        tdm_free(rt->frame);
+        rt->frame_cap = 0;
+        if (!(rt->frame = tdm_malloc((n < 64 ? 64 : n) * sizeof *rt->frame))) return NULL;
+        rt->frame_cap = n < 64 ? 64 : n;
+    }
+    memcpy(rt->frame + pr->nslots + 1, pr->fixed, (size_t)pr->nfixed * sizeof *rt->frame);
+    rt->frame_of = pr->uid;
+    return rt->frame;
+}
+
 int arc_program_run(tdm_arc_rt *rt, const tdm_arc_programs *p, size_t k, const tdm_arc_val *grid,
                     const tdm_arc_val **out, int bytes_out) {
     if (!rt || !p || !grid || !out || k >= p->n) return tdm_error(TDM_E_INVAL, "tdm_arc_program_run: bad arguments");
     const prog *pr = &p->p[k];
     rt->failed = 0, rt->err[0] = '\0', rt->depth = 0;
-    tdm_arc_val **f = arc_alloc(rt, (size_t)(pr->nslots + 1 + pr->nfixed) * sizeof *f);
-    if (!f) return tdm_error(TDM_E_NOMEM, "solve_%s: %s", pr->task, rt->err);
+    tdm_arc_val **f = rt->frame_of == pr->uid ? rt->frame : frame_for(rt, pr);
+    if (!f) return tdm_error(TDM_E_NOMEM, "solve_%s: no memory for its frame", pr->task);
     f[pr->nslots] = (tdm_arc_val *)grid;
-    memcpy(f + pr->nslots + 1, pr->fixed, (size_t)pr->nfixed * sizeof *f);
     const int direct = !rt->stats; /* statistics time each call: arc_call_ex's way */
     for (int i = 0; i < pr->n; i++) {
         const prog_instr *ins = &pr->ins[i];

@@ -140,6 +140,7 @@ void tdm_arc_rt_free(tdm_arc_rt *rt) {
     if (!rt) return;
     free_chunks(rt->chunks);
     tdm_free(rt->stats);
+    tdm_free(rt->frame);
     tdm_free(rt);
 }
 

@@ -89,6 +89,30 @@ static void test_dead_lines_run(void **state) {
     tdm_arc_programs_free(p);
 }
 
+/* A runtime keeps the last program's frame, its constants written (arc_program_run): a program parsed
+ * after that one is freed (often at the same address) or another program of the same set, run on the same
+ * runtime, reads its own constants, and so does the first one run again. */
+static void test_kept_frame(void **state) {
+    (void)state;
+    const char *src[2] = {"def solve_a(I):\n    x1 = astuple(ONE, TWO)\n    O = canvas(THREE, x1)\n    return O\n"
+                          "def solve_b(I):\n    x1 = astuple(TWO, ONE)\n    O = canvas(FOUR, x1)\n    return O\n",
+                          "def solve_a(I):\n    x1 = astuple(TWO, TWO)\n    O = canvas(FIVE, x1)\n    return O\n"};
+    const char *want[3] = {"((3, 3),)", "((4,), (4,))", "((5, 5), (5, 5))"};
+    const tdm_arc_val *out;
+    for (int round = 0; round < 2; round++) {
+        tdm_arc_programs *p = parse_ok(src[round]);
+        for (size_t k = 0; k < tdm_arc_programs_count(p) + 1; k++) { /* each, then the first again */
+            size_t at = k % tdm_arc_programs_count(p);
+            tdm_arc_rt_reset(ta_rt);
+            assert_int_equal(tdm_arc_program_run(ta_rt, p, at, ta_parse("((0,),)"), &out), TDM_OK);
+            char *r = ta_repr(out);
+            assert_string_equal(r, want[round ? 2 : at]);
+            free(r);
+        }
+        tdm_arc_programs_free(p);
+    }
+}
+
 static void test_parse_errors(void **state) {
     (void)state;
     parse_err("def solve_x(I):\n    O = nosuch(I)\n    return O\n", "t.py:2:9: unknown name");
@@ -397,7 +421,7 @@ static void test_grid_lines(void **state) {
 int main(void) {
     tu_init_seed("test_arc_program");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_and_run), cmocka_unit_test(test_dead_lines_run),
+        cmocka_unit_test(test_parse_and_run), cmocka_unit_test(test_dead_lines_run), cmocka_unit_test(test_kept_frame),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_runtime_errors),
         cmocka_unit_test(test_lazy_lines), cmocka_unit_test(test_grid_lines),
     };
