@@ -39,11 +39,13 @@ static tdm_arc_rt *rt_take(int stats) {
     return rt;
 }
 
-/* Keeps rt, its values freed, for the thread's next batch when it holds 1 MiB or less and the thread keeps
- * none already; else frees it. */
+/* Keeps rt for the thread's next batch when it holds 1 MiB or less and the thread keeps none already; else
+ * frees it. The last call's values stay in its arena until the next call resets it (run_one). */
 static void rt_give(tdm_arc_rt *rt) {
     if (!rt) return;
-    tdm_arc_rt_reset(rt); /* gives back what one large call took past the first block */
+    /* a large one reset: gives back what one large call took past the first block (a kept runtime is
+       reset by each call that takes it, before the call) */
+    if (tdm_arc_rt_bytes(rt) > ((size_t)1 << 20)) tdm_arc_rt_reset(rt);
     int keep = !kept_rt && tdm_arc_rt_bytes(rt) <= ((size_t)1 << 20);
     if (keep && keyed_rt != rt) { /* the key learns it, for the thread's exit */
         pthread_once(&kept_once, kept_make);
@@ -177,6 +179,13 @@ static int run_one(tdm_arc_rt *rt, const tdm_arc_programs *p, const tdm_arc_inpu
     return arc_result_fill(rt, out, r, slab);
 }
 
+/* A thread's result slabs added to b's. */
+static void slabs_join(tdm_arc_batch *b, arc_cells_slab *slab) {
+    arc_cells_slab *last = slab;
+    while (last->next) last = last->next;
+    last->next = b->slabs, b->slabs = slab;
+}
+
 /* One thread's share of tdm_arc_batch_run: in a team (its loop an orphaned omp for, the calls shared out
  * among the team), or alone, every call its own. Alone takes no worksharing construct, which would bind to
  * a caller's own parallel region. Returns 1 when memory ran out. */
@@ -194,13 +203,11 @@ static int batch_worker(const tdm_arc_programs *p, const tdm_arc_inputs *in, con
         for (size_t c = 0; c < n; c++)
             if (rt && !failed && run_one(rt, p, in, calls[c].prog, &calls[c].grid, &b->res[c], &slab)) failed = 1;
     }
-    if (slab) {
+    if (slab && team) {
 #pragma omp critical(tdm_arc_batch_slabs)
-        {
-            arc_cells_slab *last = slab;
-            while (last->next) last = last->next;
-            last->next = b->slabs, b->slabs = slab;
-        }
+        slabs_join(b, slab);
+    } else if (slab) {
+        slabs_join(b, slab); /* alone: no other thread to keep out */
     }
     if (rt && stats && rt->stats) {
 #pragma omp critical(tdm_arc_batch_stats)
