@@ -25,6 +25,28 @@ static int views(tdm_arc_rt *rt, tdm_arc_val **a, int n, arc_gview *v) {
     return all;
 }
 
+#if defined(__SSE2__)
+/* c (w rows of h) = the transpose of s (h rows of w), 16 x 16 blocks at a time: 16 rows read, four perfect
+ * shuffles of their bytes (each pairs row k with row k + 8) make them the block's 16 columns. A block's
+ * rows are stored 16 bytes each, so a row shorter than that runs into the next one, or into c's slack:
+ * blocks of columns 16.. (bi 16) go first and every row is written again after its neighbour's overrun;
+ * the slack is set again at the end. Reads stay within s's rows and slack (32 bytes). */
+static void transpose_bytes(uint8_t *c, const uint8_t *s, int h, int w) {
+    for (int bi = h > 16 ? 16 : 0; bi >= 0; bi -= 16)
+        for (int bj = 0; bj < w; bj += 16) {
+            __m128i r[16], o[16];
+            for (int q = 0; q < 16; q++)
+                r[q] = bi + q < h ? _mm_loadu_si128((const __m128i *)(s + (bi + q) * w + bj)) : _mm_setzero_si128();
+            for (int round = 0; round < 4; round++) {
+                for (int k = 0; k < 8; k++) o[2 * k] = _mm_unpacklo_epi8(r[k], r[k + 8]), o[2 * k + 1] = _mm_unpackhi_epi8(r[k], r[k + 8]);
+                memcpy(r, o, sizeof r);
+            }
+            for (int k = 0; k < 16 && bj + k < w; k++) _mm_storeu_si128((__m128i *)(c + (bj + k) * h + bi), r[k]);
+        }
+    memset(c + h * w, 0xff, 32); /* arc_grid_view_bytes' slack, as it was */
+}
+#endif
+
 /* hmirror .. rot270 */
 static int move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, int bytes, tdm_arc_val **out) {
     arc_gview v;
@@ -36,6 +58,12 @@ static int move(tdm_arc_rt *rt, tdm_arc_val **a, int kind, int bytes, tdm_arc_va
     uint8_t *c = arc_grid_view_bytes(rt, oh, ow);
     if (!c) return -1;
     const uint8_t *s = v.c;
+#if defined(__SSE2__)
+    if (kind == ARC_GB_DMIRROR && !arc_bits_portable) {
+        transpose_bytes(c, s, h, w);
+        return (*out = arc_grid_result(rt, c, oh, ow, bytes)) ? 1 : -1;
+    }
+#endif
     for (int i = 0; i < oh; i++) {
         uint8_t *o = c + i * ow;
         switch (kind) {
