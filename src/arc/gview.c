@@ -103,14 +103,20 @@ int arc_grid_view_ints(tdm_arc_rt *rt, const tdm_arc_val *g, int h, int w, const
 }
 
 #if defined(ARC_VEC_ADDR)
-/* out[0..15] = c[0..15] as ints: a row of up to 16 cells in a fixed number of steps, not a call. */
-static inline void sixteen_ints(int *out, const uint8_t *c) {
-    const __m128i z = _mm_setzero_si128(), b = _mm_loadu_si128((const __m128i *)c);
-    __m128i lo = _mm_unpacklo_epi8(b, z), hi = _mm_unpackhi_epi8(b, z);
-    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo, z));
-    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(lo, z));
-    _mm_storeu_si128((__m128i *)(out + 8), _mm_unpacklo_epi16(hi, z));
-    _mm_storeu_si128((__m128i *)(out + 12), _mm_unpackhi_epi16(hi, z));
+/* out[0..3] = the four bytes c[0..3] as ints. */
+static inline void four_ints(int *out, const uint8_t *c) {
+    const __m128i z = _mm_setzero_si128();
+    uint32_t four;
+    memcpy(&four, c, 4);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), z), z));
+}
+
+/* out[0..7] = c[0..7] as ints. */
+static inline void eight_ints(int *out, const uint8_t *c) {
+    const __m128i z = _mm_setzero_si128();
+    __m128i b = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)c), z);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(b, z));
+    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(b, z));
 }
 #endif
 
@@ -129,7 +135,7 @@ int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) 
         if (at > n - w) return 0; /* cells partly written */
 #if defined(ARC_VEC_ADDR)
         if (w <= 16) { /* 16 bytes read (the view's slack covers it), 16 ints written (the next row's after) */
-            sixteen_ints(cells + (size_t)i * w, v->c + at);
+            eight_ints(cells + (size_t)i * w, v->c + at), eight_ints(cells + (size_t)i * w + 8, v->c + at + 8);
             continue;
         }
 #endif
@@ -247,23 +253,6 @@ int arc_bytes_pick_counted(const uint8_t *c, uint32_t n, const uint32_t *count, 
     return arc_pick_colour_in_order(count, first, least);
 }
 
-#if defined(ARC_VEC_ADDR)
-/* out[0..3] = the four bytes c[0..3] as ints. */
-static inline void four_ints(int *out, const uint8_t *c) {
-    const __m128i z = _mm_setzero_si128();
-    uint32_t four;
-    memcpy(&four, c, 4);
-    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)four), z), z));
-}
-
-/* out[0..7] = c[0..7] as ints. */
-static inline void eight_ints(int *out, const uint8_t *c) {
-    const __m128i z = _mm_setzero_si128();
-    __m128i b = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)c), z);
-    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(b, z));
-    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(b, z));
-}
-#endif
 
 #if defined(ARC_VEC_ADDR) && defined(__GNUC__)
 /* arc_bytes_to_ints' whole 32s for CPUs with AVX2, eight bytes widened to eight ints by one instruction

@@ -235,9 +235,9 @@ tdm_arc_val *arc_connect_pairs(tdm_arc_rt *rt, tdm_arc_val **a, int *done) {
     if (!pa) return *done = 1, NULL;
     for (uint32_t k = 0; k < na; k++)
         if (!packed_pos(ma[k], &pa[k])) return NULL;
+    if (a[1] == a[2]) return *done = 1, same_pairs(rt, a, ma, pa, na); /* NULL: out of memory */
     for (uint32_t k = 0; k < nb; k++)
         if (!packed_pos(mb[k], &pb[k])) return NULL;
-    if (a[1] == a[2]) return *done = 1, same_pairs(rt, a, ma, pa, na); /* NULL: out of memory */
     /* the pairs on a line (most are not: they all give the one empty set), their ends least first, into a
        table of the distinct ones (doubled at half full) */
     uint32_t n = 0, off = 0, cap = 64, lcap = 64;

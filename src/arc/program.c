@@ -488,10 +488,11 @@ static tdm_arc_val **frame_for(tdm_arc_rt *rt, const prog *pr) {
     size_t n = (size_t)pr->nslots + 1 + (size_t)pr->nfixed;
     rt->frame_of = 0;
     if (n > rt->frame_cap) {
+        size_t cap = n < 64 ? 64 : n;
         tdm_free(rt->frame);
         rt->frame_cap = 0;
-        if (!(rt->frame = tdm_malloc((n < 64 ? 64 : n) * sizeof *rt->frame))) return NULL;
-        rt->frame_cap = n < 64 ? 64 : n;
+        if (!(rt->frame = tdm_malloc(cap * sizeof *rt->frame))) return NULL;
+        rt->frame_cap = cap;
     }
     memcpy(rt->frame + pr->nslots + 1, pr->fixed, (size_t)pr->nfixed * sizeof *rt->frame);
     rt->frame_of = pr->uid;
