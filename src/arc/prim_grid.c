@@ -104,7 +104,24 @@ static tdm_arc_val *bottomhalf(tdm_arc_rt *rt, tdm_arc_val *g) {
 tdm_arc_val *arc_p_tophalf(tdm_arc_rt *rt, tdm_arc_val **a) { return tophalf(rt, a[0]); }
 tdm_arc_val *arc_p_bottomhalf(tdm_arc_rt *rt, tdm_arc_val **a) { return bottomhalf(rt, a[0]); }
 
+/* lefthalf(g) is rot270(tophalf(rot90(g))) and righthalf(g) rot270(bottomhalf(rot90(g))): rot90's rows are
+ * g's first w columns, w the shortest row's length (zip's), so the result is each row's first w // 2 cells,
+ * or its cells w - w // 2 .. w - 1; () when w // 2 is 0 (rot90 then has under two rows). Made so directly,
+ * each row a slice sharing g's items; a grid of bytes, or a row that is no tuple (the error), go the
+ * reference's way. */
 static tdm_arc_val *side(tdm_arc_rt *rt, tdm_arc_val *g, int right) {
+    if (arc_is_tuple(g) && !arc_grid_is_lazy(g)) {
+        uint32_t h = g->n, w = UINT32_MAX, i;
+        for (i = 0; i < h && arc_is_tuple(g->u.items[i]); i++)
+            if (g->u.items[i]->n < w) w = g->u.items[i]->n;
+        if (i == h) {
+            uint32_t half = h ? w / 2 : 0, at = right ? w - half : 0;
+            tdm_arc_val *out = arc_tuple(rt, half ? h : 0);
+            ARC_TRY(out);
+            for (i = 0; i < out->n; i++) ARC_TRY(out->u.items[i] = arc_tuple_of(rt, g->u.items[i]->u.items + at, half));
+            return out;
+        }
+    }
     tdm_arc_val *r = arc_p_rot90(rt, &g);
     ARC_TRY(r);
     ARC_TRY(r = right ? bottomhalf(rt, r) : tophalf(rt, r));
