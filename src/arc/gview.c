@@ -82,10 +82,25 @@ int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     int h = r0 ? (int)g->n : 0, w = r0 && arc_is_tuple(r0) && r0->n <= ARC_SLOT ? (int)r0->n : 0;
     uint8_t *c = w ? arc_grid_view_bytes(rt, h, w) : NULL;
     if (w && !c) return -1;
+    /* a row that is a run of the input's cells (a crop's, a split's: arc_grid_input_rows) is copied from
+       the input's view, 16 bytes at a time when it is that short (into the next row's place, written
+       after it, or the slack, set again below); any other row is read cell by cell */
+    const tdm_arc_val *in = rt->gview_of[0];
+    const arc_gview *iv = &rt->gview[0];
+    uintptr_t base = in && iv->c ? (uintptr_t)in->u.items[0]->u.items : 0, n = in && iv->c ? (uintptr_t)iv->h * (uintptr_t)iv->w : 0;
     for (int i = 0; c && i < h; i++) {
         const tdm_arc_val *r = g->u.items[i];
-        if (!arc_is_tuple(r) || (int)r->n != w || !cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
+        if (!arc_is_tuple(r) || (int)r->n != w) {
+            c = NULL;
+            break;
+        }
+        uintptr_t at = !arc_tuple_is_lazy(r) ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
+        int inside = n >= (uintptr_t)w && at <= n - (uintptr_t)w; /* (unsigned: before the first wraps) */
+        if (inside && w <= 16) memcpy(c + (size_t)i * w, iv->c + at, 16);
+        else if (inside) memcpy(c + (size_t)i * w, iv->c + at, (size_t)w);
+        else if (!cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
     }
+    if (c) memset(c + (size_t)h * w, 0xff, 16);
     if (c) x.c = c, x.h = h, x.w = w;
     keep(rt, g, &x, 0); /* not a view: kept too, so that the next reader does not try again */
     *v = x;

@@ -382,8 +382,38 @@ static tdm_arc_val *recolour(tdm_arc_rt *rt, tdm_arc_val **a, int swap, const ch
 tdm_arc_val *arc_p_replace(tdm_arc_rt *rt, tdm_arc_val **a) { return recolour(rt, a, 0, "replace"); }
 tdm_arc_val *arc_p_switch(tdm_arc_rt *rt, tdm_arc_val **a) { return recolour(rt, a, 1, "switch"); }
 
+/* cellwise on the grids' bytes, when both have them, b's rows are a's width and at least as many, and the
+ * fallback is a colour: the result's cells are made from its bytes. 1 and *out, 0 when not such, -1 out of
+ * memory. */
+static int cellwise_bytes(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) {
+    int f = arc_interned_colour(a[2]);
+    arc_gview va, vb;
+    if (f < 0 || !arc_defer(rt)) return 0;
+    int r = arc_grid_view(rt, a[0], &va);
+    if (r > 0) r = arc_grid_view(rt, a[1], &vb);
+    if (r <= 0) return r;
+    if (vb.w != va.w || vb.h < va.h) return 0;
+    uint8_t *c = arc_grid_view_bytes(rt, va.h, va.w);
+    if (!c) return -1;
+    size_t n = (size_t)va.h * (size_t)va.w, k = 0;
+#if defined(__SSE2__)
+    const __m128i fb = _mm_set1_epi8((char)f); /* 16 bytes at a time, into the slack (the views have it too) */
+    for (; k < n; k += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(va.c + k)), e = _mm_cmpeq_epi8(x, _mm_loadu_si128((const __m128i *)(vb.c + k)));
+        _mm_storeu_si128((__m128i *)(c + k), _mm_or_si128(_mm_and_si128(e, x), _mm_andnot_si128(e, fb)));
+    }
+    memset(c + n, 0xff, 16); /* the slack as arc_grid_view_bytes set it */
+#endif
+    for (; k < n; k++) c[k] = va.c[k] == vb.c[k] ? va.c[k] : (uint8_t)f;
+    return (*out = arc_grid_of_bytes(rt, c, va.h, va.w)) ? 1 : -1;
+}
+
 tdm_arc_val *arc_p_cellwise(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *x = a[0], *y = a[1];
+    tdm_arc_val *g;
+    int fast = cellwise_bytes(rt, a, &g);
+    ARC_TRYI(fast);
+    if (fast) return g;
     if (!arc_is_tuple(x) || !arc_is_tuple(y)) return arc_fail(rt, "cellwise: expected grids");
     if (!x->n) return arc_fail(rt, "cellwise: tuple index out of range (empty grid)");
     if (!arc_is_tuple(x->u.items[0])) return arc_fail(rt, "cellwise: grid row is not a tuple");
