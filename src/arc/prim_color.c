@@ -116,7 +116,17 @@ tdm_arc_val *arc_p_palette(tdm_arc_rt *rt, tdm_arc_val **a) {
     return arc_set_copy(rt, s);
 }
 
+/* len(palette(e)): a grid's bytes are counted (no set made), anything else goes through palette. */
 tdm_arc_val *arc_p_numcolors(tdm_arc_rt *rt, tdm_arc_val **a) {
+    arc_gview gv;
+    int known = arc_is_tuple(a[0]) ? arc_grid_view(rt, a[0], &gv) : 0;
+    ARC_TRYI(known);
+    if (known) {
+        const uint32_t *count = arc_grid_view_counts(rt, a[0], &gv);
+        int n = 0;
+        for (int k = 0; k < ARC_COLOURS_N; k++) n += count[k] != 0;
+        return arc_int(rt, n);
+    }
     tdm_arc_val *p = arc_p_palette(rt, a);
     ARC_TRY(p);
     return arc_int(rt, p->n);
