@@ -83,8 +83,8 @@ int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     uint8_t *c = w ? arc_grid_view_bytes(rt, h, w) : NULL;
     if (w && !c) return -1;
     /* a row that is a run of the input's cells (a crop's, a split's: arc_grid_input_rows) is copied from
-       the input's view, 16 bytes at a time when it is that short (into the next row's place, written
-       after it, or the slack, set again below); any other row is read cell by cell */
+       the input's view, 16 or 32 bytes (into the next row's place, written after it, or the
+       slack, set again below); any other row is read cell by cell */
     const tdm_arc_val *in = rt->gview_of[0];
     const arc_gview *iv = &rt->gview[0];
     uintptr_t base = in && iv->c ? (uintptr_t)in->u.items[0]->u.items : 0, n = in && iv->c ? (uintptr_t)iv->h * (uintptr_t)iv->w : 0;
@@ -97,10 +97,10 @@ int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
         uintptr_t at = !arc_tuple_is_lazy(r) ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
         int inside = n >= (uintptr_t)w && at <= n - (uintptr_t)w; /* (unsigned: before the first wraps) */
         if (inside && w <= 16) memcpy(c + (size_t)i * w, iv->c + at, 16);
-        else if (inside) memcpy(c + (size_t)i * w, iv->c + at, (size_t)w);
+        else if (inside) memcpy(c + (size_t)i * w, iv->c + at, 32);
         else if (!cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
     }
-    if (c) memset(c + (size_t)h * w, 0xff, 16);
+    if (c) memset(c + (size_t)h * w, 0xff, 32);
     if (c) x.c = c, x.h = h, x.w = w;
     keep(rt, g, &x, 0); /* not a view: kept too, so that the next reader does not try again */
     *v = x;

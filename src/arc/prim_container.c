@@ -204,7 +204,9 @@ static int dedupe_rows(tdm_arc_rt *rt, tdm_arc_val *t, tdm_arc_val **v, tdm_arc_
     }
     uint8_t *c = arc_grid_view_bytes(rt, (int)m, g.w);
     if (!c || !(*out = arc_rebuild(rt, t, v, m))) return -1;
-    for (uint32_t p = 0; p < m; p++) memcpy(c + p * g.w, g.c + kept[p] * g.w, (size_t)g.w);
+    /* 32 bytes a row (into the next row's place, written after it, or the slack, set again) */
+    for (uint32_t p = 0; p < m; p++) memcpy(c + p * g.w, g.c + kept[p] * g.w, 32);
+    memset(c + m * g.w, 0xff, 32);
     arc_grid_view_keep(rt, *out, c, (int)m, g.w);
     return 1;
 }
