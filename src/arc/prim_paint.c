@@ -305,13 +305,18 @@ tdm_arc_val *arc_p_underpaint(tdm_arc_rt *rt, tdm_arc_val **a) {
     return paint(rt, a[0], a[1], 1, "underpaint", arc_take_grid(rt, a));
 }
 
+/* paint(cover(grid, obj), shift(obj, offset)): the covered grid is read only by that paint, so it may be a
+ * grid of bytes whatever the line allows; the line's permission goes to the paint. */
 tdm_arc_val *arc_p_move(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int bytes = arc_take_grid(rt, a);
+    rt->grid_args = a;
     tdm_arc_val *covered = arc_p_cover(rt, a);
+    rt->grid_args = NULL;
     ARC_TRY(covered);
     tdm_arc_val *sa[2] = {a[1], a[2]};
     tdm_arc_val *shifted = arc_p_shift(rt, sa);
     ARC_TRY(shifted);
-    return paint(rt, covered, shifted, 0, "move", 0);
+    return paint(rt, covered, shifted, 0, "move", bytes);
 }
 
 /* replace (swap 0: from to to) and switch (swap 1: from and to swapped) on a grid's bytes, when they are

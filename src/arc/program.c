@@ -229,13 +229,13 @@ static void mark_lazy(prog *pr) {
 }
 
 /* Whether a line's callee may return a grid of bytes (arg -1), or reads one as its argument arg: the
- * grid of fill, paint and their kin (they write its bytes), of the mirrors, rotations, concatenations and
+ * grid of fill, paint and their kin (they write its bytes; move covers and paints), of the mirrors, rotations, concatenations and
  * upscale (gbytes.c); canvas makes one of nothing. */
 static int grid_bytes(const prog_instr *ins, int arg) {
     if (ins->callee.kind != ARG_PRIM) return 0;
     switch (ins->callee.idx) {
     case ARC_P_fill: case ARC_P_underfill: case ARC_P_paint: case ARC_P_underpaint: case ARC_P_cover:
-    case ARC_P_replace: case ARC_P_switch: case ARC_P_hmirror: case ARC_P_vmirror: case ARC_P_dmirror:
+    case ARC_P_replace: case ARC_P_switch: case ARC_P_move: case ARC_P_hmirror: case ARC_P_vmirror: case ARC_P_dmirror:
     case ARC_P_cmirror: case ARC_P_rot90: case ARC_P_rot180: case ARC_P_rot270: case ARC_P_upscale:
         return arg <= 0;
     case ARC_P_hconcat: case ARC_P_vconcat:
