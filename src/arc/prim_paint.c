@@ -388,9 +388,9 @@ tdm_arc_val *arc_p_replace(tdm_arc_rt *rt, tdm_arc_val **a) { return recolour(rt
 tdm_arc_val *arc_p_switch(tdm_arc_rt *rt, tdm_arc_val **a) { return recolour(rt, a, 1, "switch"); }
 
 /* cellwise on the grids' bytes, when both have them, b's rows are a's width and at least as many, and the
- * fallback is a colour: the result's cells are made from its bytes. 1 and *out, 0 when not such, -1 out of
- * memory. */
-static int cellwise_bytes(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) {
+ * fallback is a colour: the result is a grid of bytes when the line allows one (bytes), else its cells are
+ * made from its bytes. 1 and *out, 0 when not such, -1 out of memory. */
+static int cellwise_bytes(tdm_arc_rt *rt, tdm_arc_val **a, int bytes, tdm_arc_val **out) {
     int f = arc_interned_colour(a[2]);
     arc_gview va, vb;
     if (f < 0 || !arc_defer(rt)) return 0;
@@ -410,13 +410,13 @@ static int cellwise_bytes(tdm_arc_rt *rt, tdm_arc_val **a, tdm_arc_val **out) {
     memset(c + n, 0xff, 16); /* the slack as arc_grid_view_bytes set it */
 #endif
     for (; k < n; k++) c[k] = va.c[k] == vb.c[k] ? va.c[k] : (uint8_t)f;
-    return (*out = arc_grid_of_bytes(rt, c, va.h, va.w)) ? 1 : -1;
+    return (*out = arc_grid_result(rt, c, va.h, va.w, bytes)) ? 1 : -1;
 }
 
 tdm_arc_val *arc_p_cellwise(tdm_arc_rt *rt, tdm_arc_val **a) {
     tdm_arc_val *x = a[0], *y = a[1];
     tdm_arc_val *g;
-    int fast = cellwise_bytes(rt, a, &g);
+    int fast = cellwise_bytes(rt, a, arc_take_grid(rt, a), &g);
     ARC_TRYI(fast);
     if (fast) return g;
     if (!arc_is_tuple(x) || !arc_is_tuple(y)) return arc_fail(rt, "cellwise: expected grids");

@@ -240,7 +240,7 @@ static int grid_bytes(const prog_instr *ins, int arg) {
         return arg <= 0;
     case ARC_P_hconcat: case ARC_P_vconcat:
         return arg <= 1;
-    case ARC_P_canvas:
+    case ARC_P_canvas: case ARC_P_cellwise: /* cellwise: of two grids' bytes (prim_paint.c) */
         return arg < 0;
     case ARC_P_apply: /* apply(mostcommon | leastcommon, g) counts g's rows from its bytes (prim_func.c) */
         return arg == 1 && ins->args[0].kind == ARG_PRIM &&
