@@ -710,6 +710,17 @@ tdm_arc_val *arc_objects_eager(tdm_arc_rt *rt, tdm_arc_val **a);
  * lazy path handles (over 30x30, colours outside 0..9, rows of width 0, cells not ints); the caller then
  * takes the eager path, which also gives Python's errors. */
 tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback);
+/* colorfilter(objects(a...), c) for univalued objects (a[1] true), made as arc_objects_lazy makes objects()
+ * but of the cells of colour c only (0..9): the same values, hash and, when asked, layouts (read from the
+ * full objects() of a, made then). *fallback as arc_objects_lazy's. */
+tdm_arc_val *arc_objects_of_colour(tdm_arc_rt *rt, tdm_arc_val **a, int c, int *fallback);
+/* 1 when s is arc_objects_of_colour's set of colour c (its outer set, not laid out yet), else 0. */
+int arc_objects_only(const tdm_arc_val *s, int c);
+/* For a line objects(...) read only by a line colorfilter(·, c) (program.c): the primitives the two lines
+ * run, objects' (arc_objects_of_colour's set when it applies, else objects()) and colorfilter's (which gives
+ * such a set back as it is, since it is that filter's result; else filters). */
+arc_prim_fn arc_objects_of_fn(int c);
+arc_prim_fn arc_colorfilter_of_fn(int c);
 /* For a set fresh from arc_objects_lazy (still lazy: nothing has read its layout): each cell's object
  * (comp, row-major over the grid, -1 for background) and the objects (objs[k] is the element of the set that
  * comp value k names), both owned by the set's runtime. 0, or -1 when outer is not such a set or memory ran

@@ -64,6 +64,7 @@ static inline __attribute__((always_inline)) void label_body(objs_ctx *x, uint8_
     for (int i = 0; i < h; i++) {
         const uint8_t *r = pr[i] + 1, *u = r - PADW;
         uint32_t fg = x->has_bg ? full & ~arc_colour_mask32(r, x->bg) : full, s, e, up = 0, d1 = 0, d2 = 0;
+        if (x->only >= 0) fg &= arc_colour_mask32(r, x->only); /* one colour's objects (the others' cells as background) */
         if (uni) {
             /* classes are colours: compare the row with its neighbours (sentinels at both ends) */
             s = fg & ~EQ_MASK(r, r - 1), e = fg & ~EQ_MASK(r, r + 1);
@@ -197,7 +198,7 @@ void arc_objs_label_slot(const uint8_t *cells, int h, int w, int flags, int16_t 
     for (int i = 0; i < h; i++)
         for (int j = 0; j < w; j++) pr[i][1 + j] = x.col[i * w + j] = cells[i * ARC_SLOT + j];
     x.h = h, x.w = w;
-    x.univalued = (flags & ARC_OBJ_UNIVALUED) != 0, x.diagonal = (flags & ARC_OBJ_DIAGONAL) != 0;
+    x.univalued = (flags & ARC_OBJ_UNIVALUED) != 0, x.diagonal = (flags & ARC_OBJ_DIAGONAL) != 0, x.only = -1;
     x.has_bg = (flags & ARC_OBJ_WITHOUT_BG) != 0;
     x.bg = x.has_bg ? arc_bytes_pick(x.col, (uint32_t)(h * w), 0) : -1;
     label(&x, pr);

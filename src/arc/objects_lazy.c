@@ -440,6 +440,42 @@ static tdm_arc_val *replay_object(objs_ctx *x, int part) {
     return arc_set_copy(rt, obj);
 }
 
+/* The layout of a set of one colour's objects (arc_objects_of_colour), which stands for colorfilter(objects(
+ * ...), c): the reference's order comes from every object, so it is read from the full objects() of the same
+ * arguments, made now. The outer set is its objects of colour c added in its order (colorfilter's frozenset
+ * of a generator), with this set's own objects (its twins': the same cells) as the elements; an object takes
+ * its twin's table (the same flood fill made it). 0, or -1 with rt's error set. */
+static int only_layout(objs_ctx *x, tdm_arc_val *s) {
+    tdm_arc_rt *rt = x->z.rt;
+    if (!x->full) {
+        int fallback = 0;
+        tdm_arc_val *f = arc_objects_lazy(rt, x->fa, &fallback); /* lazy: it holds at least this set's objects */
+        if (!f || !arc_set_is_lazy(f)) return f ? arc_failf(rt, "objects: the grid read differently a second time") : -1;
+        x->full = f, x->fullx = f->u.set.lazy;
+    }
+    objs_ctx *f = x->fullx;
+    cell_objects(x);
+    if (s->u.set.part == OUTER) {
+        arc_list l;
+        tdm_arc_val *out = arc_set_new(rt);
+        if (!out || arc_elems(rt, x->full, &l, "colorfilter")) return -1;
+        for (uint32_t k = 0; k < l.n; k++) {
+            int o = (int)(l.v[k] - f->objs); /* the full layout lists its own objects; seed made for it */
+            if (f->ucol[o] == x->only && arc_set_add(rt, out, &x->objs[x->comp[f->seed[o]]])) return -1;
+        }
+        arc_set_take(s, out);
+        return 0;
+    }
+    if (prepare(f)) return -1;
+    cell_objects(f);
+    int part = (int)s->u.set.part, i = x->box[part][0], j = x->box[part][1];
+    while (x->comp[i * x->w + j] != part) j++; /* its first cell on its top row */
+    tdm_arc_val *twin = &f->objs[f->comp[i * x->w + j]];
+    if (arc_set_is_lazy(twin) && arc_set_force(twin)) return -1;
+    arc_set_take(s, twin);
+    return 0;
+}
+
 static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
     objs_ctx *x = (objs_ctx *)z;
     if (prepare(x)) return -1;
@@ -466,6 +502,7 @@ static int lazy_layout(arc_lazy *z, tdm_arc_val *s) {
             return 0;
         }
     }
+    if (x->only >= 0) return only_layout(x, s);
     if (prepare_order(x)) return -1; /* the rest replays the reference's order */
     if (s->u.set.part == OUTER) {
         /* objs.add(frozenset(obj)) in discovery order, then frozenset(objs) */
@@ -498,6 +535,7 @@ static int lazy_members(arc_lazy *z, tdm_arc_val *s, tdm_arc_val ***v) {
 int arc_objects_lazy_parts(tdm_arc_val *outer, const int16_t **comp, tdm_arc_val **objs) {
     if (!arc_set_is_lazy(outer) || outer->u.set.lazy->op != &objs_ops || outer->u.set.part != OUTER) return -1;
     objs_ctx *x = (objs_ctx *)outer->u.set.lazy;
+    if (x->only >= 0) return -1;
     if (prepare(x)) return -1;
     cell_objects(x);
     *comp = x->comp, *objs = x->objs;
@@ -508,10 +546,12 @@ static const arc_lazy_ops objs_ops = {.layout = lazy_layout, .hash = lazy_hash, 
                                        .bbox = lazy_bbox, .holds_pos = lazy_holds_pos, .bits = lazy_bits, .members = lazy_members,
                                        .rows = lazy_rows};
 
-tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
+/* arc_objects_lazy, of the objects of colour only (-1: all). */
+static tdm_arc_val *objects_make(tdm_arc_rt *rt, tdm_arc_val **a, int only, int *fallback) {
     *fallback = 1;
     if (!arc_neigh_order(0, 0, 0)) return NULL;
     objs_ctx *x = arc_alloc(rt, sizeof *x);
+    if (x) x->only = only, memcpy(x->fa, a, sizeof x->fa), x->full = NULL, x->fullx = NULL;
     int r = x ? arc_objs_label(rt, x, a) : -2;
     if (r == -1) return NULL;
     *fallback = 0;
@@ -521,4 +561,14 @@ tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) {
     x->prepared = x->rids_ready = x->comp_ready = x->ordered = x->hashes_ready = 0, x->added = NULL, x->objp = NULL, x->orow = NULL;
     if (!x->ncomp) return arc_set_new(rt); /* frozenset(set()): a fresh empty table */
     return arc_set_lazy(rt, &x->z, OUTER, x->ncomp);
+}
+
+tdm_arc_val *arc_objects_lazy(tdm_arc_rt *rt, tdm_arc_val **a, int *fallback) { return objects_make(rt, a, -1, fallback); }
+
+tdm_arc_val *arc_objects_of_colour(tdm_arc_rt *rt, tdm_arc_val **a, int c, int *fallback) {
+    return objects_make(rt, a, c, fallback);
+}
+
+int arc_objects_only(const tdm_arc_val *s, int c) {
+    return arc_set_is_lazy(s) && s->u.set.lazy->op == &objs_ops && s->u.set.part == OUTER && ((objs_ctx *)s->u.set.lazy)->only == c;
 }

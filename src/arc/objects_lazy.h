@@ -19,6 +19,7 @@
 typedef struct {
     arc_lazy z; /* first: the lazy sets point here */
     int h, w, univalued, diagonal, has_bg, bg;
+    int only; /* -1, or the one colour whose objects are labelled (arc_objects_of_colour: set before labelling) */
     uint32_t ncomp, nruns;
     uint8_t col[MAXC]; /* row-major, w per row */
     /* the partition: per row, the columns where a run of one class (one colour when univalued, every
@@ -49,6 +50,10 @@ typedef struct {
     uint32_t *orow;    /* made by object_rows(): per object, its cells' columns row by row over its box */
     uint32_t *orow_at; /* per object: where its rows start in orow */
     int cur;           /* the object being replayed */
+    /* restricted to one colour: the call's arguments, and the full objects() of them (its set and maker),
+       made when a layout is first asked */
+    tdm_arc_val *fa[4], *full;
+    void *fullx;
 } objs_ctx;
 
 #define PADW 48    /* bytes per padded row: a sentinel, w colours, sentinels */
@@ -106,7 +111,8 @@ static inline void prefix_counts(uint32_t s, uint8_t *out) {
 #endif
 }
 
-/* Reads grid a[0] into x (colours, bg when a[3], the runs and their union-find; x->h, w and the flags set):
+/* Reads grid a[0] into x (colours, bg when a[3], the runs and their union-find of the cells in objects, of
+ * colour x->only when that is set; x->h, w and the flags set):
  * 0, or -1 when the lazy path does not take the grid (shape outside 1..30, rows of unequal length, a cell not
  * an int 0..9), which the eager one then handles; -2 out of memory (rt's error set). */
 int arc_objs_label(tdm_arc_rt *rt, objs_ctx *x, tdm_arc_val **a);

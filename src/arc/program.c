@@ -291,6 +291,32 @@ static int32_t frame_at(prog *pr, const prog_arg *a) {
     return pr->nslots + 1 + f;
 }
 
+/* A line objects(...) whose target only colorfilter(target, C) reads, C a constant colour (the target is
+ * assigned once and not returned): its primitive becomes arc_objects_of_fn(C), which labels only that
+ * colour's objects when it can, and the filter's arc_colorfilter_of_fn(C), which then gives that set back
+ * (the filter's result). After frame_layout. */
+static void mark_only(prog *pr) {
+    for (int i = 0; i < pr->n; i++) {
+        prog_instr *ins = &pr->ins[i];
+        int t = ins->target, c = -1, uses = 0, at = -1;
+        if (ins->callee.kind != ARG_PRIM || ins->callee.idx != ARC_P_objects || t == pr->result) continue;
+        for (int j = 0; j < pr->n; j++) {
+            const prog_instr *u = &pr->ins[j];
+            if ((j != i && u->target == t) || (u->callee.kind == ARG_VAR && u->callee.idx == t)) uses = 2;
+            for (int a = 0; a < u->nargs; a++) {
+                if (u->args[a].kind != ARG_VAR || u->args[a].idx != t) continue;
+                uses++;
+                if (j > i && a == 0 && u->callee.kind == ARG_PRIM && u->callee.idx == ARC_P_colorfilter &&
+                    u->args[1].kind == ARG_CONST) {
+                    const tdm_arc_val *v = arc_const_value(u->args[1].idx);
+                    if (v->kind == TDM_ARC_INT && v->u.i >= 0 && v->u.i < ARC_COLOURS_N) c = (int)v->u.i, at = j;
+                }
+            }
+        }
+        if (uses == 1 && c >= 0) ins->prim = arc_objects_of_fn(c), pr->ins[at].prim = arc_colorfilter_of_fn(c);
+    }
+}
+
 /* Lays out pr's frame (pr->nslots set): 0, or -1 out of memory. */
 static int frame_layout(prog *pr) {
     static _Atomic uint64_t uids;
@@ -402,6 +428,7 @@ int tdm_arc_programs_parse(const char *src, size_t len, const char *name, tdm_ar
                 rc = tdm_error(TDM_E_NOMEM, "no memory for programs");
                 break;
             }
+            mark_only(cur);
             cur = NULL;
             s = next;
             continue;

@@ -4,7 +4,8 @@
  * mostcolor's 0/8 and 1/9 ties). For each call it checks what needs no layout before any layout exists
  * (len, hash, ==, membership of objects and of cells), then lays the sets out through one of the
  * order-reading paths (iteration, first, last, repr, items, copy, minus, meet, totuple, ...) and compares
- * every table, outer and inner, slot by slot with the eager one. Last, a layout that runs out of memory. */
+ * every table, outer and inner, slot by slot with the eager one. The same for one colour's objects against
+ * colorfilter of the eager ones. Last, a layout that runs out of memory. */
 #include "arc_test_util.h"
 
 #include <stdlib.h>
@@ -284,6 +285,51 @@ static void test_values_many(void **state) {
     print_message("lazy objects() values = eager on %d grids x 8 flag combinations\n", grids);
 }
 
+/* arc_objects_of_colour (one colour's objects, program.c's objects line read only by colorfilter(·, c))
+ * against colorfilter(eager objects(), c), for univalued flags and every colour, present or not: what needs
+ * no layout first, then the outer layout through one of the paths (read from the full objects() made then),
+ * then each object's, table by table. */
+static void test_of_colour(void **state) {
+    (void)state;
+    tu_rng r = tu_rng_for(0x0c01);
+    int cells[900], path = 0, sets = 0;
+    for (int rep = 0; rep < 60; rep++) {
+        int kind = rep % NKINDS, h = 1 + (int)tu_below(&r, 30), w = 1 + (int)tu_below(&r, 30);
+        if (rep % 10 == 0) h = w = 30;
+        random_grid(&r, kind, h, w, cells);
+        for (int f = 4; f < 8; f++)
+            for (int c = 0; c < 10; c++) {
+                tdm_arc_val *g;
+                assert_int_equal(tdm_arc_grid_new(ta_rt, h, w, cells, &g), TDM_OK);
+                tdm_arc_val *a[4] = {g, arc_bool(f & 4), arc_bool(f & 2), arc_bool(f & 1)};
+                int fallback = 1;
+                tdm_arc_val *only = arc_objects_of_colour(ta_rt, a, c, &fallback);
+                assert_int_equal(fallback, 0);
+                tdm_arc_val *cf[2] = {arc_objects_eager(ta_rt, a), arc_int(ta_rt, c)}, *e = call("colorfilter", 2, cf);
+                if (only->n != e->n)
+                    fail_msg("grid %d (%dx%d), flags %d, colour %d: %u objects, colorfilter %u", rep, h, w, f, c, only->n, e->n);
+                if (e->n) {
+                    assert_true(arc_objects_only(only, c) && !arc_objects_only(only, (c + 1) % 10));
+                    check_unlaid(only, e);
+                    lay_out_by(path++ % NPATHS, only, e, KEYS_EQ);
+                    same_table(only, e, KEYS_EQ);
+                    arc_slot *t = only->u.set.tab;
+                    for (uint32_t s = 0; s <= only->u.set.mask; s++) {
+                        tdm_arc_val *o = t[s].key;
+                        if (!o || o == ARC_DUMMY) continue;
+                        tdm_arc_val *oe = match(e, o);
+                        if (arc_set_is_lazy(o)) lay_out_by(path++ % NPATHS, o, oe, KEYS_PTR);
+                        same_table(o, oe, KEYS_PTR);
+                    }
+                    same_table(only, e, KEYS_LAYOUT);
+                    sets++;
+                }
+                tdm_arc_rt_reset(ta_rt);
+            }
+    }
+    print_message("one colour's objects = colorfilter(objects()) for %d non-empty sets\n", sets);
+}
+
 /* Grids the lazy path does not take go to the eager one (through the primitive, with its errors). */
 static void test_fallback(void **state) {
     (void)state;
@@ -356,7 +402,8 @@ static void test_no_memory(void **state) {
 
 int main(void) {
     tu_init_seed("test_arc_lazy");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lazy_vs_eager), cmocka_unit_test(test_values_many), cmocka_unit_test(test_fallback),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lazy_vs_eager), cmocka_unit_test(test_values_many), cmocka_unit_test(test_of_colour),
+                                       cmocka_unit_test(test_fallback),
                                        cmocka_unit_test(test_no_memory)};
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }

@@ -241,6 +241,75 @@ static void test_lazy_lines(void **state) {
     tdm_arc_programs_free(p);
 }
 
+/* A line objects(...) that only colorfilter(·, C) reads, C a constant colour, labels only that colour's
+ * objects when univalued, and the filter gives them back as its result (program.c mark_only): on random
+ * grids, the outputs' reprs (every layout, outer and inner) against a runtime that defers nothing, for
+ * lines that are so marked and lines that are not (read twice, a colour that is a variable, not univalued,
+ * a colour out of range). */
+static void test_colour_lines(void **state) {
+    (void)state;
+    const char *src = "def solve_a(I):\n" /* marked: O is the filter's result, the set itself */
+                      "    x1 = objects(I, T, F, F)\n"
+                      "    O = colorfilter(x1, ZERO)\n"
+                      "    return O\n"
+                      "def solve_b(I):\n" /* marked: the filter's set read in order (argmax ties, totuple) */
+                      "    x1 = objects(I, T, T, T)\n"
+                      "    x2 = colorfilter(x1, TWO)\n"
+                      "    x3 = argmax(x2, size)\n"
+                      "    x4 = totuple(x2)\n"
+                      "    O = astuple(x3, x4)\n"
+                      "    return O\n"
+                      "def solve_c(I):\n" /* x1 read twice: not marked */
+                      "    x1 = objects(I, T, F, T)\n"
+                      "    x2 = colorfilter(x1, ONE)\n"
+                      "    x3 = size(x1)\n"
+                      "    O = astuple(x2, x3)\n"
+                      "    return O\n"
+                      "def solve_d(I):\n" /* not univalued (the line is marked, the call labels all) */
+                      "    x1 = objects(I, F, T, F)\n"
+                      "    O = colorfilter(x1, ONE)\n"
+                      "    return O\n"
+                      "def solve_e(I):\n" /* the colour a variable, or no colour: not marked */
+                      "    x1 = objects(I, T, F, F)\n"
+                      "    x2 = mostcolor(I)\n"
+                      "    x3 = colorfilter(x1, x2)\n"
+                      "    x4 = objects(I, T, F, F)\n"
+                      "    x5 = colorfilter(x4, TEN)\n"
+                      "    O = astuple(x3, x5)\n"
+                      "    return O\n";
+    tdm_arc_programs *p = parse_ok(src);
+    tdm_arc_rt *eager;
+    assert_int_equal(tdm_arc_rt_new(&eager), TDM_OK);
+    eager->eager = 1;
+    tu_rng r = tu_rng_for(0xc01f);
+    int restricted = 0;
+    for (int round = 0; round < 200; round++) {
+        int h = 1 + (int)tu_below(&r, 14), w = 1 + (int)tu_below(&r, 14), cells[196];
+        for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 2) ? 0 : (int)tu_below(&r, 4);
+        for (size_t k = 0; k < 5; k++) {
+            tdm_arc_val *g[2];
+            const tdm_arc_val *out[2];
+            int rc[2];
+            tdm_arc_rt *rts[2] = {ta_rt, eager};
+            for (int s = 0; s < 2; s++) {
+                tdm_arc_rt_reset(rts[s]);
+                assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g[s]), TDM_OK);
+                rc[s] = tdm_arc_program_run(rts[s], p, k, g[s], &out[s]);
+            }
+            assert_int_equal(rc[0], rc[1]);
+            if (rc[0]) continue;
+            if (k == 0 && out[0]->n) assert_true(arc_objects_only(out[0], 0)), restricted++;
+            if (k == 3) assert_false(arc_objects_only(out[0], 1));
+            char *a = ta_repr(out[0]), *b = ta_repr(out[1]);
+            if (strcmp(a, b)) fail_msg("solver %zu on %dx%d: %s\n  want %s", k, h, w, a, b);
+            free(a), free(b);
+        }
+    }
+    assert_true(restricted > 100);
+    tdm_arc_rt_free(eager);
+    tdm_arc_programs_free(p);
+}
+
 /* Lines of fill, paint and their kin (and canvas) whose result only such a line reads as its grid, or the
  * program returns, may give a grid of bytes: which lines are marked; on random grids, against a runtime that
  * defers nothing, the output forced (tdm_arc_program_run), left as bytes (arc_program_run) and read as the
@@ -423,7 +492,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_run), cmocka_unit_test(test_dead_lines_run), cmocka_unit_test(test_kept_frame),
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_runtime_errors),
-        cmocka_unit_test(test_lazy_lines), cmocka_unit_test(test_grid_lines),
+        cmocka_unit_test(test_lazy_lines), cmocka_unit_test(test_colour_lines), cmocka_unit_test(test_grid_lines),
     };
     return cmocka_run_group_tests(tests, ta_setup, ta_teardown);
 }
