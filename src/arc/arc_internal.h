@@ -1045,6 +1045,8 @@ typedef struct {
     const char *text;        /* the line as written, owned by the programs */
     int lazy;                /* the interpreter lets the call return a deferred concatenation (cat.c) */
     int grid;                /* ... and a grid of bytes (the executor does not: its calls are its own) */
+    int only;                /* the interpreter runs this objects or colorfilter line for one colour's objects
+                                (arc_objects_of_fn): that colour, else -1 (the executor runs the line as written) */
 } arc_step;
 /* The shape of program k: 0, or -1 when k is out of range. */
 int arc_prog_view(const tdm_arc_programs *p, size_t k, arc_prog_info *out);

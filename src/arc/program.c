@@ -24,6 +24,7 @@ typedef struct {
                  return a deferred concatenation (arc_internal.h) */
     int grid;  /* the callee may return a grid of bytes and the target is read only where one may be, or
                   returned (grid_bytes): the call may return one (arc_internal.h) */
+    int only;  /* the colour of an objects line and its colorfilter line run as one colour's objects, or -1 */
     prog_arg callee, args[4];
     int32_t at[5]; /* the callee's and the four arguments' places in the run's frame (an unused one: I's) */
     arc_prim_fn prim; /* the callee when it is a primitive (of the arity given: the parse checked it) */
@@ -291,29 +292,42 @@ static int32_t frame_at(prog *pr, const prog_arg *a) {
     return pr->nslots + 1 + f;
 }
 
-/* A line objects(...) whose target only colorfilter(target, C) reads, C a constant colour (the target is
- * assigned once and not returned): its primitive becomes arc_objects_of_fn(C), which labels only that
- * colour's objects when it can, and the filter's arc_colorfilter_of_fn(C), which then gives that set back
- * (the filter's result). After frame_layout. */
+/* How many lines read variable t (as callee or argument; 100 when a line other than line `at` assigns
+ * it), and whether each such read is argument 0 of a line calling primitive prim. */
+static int reads_of(const prog *pr, int t, int at, int prim, int *all_arg0) {
+    int n = 0;
+    *all_arg0 = 1;
+    for (int j = 0; j < pr->n; j++) {
+        const prog_instr *u = &pr->ins[j];
+        if ((j != at && u->target == t) || (u->callee.kind == ARG_VAR && u->callee.idx == t)) return 100;
+        for (int a = 0; a < u->nargs; a++)
+            if (u->args[a].kind == ARG_VAR && u->args[a].idx == t)
+                n++, *all_arg0 &= a == 0 && u->callee.kind == ARG_PRIM && u->callee.idx == prim;
+    }
+    return n;
+}
+
+/* A line objects(...) read only by a line colorfilter(target, C), C a constant colour, whose result only
+ * mfilter lines read (as the container: they merge the kept objects, in no order that needs a layout; a
+ * reader that lays the filter out would make the full objects() too, which then costs more): the two lines
+ * run arc_objects_of_fn(C), which labels only that colour's objects when it can, and
+ * arc_colorfilter_of_fn(C), which gives that set back as the filter's result. After frame_layout. */
 static void mark_only(prog *pr) {
+    for (int i = 0; i < pr->n; i++) pr->ins[i].only = -1;
     for (int i = 0; i < pr->n; i++) {
         prog_instr *ins = &pr->ins[i];
-        int t = ins->target, c = -1, uses = 0, at = -1;
+        int t = ins->target, arg0;
         if (ins->callee.kind != ARG_PRIM || ins->callee.idx != ARC_P_objects || t == pr->result) continue;
-        for (int j = 0; j < pr->n; j++) {
-            const prog_instr *u = &pr->ins[j];
-            if ((j != i && u->target == t) || (u->callee.kind == ARG_VAR && u->callee.idx == t)) uses = 2;
-            for (int a = 0; a < u->nargs; a++) {
-                if (u->args[a].kind != ARG_VAR || u->args[a].idx != t) continue;
-                uses++;
-                if (j > i && a == 0 && u->callee.kind == ARG_PRIM && u->callee.idx == ARC_P_colorfilter &&
-                    u->args[1].kind == ARG_CONST) {
-                    const tdm_arc_val *v = arc_const_value(u->args[1].idx);
-                    if (v->kind == TDM_ARC_INT && v->u.i >= 0 && v->u.i < ARC_COLOURS_N) c = (int)v->u.i, at = j;
-                }
-            }
-        }
-        if (uses == 1 && c >= 0) ins->prim = arc_objects_of_fn(c), pr->ins[at].prim = arc_colorfilter_of_fn(c);
+        if (reads_of(pr, t, i, ARC_P_colorfilter, &arg0) != 1 || !arg0) continue;
+        int j = 0;
+        while (j < pr->n && !(pr->ins[j].nargs == 2 && pr->ins[j].args[0].kind == ARG_VAR && pr->ins[j].args[0].idx == t)) j++;
+        if (j == pr->n) continue;
+        prog_instr *cf = &pr->ins[j]; /* the reader */
+        const tdm_arc_val *v = cf->args[1].kind == ARG_CONST ? arc_const_value(cf->args[1].idx) : NULL;
+        if (!v || v->kind != TDM_ARC_INT || v->u.i < 0 || v->u.i >= ARC_COLOURS_N || cf->target == pr->result) continue;
+        if (reads_of(pr, cf->target, j, ARC_P_mfilter, &arg0) < 1 || !arg0) continue;
+        ins->only = cf->only = (int)v->u.i;
+        ins->prim = arc_objects_of_fn(ins->only), cf->prim = arc_colorfilter_of_fn(cf->only);
     }
 }
 
@@ -497,7 +511,7 @@ void arc_prog_step(const tdm_arc_programs *p, size_t k, int i, arc_step *out) {
                                 [ARG_INPUT] = ARC_STEP_INPUT};
     out->callee_kind = kinds[ins->callee.kind], out->callee = ins->callee.idx;
     out->nargs = ins->nargs, out->target = ins->target, out->line = ins->line, out->text = ins->text, out->lazy = ins->lazy;
-    out->grid = ins->grid;
+    out->grid = ins->grid, out->only = ins->only;
     for (int a = 0; a < ins->nargs; a++) out->arg_kind[a] = kinds[ins->args[a].kind], out->arg[a] = ins->args[a].idx;
 }
 
