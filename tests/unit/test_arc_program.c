@@ -162,6 +162,21 @@ static void test_runtime_errors(void **state) {
             "O = x4(ONE)");
 }
 
+/* Runs solver k of p on the h x w grid cells in the deferring runtime (out[0]) and in eager, which defers
+ * nothing (out[1]): their status, which must agree. */
+static int run_both(tdm_arc_programs *p, size_t k, int h, int w, const int *cells, tdm_arc_rt *eager, const tdm_arc_val *out[2]) {
+    tdm_arc_rt *rts[2] = {ta_rt, eager};
+    int rc[2];
+    for (int s = 0; s < 2; s++) {
+        tdm_arc_val *g;
+        tdm_arc_rt_reset(rts[s]);
+        assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g), TDM_OK);
+        rc[s] = tdm_arc_program_run(rts[s], p, k, g, &out[s]);
+    }
+    assert_int_equal(rc[0], rc[1]);
+    return rc[0];
+}
+
 /* Lines whose result only paint, underpaint, fill or underfill read (as the patch) may give a deferred
  * concatenation (cat.c): which lines are marked, and the outputs on random grids against a runtime that
  * defers nothing (lines of different colours overlap, so the parts' order decides). */
@@ -224,17 +239,8 @@ static void test_lazy_lines(void **state) {
         int h = 2 + (int)tu_below(&r, 12), w = 2 + (int)tu_below(&r, 12), cells[196];
         for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 3) ? 0 : (int)tu_below(&r, 10);
         for (size_t k = 0; k < 3; k++) {
-            tdm_arc_val *g[2];
             const tdm_arc_val *out[2];
-            int rc[2];
-            tdm_arc_rt *rts[2] = {ta_rt, eager};
-            for (int s = 0; s < 2; s++) {
-                tdm_arc_rt_reset(rts[s]);
-                assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g[s]), TDM_OK);
-                rc[s] = tdm_arc_program_run(rts[s], p, k, g[s], &out[s]);
-            }
-            assert_int_equal(rc[0], rc[1]);
-            if (!rc[0]) assert_true(arc_eq((tdm_arc_val *)out[0], (tdm_arc_val *)out[1]));
+            if (!run_both(p, k, h, w, cells, eager, out)) assert_true(arc_eq((tdm_arc_val *)out[0], (tdm_arc_val *)out[1]));
         }
     }
     tdm_arc_rt_free(eager);
@@ -306,17 +312,8 @@ static void test_colour_lines(void **state) {
         int h = 1 + (int)tu_below(&r, 14), w = 1 + (int)tu_below(&r, 14), cells[196];
         for (int k = 0; k < h * w; k++) cells[k] = tu_below(&r, 2) ? 0 : (int)tu_below(&r, 4);
         for (size_t k = 0; k < 5; k++) {
-            tdm_arc_val *g[2];
             const tdm_arc_val *out[2];
-            int rc[2];
-            tdm_arc_rt *rts[2] = {ta_rt, eager};
-            for (int s = 0; s < 2; s++) {
-                tdm_arc_rt_reset(rts[s]);
-                assert_int_equal(tdm_arc_grid_new(rts[s], h, w, cells, &g[s]), TDM_OK);
-                rc[s] = tdm_arc_program_run(rts[s], p, k, g[s], &out[s]);
-            }
-            assert_int_equal(rc[0], rc[1]);
-            if (rc[0]) continue;
+            if (run_both(p, k, h, w, cells, eager, out)) continue;
             char *a = ta_repr(out[0]), *b = ta_repr(out[1]);
             if (strcmp(a, b)) fail_msg("solver %zu on %dx%d: %s\n  want %s", k, h, w, a, b);
             free(a), free(b);
