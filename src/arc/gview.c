@@ -76,6 +76,22 @@ uint8_t *arc_grid_view_bytes(tdm_arc_rt *rt, int h, int w) {
     return c;
 }
 
+/* The input's view (entry 0: its cells lie back to back from its first row's, tdm_arc_grid_new's layout):
+ * its cell count, and in *base the address of its first cell's item; 0 when rt keeps none. */
+static inline uintptr_t input_cells(const tdm_arc_rt *rt, uintptr_t *base) {
+    const tdm_arc_val *in = rt->gview_of[0];
+    if (!in || !rt->gview[0].c) return 0;
+    *base = (uintptr_t)in->u.items[0]->u.items;
+    return (uintptr_t)rt->gview[0].h * (uintptr_t)rt->gview[0].w;
+}
+
+/* Where row r's cells start among the input's n (from base) when r is a listed tuple of w of them, else
+ * UINTPTR_MAX (unsigned: a row before the first wraps). */
+static inline uintptr_t input_row_at(const tdm_arc_val *r, uintptr_t w, uintptr_t base, uintptr_t n) {
+    uintptr_t at = arc_is_tuple(r) && !arc_tuple_is_lazy(r) && r->n == w ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
+    return n >= w && at <= n - w ? at : UINTPTR_MAX;
+}
+
 int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     arc_gview x = {NULL, 0, 0};
     const tdm_arc_val *r0 = arc_is_tuple(g) && g->n && g->n <= ARC_SLOT ? g->u.items[0] : NULL;
@@ -85,20 +101,13 @@ int arc_grid_view_make(tdm_arc_rt *rt, const tdm_arc_val *g, arc_gview *v) {
     /* a row that is a run of the input's cells (a crop's, a split's: arc_grid_input_rows) is copied from
        the input's view, 16 or 32 bytes (into the next row's place, written after it, or the
        slack, set again below); any other row is read cell by cell */
-    const tdm_arc_val *in = rt->gview_of[0];
-    const arc_gview *iv = &rt->gview[0];
-    uintptr_t base = in && iv->c ? (uintptr_t)in->u.items[0]->u.items : 0, n = in && iv->c ? (uintptr_t)iv->h * (uintptr_t)iv->w : 0;
+    uintptr_t base = 0, n = input_cells(rt, &base);
     for (int i = 0; c && i < h; i++) {
         const tdm_arc_val *r = g->u.items[i];
-        if (!arc_is_tuple(r) || (int)r->n != w) {
-            c = NULL;
-            break;
-        }
-        uintptr_t at = !arc_tuple_is_lazy(r) ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
-        int inside = n >= (uintptr_t)w && at <= n - (uintptr_t)w; /* (unsigned: before the first wraps) */
-        if (inside && w <= 16) memcpy(c + (size_t)i * w, iv->c + at, 16);
-        else if (inside) memcpy(c + (size_t)i * w, iv->c + at, 32);
-        else if (!cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
+        uintptr_t at = input_row_at(r, (uintptr_t)w, base, n);
+        if (at != UINTPTR_MAX && w <= 16) memcpy(c + (size_t)i * w, rt->gview[0].c + at, 16);
+        else if (at != UINTPTR_MAX) memcpy(c + (size_t)i * w, rt->gview[0].c + at, 32);
+        else if (!arc_is_tuple(r) || (int)r->n != w || !cell_bytes(c + (size_t)i * w, r->u.items, (size_t)w)) c = NULL;
     }
     if (c) memset(c + (size_t)h * w, 0xff, 32);
     if (c) x.c = c, x.h = h, x.w = w;
@@ -136,18 +145,14 @@ static inline void eight_ints(int *out, const uint8_t *c) {
 #endif
 
 int arc_grid_input_rows(const tdm_arc_rt *rt, const tdm_arc_val *g, int *cells) {
-    const tdm_arc_val *in = rt->gview_of[0];
     const arc_gview *v = &rt->gview[0];
-    if (!in || !v->c || !arc_is_tuple(g) || !g->n || !arc_is_tuple(g->u.items[0])) return 0;
-    /* the input's cells lie back to back from its first row's (tdm_arc_grid_new's layout) */
-    uintptr_t base = (uintptr_t)in->u.items[0]->u.items, n = (uintptr_t)v->h * (uintptr_t)v->w;
+    uintptr_t base = 0, n = input_cells(rt, &base);
+    if (!n || !arc_is_tuple(g) || !g->n || !arc_is_tuple(g->u.items[0])) return 0;
     uint32_t w = g->u.items[0]->n;
     if (!w || w > n) return 0;
     for (uint32_t i = 0; i < g->n; i++) {
-        const tdm_arc_val *r = g->u.items[i];
-        /* its first cell's offset from the input's first: below n - w + 1 (unsigned: before the first wraps) */
-        uintptr_t at = arc_is_tuple(r) && !arc_tuple_is_lazy(r) && r->n == w ? ((uintptr_t)r->u.items - base) / sizeof(tdm_arc_val *) : UINTPTR_MAX;
-        if (at > n - w) return 0; /* cells partly written */
+        uintptr_t at = input_row_at(g->u.items[i], w, base, n);
+        if (at == UINTPTR_MAX) return 0; /* cells partly written */
 #if defined(ARC_VEC_ADDR)
         if (w <= 16) { /* 16 bytes read (the view's slack covers it), 16 ints written (the next row's after) */
             eight_ints(cells + (size_t)i * w, v->c + at), eight_ints(cells + (size_t)i * w + 8, v->c + at + 8);

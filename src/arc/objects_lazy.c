@@ -451,7 +451,7 @@ static int only_layout(objs_ctx *x, tdm_arc_val *s) {
         int fallback = 0;
         tdm_arc_val *f = arc_objects_lazy(rt, x->fa, &fallback); /* lazy: it holds at least this set's objects */
         if (!f || !arc_set_is_lazy(f)) return f ? arc_failf(rt, "objects: the grid read differently a second time") : -1;
-        x->full = f, x->fullx = f->u.set.lazy;
+        x->full = f, x->fullx = (objs_ctx *)f->u.set.lazy;
     }
     objs_ctx *f = x->fullx;
     cell_objects(x);

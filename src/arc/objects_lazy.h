@@ -16,7 +16,7 @@
 #define MAXC (ARC_SLOT * ARC_SLOT)
 #define OUTER UINT32_MAX /* part of the outer set; objects are parts 0..k-1 (by first run, row-major) */
 
-typedef struct {
+typedef struct objs_ctx {
     arc_lazy z; /* first: the lazy sets point here */
     int h, w, univalued, diagonal, has_bg, bg;
     int only; /* -1, or the one colour whose objects are labelled (arc_objects_of_colour: set before labelling) */
@@ -53,7 +53,7 @@ typedef struct {
     /* restricted to one colour: the call's arguments, and the full objects() of them (its set and maker),
        made when a layout is first asked */
     tdm_arc_val *fa[4], *full;
-    void *fullx;
+    struct objs_ctx *fullx;
 } objs_ctx;
 
 #define PADW 48    /* bytes per padded row: a sentinel, w colours, sentinels */

@@ -230,8 +230,8 @@ static void mark_lazy(prog *pr) {
 }
 
 /* Whether a line's callee may return a grid of bytes (arg -1), or reads one as its argument arg: the
- * grid of fill, paint and their kin (they write its bytes; move covers and paints), of the mirrors, rotations, concatenations and
- * upscale (gbytes.c); canvas makes one of nothing. */
+ * grid of fill, paint and their kin (they write its bytes; move covers and paints), of the mirrors,
+ * rotations, concatenations and upscale (gbytes.c); canvas makes one of nothing, cellwise of two grids. */
 static int grid_bytes(const prog_instr *ins, int arg) {
     if (ins->callee.kind != ARG_PRIM) return 0;
     switch (ins->callee.idx) {
@@ -241,7 +241,7 @@ static int grid_bytes(const prog_instr *ins, int arg) {
         return arg <= 0;
     case ARC_P_hconcat: case ARC_P_vconcat:
         return arg <= 1;
-    case ARC_P_canvas: case ARC_P_cellwise: /* cellwise: of two grids' bytes (prim_paint.c) */
+    case ARC_P_canvas: case ARC_P_cellwise:
         return arg < 0;
     case ARC_P_apply: /* apply(mostcommon | leastcommon, g) counts g's rows from its bytes (prim_func.c) */
         return arg == 1 && ins->args[0].kind == ARG_PRIM &&
@@ -292,9 +292,10 @@ static int32_t frame_at(prog *pr, const prog_arg *a) {
     return pr->nslots + 1 + f;
 }
 
-/* How many lines read variable t (as callee or argument; 100 when a line other than line `at` assigns
- * it), and whether each such read is argument 0 of a line calling primitive prim. */
-static int reads_of(const prog *pr, int t, int at, int prim, int *all_arg0) {
+/* How many reads of variable t lines make (as callee or argument; 100 when a line other than line `at`
+ * assigns it); *all_arg0 whether each is argument 0 of a line calling primitive prim, *last the last such
+ * line. */
+static int reads_of(const prog *pr, int t, int at, int prim, int *all_arg0, int *last) {
     int n = 0;
     *all_arg0 = 1;
     for (int j = 0; j < pr->n; j++) {
@@ -302,7 +303,7 @@ static int reads_of(const prog *pr, int t, int at, int prim, int *all_arg0) {
         if ((j != at && u->target == t) || (u->callee.kind == ARG_VAR && u->callee.idx == t)) return 100;
         for (int a = 0; a < u->nargs; a++)
             if (u->args[a].kind == ARG_VAR && u->args[a].idx == t)
-                n++, *all_arg0 &= a == 0 && u->callee.kind == ARG_PRIM && u->callee.idx == prim;
+                n++, *last = j, *all_arg0 &= a == 0 && u->callee.kind == ARG_PRIM && u->callee.idx == prim;
     }
     return n;
 }
@@ -316,16 +317,13 @@ static void mark_only(prog *pr) {
     for (int i = 0; i < pr->n; i++) pr->ins[i].only = -1;
     for (int i = 0; i < pr->n; i++) {
         prog_instr *ins = &pr->ins[i];
-        int t = ins->target, arg0;
+        int t = ins->target, arg0, j, last;
         if (ins->callee.kind != ARG_PRIM || ins->callee.idx != ARC_P_objects || t == pr->result) continue;
-        if (reads_of(pr, t, i, ARC_P_colorfilter, &arg0) != 1 || !arg0) continue;
-        int j = 0;
-        while (j < pr->n && !(pr->ins[j].nargs == 2 && pr->ins[j].args[0].kind == ARG_VAR && pr->ins[j].args[0].idx == t)) j++;
-        if (j == pr->n) continue;
+        if (reads_of(pr, t, i, ARC_P_colorfilter, &arg0, &j) != 1 || !arg0) continue;
         prog_instr *cf = &pr->ins[j]; /* the reader */
         const tdm_arc_val *v = cf->args[1].kind == ARG_CONST ? arc_const_value(cf->args[1].idx) : NULL;
         if (!v || v->kind != TDM_ARC_INT || v->u.i < 0 || v->u.i >= ARC_COLOURS_N || cf->target == pr->result) continue;
-        if (reads_of(pr, cf->target, j, ARC_P_mfilter, &arg0) < 1 || !arg0) continue;
+        if (reads_of(pr, cf->target, j, ARC_P_mfilter, &arg0, &last) < 1 || !arg0) continue;
         ins->only = cf->only = (int)v->u.i;
         ins->prim = arc_objects_of_fn(ins->only), cf->prim = arc_colorfilter_of_fn(cf->only);
     }
