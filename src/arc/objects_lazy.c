@@ -220,8 +220,15 @@ static int prepare_order(objs_ctx *x) {
     /* each run's root (its parent's, in run order as runs_measured finds objects); background its own */
     for (int r = 0; r < nr; r++) rroot[r] = (int16_t)r, rroot[r] = rroot[par[r]];
     rroot[nr] = (int16_t)nr;
-    /* each root's first place in asindices order: walking the order backwards, the last write is the first */
-    for (int q = n - 1; q >= 0; q--) firstq[rroot[rid[order[q]]]] = (uint16_t)q;
+    /* each root's first place in asindices order, walking it until every root is met (the background's
+       entry starts met); most objects are met long before the order ends */
+    memset(firstq, 0xff, (size_t)nr * sizeof *firstq);
+    firstq[nr] = 0;
+    for (int q = 0, left = k; left; q++) {
+        uint16_t *f = &firstq[rroot[rid[order[q]]]], v = *f;
+        int met = v == 0xffff;
+        *f = met ? (uint16_t)q : v, left -= met;
+    }
     /* the roots' first places marked (a byte each: setting bits would chain through memory), gathered into
        bit masks and read in order */
     uint8_t mark[MAXC + 64];
