@@ -101,6 +101,11 @@ tdm_arc_val *arc_p_square(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 static tdm_arc_val *line(tdm_arc_rt *rt, tdm_arc_val *p, int vertical, const char *who) {
+    if (p->n && arc_bits_of(p)) { /* a set of masks (connect's lines, say): its count, and its box kept */
+        int64_t b[4], n = p->n;
+        arc_bits_box_of(p, b);
+        return arc_bool(vertical ? (b[2] - b[0] + 1 == n && b[1] == b[3]) : (b[3] - b[1] + 1 == n && b[0] == b[2]));
+    }
     int64_t h, w, n = arc_len(rt, p);
     ARC_TRYI(n);
     ARC_TRYI(measure(rt, p, &h, &w, who));
