@@ -28,6 +28,7 @@ typedef struct {
     int row_major;   /* the recipe adds the elements to a new set in row-major order (arc_bits_row_major) */
     int64_t box[4];
     tdm_arc_val **mem; /* its elements, the interned values, once listed (bset_members) */
+    tdm_arc_val *ends[2]; /* first and last of a small set, once found (arc_bits_small_ends) */
     tdm_arc_val set;   /* the set itself, made in the same allocation */
 } arc_bset;
 
@@ -500,7 +501,10 @@ void arc_bits_row_major(tdm_arc_val *s) { ((arc_bset *)s->u.set.lazy)->row_major
 
 int arc_bits_small_ends(tdm_arc_val *s, tdm_arc_val **first, tdm_arc_val **last) {
     const arc_bits *b = arc_bits_of(s);
-    if (!b || s->n > 4 || b->nout || (b->blocks & (b->blocks - 1)) || !((const arc_bset *)s->u.set.lazy)->row_major) return 0;
+    if (!b) return 0;
+    arc_bset *x = (arc_bset *)s->u.set.lazy;
+    if (x->ends[0]) return *first = x->ends[0], *last = x->ends[1], 1; /* first's, now asked for last, say */
+    if (s->n > 4 || b->nout || (b->blocks & (b->blocks - 1)) || !x->row_major) return 0;
     tdm_arc_val *v[4];
     uint32_t n = 0;
     int c = __builtin_ctz(b->blocks | 1u << 31); /* one colour, or positions: its rows in order, each row's bits */
@@ -517,6 +521,7 @@ int arc_bits_small_ends(tdm_arc_val *s, tdm_arc_val **first, tdm_arc_val **last)
         if (i < lo) lo = i, *first = v[k];
         if (i > hi) hi = i, *last = v[k];
     }
+    x->ends[0] = *first, x->ends[1] = *last;
     return 1;
 }
 
@@ -654,7 +659,7 @@ static inline __attribute__((always_inline)) tdm_arc_val *bset_make(arc_bset *x,
     b->rt = NULL, b->cap = b->nout; /* made: nothing is added any more */
     /* every field written (box only when boxed), not the struct cleared first */
     x->z.rt = rt, x->z.op = &bset_ops;
-    x->eager = eager, x->b = *b, x->mem = NULL, x->boxed = box != NULL, x->row_major = 0;
+    x->eager = eager, x->b = *b, x->mem = NULL, x->ends[0] = NULL, x->boxed = box != NULL, x->row_major = 0;
     for (int k = 0; k < 3; k++) x->arg[k] = k < nargs ? args[k] : NULL;
     if (box) memcpy(x->box, box, sizeof x->box);
     arc_lazy_set_init(&x->set, &x->z, 0, n);
