@@ -720,7 +720,7 @@ int arc_objects_only(const tdm_arc_val *s, int c);
  * run, objects' (arc_objects_of_colour's set when it applies, else objects()) and colorfilter's (which gives
  * such a set back as it is, since it is that filter's result; else filters). */
 arc_prim_fn arc_objects_of_fn(int c);
-arc_prim_fn arc_colorfilter_of_fn(int c);
+tdm_arc_val *arc_colorfilter_of(tdm_arc_rt *rt, tdm_arc_val **a);
 /* For a set fresh from arc_objects_lazy (still lazy: nothing has read its layout): each cell's object
  * (comp, row-major over the grid, -1 for background) and the objects (objs[k] is the element of the set that
  * comp value k names), both owned by the set's runtime. 0, or -1 when outer is not such a set or memory ran

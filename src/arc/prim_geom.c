@@ -45,6 +45,11 @@ tdm_arc_val *arc_p_lrcorner(tdm_arc_rt *rt, tdm_arc_val **a) { return corner(rt,
 
 /* height and width of a piece: 0 when empty, rows / len(row 0) for a tuple, the extent for a patch. */
 static int measure(tdm_arc_rt *rt, tdm_arc_val *piece, int64_t *h, int64_t *w, const char *who) {
+    if (piece->n && arc_bits_of(piece)) { /* a set of masks (connect's lines, say): its box, kept */
+        int64_t b[4];
+        arc_bits_box_of(piece, b);
+        return *h = b[2] - b[0] + 1, *w = b[3] - b[1] + 1, 0;
+    }
     int64_t n = arc_len(rt, piece);
     if (n < 0) return -1;
     if (!n) return *h = 0, *w = 0, 0;
@@ -101,14 +106,9 @@ tdm_arc_val *arc_p_square(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 static tdm_arc_val *line(tdm_arc_rt *rt, tdm_arc_val *p, int vertical, const char *who) {
-    if (p->n && arc_bits_of(p)) { /* a set of masks (connect's lines, say): its count, and its box kept */
-        int64_t b[4], n = p->n;
-        arc_bits_box_of(p, b);
-        return arc_bool(vertical ? (b[2] - b[0] + 1 == n && b[1] == b[3]) : (b[3] - b[1] + 1 == n && b[0] == b[2]));
-    }
-    int64_t h, w, n = arc_len(rt, p);
-    ARC_TRYI(n);
-    ARC_TRYI(measure(rt, p, &h, &w, who));
+    int64_t h, w;
+    ARC_TRYI(measure(rt, p, &h, &w, who)); /* it fails as len(p) would when p has no len */
+    int64_t n = p->n;
     return arc_bool(vertical ? (h == n && w == 1) : (w == n && h == 1));
 }
 

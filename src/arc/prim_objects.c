@@ -233,7 +233,7 @@ tdm_arc_val *arc_p_objects(tdm_arc_rt *rt, tdm_arc_val **a) {
 }
 
 /* objects(a...) for a line that only colorfilter(·, c) reads: when univalued, only the objects of colour c,
- * which is that filter's result (colorfilter_of gives it back); else all of them. */
+ * which is that filter's result (arc_colorfilter_of gives it back); else all of them. */
 static tdm_arc_val *objects_of(tdm_arc_rt *rt, tdm_arc_val **a, int c) {
     if (arc_defer(rt) && arc_truthy(a[1])) {
         int fallback = 0;
@@ -243,14 +243,15 @@ static tdm_arc_val *objects_of(tdm_arc_rt *rt, tdm_arc_val **a, int c) {
     return arc_p_objects(rt, a);
 }
 
-/* colorfilter(a[0], c) after such a line: its set of colour c is the filter's result, layout included */
-static tdm_arc_val *colorfilter_of(tdm_arc_rt *rt, tdm_arc_val **a, int c) {
-    return arc_objects_only(a[0], c) ? a[0] : arc_p_colorfilter(rt, a);
+/* colorfilter(a[0], C) after such a line (C, a[1], the line's constant colour): its set of colour C is the
+ * filter's result, layout included */
+tdm_arc_val *arc_colorfilter_of(tdm_arc_rt *rt, tdm_arc_val **a) {
+    int only = arc_is_int(a[1]) && a[1]->u.i >= 0 && a[1]->u.i < ARC_COLOURS_N && arc_objects_only(a[0], (int)a[1]->u.i);
+    return only ? a[0] : arc_p_colorfilter(rt, a);
 }
 
-#define OBJECTS_OF(c)                                                                                       \
-    static tdm_arc_val *objects_of_##c(tdm_arc_rt *rt, tdm_arc_val **a) { return objects_of(rt, a, c); } \
-    static tdm_arc_val *colorfilter_of_##c(tdm_arc_rt *rt, tdm_arc_val **a) { return colorfilter_of(rt, a, c); }
+#define OBJECTS_OF(c) \
+    static tdm_arc_val *objects_of_##c(tdm_arc_rt *rt, tdm_arc_val **a) { return objects_of(rt, a, c); }
 OBJECTS_OF(0)
 OBJECTS_OF(1)
 OBJECTS_OF(2)
@@ -265,13 +266,6 @@ OBJECTS_OF(9)
 arc_prim_fn arc_objects_of_fn(int c) {
     static const arc_prim_fn fns[ARC_COLOURS_N] = {objects_of_0, objects_of_1, objects_of_2, objects_of_3, objects_of_4,
                                                    objects_of_5, objects_of_6, objects_of_7, objects_of_8, objects_of_9};
-    return c >= 0 && c < ARC_COLOURS_N ? fns[c] : NULL;
-}
-
-arc_prim_fn arc_colorfilter_of_fn(int c) {
-    static const arc_prim_fn fns[ARC_COLOURS_N] = {colorfilter_of_0, colorfilter_of_1, colorfilter_of_2, colorfilter_of_3,
-                                                   colorfilter_of_4, colorfilter_of_5, colorfilter_of_6, colorfilter_of_7,
-                                                   colorfilter_of_8, colorfilter_of_9};
     return c >= 0 && c < ARC_COLOURS_N ? fns[c] : NULL;
 }
 

@@ -312,7 +312,7 @@ static int reads_of(const prog *pr, int t, int at, int prim, int *all_arg0, int 
  * mfilter lines read (as the container: they merge the kept objects, in no order that needs a layout; a
  * reader that lays the filter out would make the full objects() too, which then costs more): the two lines
  * run arc_objects_of_fn(C), which labels only that colour's objects when it can, and
- * arc_colorfilter_of_fn(C), which gives that set back as the filter's result. After frame_layout. */
+ * arc_colorfilter_of, which gives that set back as the filter's result. After frame_layout. */
 static void mark_only(prog *pr) {
     for (int i = 0; i < pr->n; i++) pr->ins[i].only = -1;
     for (int i = 0; i < pr->n; i++) {
@@ -325,7 +325,7 @@ static void mark_only(prog *pr) {
         if (!v || v->kind != TDM_ARC_INT || v->u.i < 0 || v->u.i >= ARC_COLOURS_N || cf->target == pr->result) continue;
         if (reads_of(pr, cf->target, j, ARC_P_mfilter, &arg0, &last) < 1 || !arg0) continue;
         ins->only = cf->only = (int)v->u.i;
-        ins->prim = arc_objects_of_fn(ins->only), cf->prim = arc_colorfilter_of_fn(cf->only);
+        ins->prim = arc_objects_of_fn(ins->only), cf->prim = arc_colorfilter_of;
     }
 }
 
